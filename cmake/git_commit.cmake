@@ -1,0 +1,23 @@
+# Script mode: fill @GIT_COMMIT@ into the provenance source; rewrite only when it changes.
+cmake_policy(SET CMP0053 NEW)
+execute_process(COMMAND git -C ${SRC} rev-parse HEAD OUTPUT_VARIABLE GIT_COMMIT
+                OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0 OR GIT_COMMIT STREQUAL "")
+  set(GIT_COMMIT "unknown")
+else()
+  execute_process(COMMAND git -C ${SRC} status --porcelain --untracked-files=no
+                  OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT dirty STREQUAL "")
+    set(GIT_COMMIT "${GIT_COMMIT}-dirty")
+  endif()
+endif()
+file(READ ${IN} content)
+string(REPLACE "@GIT_COMMIT@" "${GIT_COMMIT}" content "${content}")
+if(EXISTS ${OUT})
+  file(READ ${OUT} old)
+else()
+  set(old "")
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE ${OUT} "${content}")
+endif()

@@ -1,0 +1,37 @@
+#include "methods/reduced/gc4.hpp"
+
+#include <chrono>
+
+namespace mb {
+
+MethodInfo Gc4::describe() {
+  MethodInfo i;
+  i.name = "GC4";
+  i.description = "generalized coordinates (rod angles) + classic RK4, fixed step";
+  i.source = "schmitt2005 s.5";
+  i.order = 4;
+  i.fixed_step = true;
+  return i;
+}
+
+std::unique_ptr<Method> Gc4::make(const Spec&) { return std::make_unique<Gc4>(); }
+
+const MethodInfo& Gc4::info() const {
+  static const MethodInfo i = describe();
+  return i;
+}
+
+void Gc4::do_init(const Model& model, const State& state) {
+  chain_ = PlanarChain::extract(model);
+  chain_.read(state, x_);
+}
+
+void Gc4::do_step(const Model&, State& state, double h, StepStats& stats) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto sys = [this](const std::vector<double>& x, std::vector<double>& dxdt, double) { chain_.derivative(x, dxdt); };
+  rk4_.do_step(sys, x_, state.t, h);
+  chain_.write(x_, state);
+  stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace mb

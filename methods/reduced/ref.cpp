@@ -1,0 +1,88 @@
+#include "methods/reduced/ref.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <boost/numeric/odeint/stepper/bulirsch_stoer.hpp>
+#include <boost/numeric/odeint/stepper/controlled_runge_kutta.hpp>
+#include <boost/numeric/odeint/stepper/generation.hpp>
+#include <boost/numeric/odeint/stepper/runge_kutta_fehlberg78.hpp>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+namespace odeint = boost::numeric::odeint;
+using Vec = std::vector<double>;
+
+MethodInfo Ref::describe() {
+  MethodInfo i;
+  i.name = "ref";
+  i.description = "reference: reduced coordinates + adaptive high-order Odeint stepper, lands on every step end";
+  i.source = "ours";
+  i.options = {{"tol", "1e-13", "absolute and relative error tolerance of the adaptive stepper"},
+               {"stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)"}};
+  i.order = 0;
+  i.fixed_step = false;
+  return i;
+}
+
+std::unique_ptr<Method> Ref::make(const Spec& spec) {
+  double tol = spec.get_double("tol", 1e-13);
+  if (!(tol > 0)) throw InputError("command line", 0, "method", fmt::format("ref: tol must be positive, got {}", tol));
+  std::string st = spec.get_string("stepper", "rkf78");
+  if (st != "rkf78" && st != "bs")
+    throw InputError("command line", 0, "method", fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
+  return std::make_unique<Ref>(tol, st == "bs");
+}
+
+const MethodInfo& Ref::info() const {
+  static const MethodInfo i = describe();
+  return i;
+}
+
+void Ref::do_init(const Model& model, const State& state) {
+  chain_ = PlanarChain::extract(model);
+  chain_.read(state, x_);
+  dt_ = 1e-3;
+}
+
+template <class Stepper>
+void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
+  auto sys = [this](const Vec& x, Vec& dxdt, double) { chain_.derivative(x, dxdt); };
+  long tries = 0;
+  while (t < t_end) {
+    // shorten the last internal step so that the step ends exactly at t_end
+    const double remaining = t_end - t;
+    const bool last = dt_ >= remaining;
+    double dt = last ? remaining : dt_;
+    double tt = t;
+    if (stepper.try_step(sys, x_, tt, dt) == odeint::success) {
+      ++stats.internal_steps;
+      t = last ? t_end : tt;
+      if (!last || dt > dt_) dt_ = dt;  // keep the controller's suggestion, not the shortened step
+    } else {
+      ++stats.rejected_steps;
+      dt_ = dt;
+    }
+    if (++tries > 10000000 || !(dt_ > 0) || !std::isfinite(dt_))
+      throw SimulationError(fmt::format("ref: adaptive stepper stalled at t = {} (dt = {})", t, dt_));
+  }
+}
+
+void Ref::do_step(const Model&, State& state, double h, StepStats& stats) {
+  auto t0 = std::chrono::steady_clock::now();
+  if (bs_) {
+    odeint::bulirsch_stoer<Vec> st(tol_, tol_);
+    advance(st, state.t, state.t + h, stats);
+  } else {
+    auto st = odeint::make_controlled(tol_, tol_, odeint::runge_kutta_fehlberg78<Vec>());
+    advance(st, state.t, state.t + h, stats);
+  }
+  chain_.write(x_, state);
+  stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace mb
+

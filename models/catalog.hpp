@@ -1,0 +1,53 @@
+// The catalog of models. A model is named by a spec string ("pendulum90", "chain:n=5").
+// Adding a model family = one builder in models/catalog/<family>.cpp + one line in catalog.cpp.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/spec.hpp"
+#include "models/model.hpp"
+
+namespace mb {
+
+struct ModelEntry {
+  std::string name;
+  std::string description;
+  std::string source;
+  std::vector<OptionInfo> options;
+  std::function<Model(const Spec&)> build;
+};
+
+const std::vector<ModelEntry>& model_catalog();
+
+// Builds a catalog model; throws InputError listing the valid names/options on a bad spec.
+Model build_model(const std::string& spec, const std::string& source = "command line", int line = 0);
+
+// --- builders (models/catalog/*.cpp) ---
+struct PendulumParams {
+  double amplitude_deg = 10;  // maximal swing angle from the vertical, degrees
+  double length = 1;          // m
+  double mass = 1;            // kg
+  double g = 9.81;            // m/s^2
+};
+Model make_pendulum(const PendulumParams& p, const std::string& name);
+// Exact period of the planar mathematical pendulum: T = 4 K(sin(amp/2)) sqrt(L/g).
+double pendulum_period(const PendulumParams& p);
+
+struct ChainParams {
+  int n = 2;          // number of point masses
+  double length = 1;  // m, every rod
+  double mass = 1;    // kg, every mass
+  double g = 9.81;
+};
+// n point masses on rods from a pivot at the origin, at rest, stretched horizontally to +x.
+Model make_chain(const ChainParams& p, const std::string& name);
+
+Model build_pendulum10(const Spec&);
+Model build_pendulum90(const Spec&);
+Model build_pendulum(const Spec&);
+Model build_double_pendulum(const Spec&);
+Model build_triple_pendulum(const Spec&);
+Model build_chain(const Spec&);
+
+}  // namespace mb

@@ -1,0 +1,97 @@
+// Model (immutable description) and State (mutable). A method reads the Model and writes the
+// State; nothing writes a Model after its builder or the scene reader returned it.
+//
+// Conventions (design.md s.4): SI units; planar models move in the x-y plane with y up and
+// gravity (0, -g, 0); pendulum pivots are at the origin. Orientations are unit quaternions
+// mapping body to world coordinates; inertia tensors are given in body coordinates about the
+// centre of mass; angular velocities are in world coordinates.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+namespace mb {
+
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+using Quat = Eigen::Quaterniond;
+
+constexpr int kWorld = -1;  // body index of the fixed world frame in a joint
+
+struct Body {
+  std::string name;
+  bool particle = false;    // a point mass: translation only, no orientation dynamics
+  bool is_static = false;   // never moves (infinite mass)
+  double mass = 0;          // kg
+  Mat3 inertia = Mat3::Zero();  // kg m^2, body frame, about the centre of mass (rigid bodies)
+  Vec3 box = Vec3::Zero();  // box extents in m when the body is a box (informational, 0 if none)
+  // initial state
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+  Vec3 velocity = Vec3::Zero();
+  Vec3 angular_velocity = Vec3::Zero();  // world frame
+};
+
+enum class JointType { Distance, Ball, Hinge, Fixed };
+const char* joint_type_name(JointType t);
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::Distance;
+  int a = kWorld, b = kWorld;   // body indices; kWorld for the fixed frame
+  Vec3 anchor_a = Vec3::Zero(); // in a's body frame (world coordinates for kWorld)
+  Vec3 anchor_b = Vec3::Zero(); // in b's body frame
+  double length = 0;            // Distance: rod length in m
+  Vec3 axis_a = Vec3::UnitZ();  // Hinge: axis in a's frame
+  Vec3 axis_b = Vec3::UnitZ();  // Hinge: axis in b's frame
+  Quat rel_orientation = Quat::Identity();  // Fixed: q_a^-1 q_b that the joint keeps
+};
+
+// Metadata every model carries (design.md s.4).
+struct ModelInfo {
+  std::string name;            // catalog spec ("chain:n=5") or the scene's name
+  std::string source;          // where it comes from ("schmitt2005 s.4")
+  std::string description;
+  std::optional<double> period;  // s, when known analytically
+  int tracked_body = -1;         // body whose x gives the location drift (LD)
+  double duration = 60;          // default duration, s
+  double default_h = 0.005;      // default step, s
+  std::vector<double> h_grid;    // default step-size grid, s
+  bool energy_conserved = true;
+};
+
+struct Model {
+  ModelInfo info;
+  Vec3 gravity = Vec3(0, -9.81, 0);
+  std::vector<Body> bodies;
+  std::vector<Joint> joints;
+
+  int body_index(const std::string& name) const;  // -1 if absent
+  int dynamic_body_count() const;
+};
+
+struct BodyState {
+  Vec3 x = Vec3::Zero();   // position of the centre of mass
+  Quat q = Quat::Identity();
+  Vec3 v = Vec3::Zero();
+  Vec3 w = Vec3::Zero();   // angular velocity, world frame
+};
+
+struct State {
+  double t = 0;
+  std::vector<BodyState> bodies;  // (nbody), same order as Model::bodies
+};
+
+State initial_state(const Model& model);
+
+// The default step-size grid of design.md s.5: h = 0.00125 * 2^(i/2), i = 0..12.
+std::vector<double> default_h_grid();
+
+// Structural checks a builder's output must pass (the scene reader reports the same problems with
+// file and line). Throws InputError with `source` as the file.
+void check_model(const Model& model, const std::string& source);
+
+}  // namespace mb

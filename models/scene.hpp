@@ -1,0 +1,22 @@
+// Scene files (TOML): any model the builders make, written and read back bit-identically.
+// Format (docs in README.md, "Scene files"):
+//   [model]  name, source, description, gravity, duration, default_h, h_grid, period?,
+//            tracked_body?, energy_conserved
+//   [[body]] name, type = "particle"|"rigid", mass, inertia (rigid: 3x3 or diagonal [a,b,c]),
+//            box?, static?, position, orientation? [w,x,y,z], velocity?, angular_velocity?
+//   [[joint]] name, type = "distance"|"ball"|"hinge"|"fixed", a, b ("world" or a body name),
+//            anchor_a?, anchor_b?, length (distance), axis_a/axis_b (hinge), rel_orientation (fixed)
+// Every problem is an InputError naming the file, the line and the field.
+#pragma once
+#include <string>
+
+#include "models/model.hpp"
+
+namespace mb {
+
+Model read_scene(const std::string& path);
+Model parse_scene(const std::string& text, const std::string& path_for_messages);
+std::string scene_to_toml(const Model& model);
+void write_scene(const Model& model, const std::string& path);  // atomic
+
+}  // namespace mb

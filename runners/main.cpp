@@ -1,0 +1,270 @@
+// The mbbench command line (design.md s.6). Exit codes: 0 success; 2 bad input (file, line and
+// field named); 1 any other error.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "methods/method.hpp"
+#include "metrics/fit.hpp"
+#include "metrics/observer.hpp"
+#include "models/catalog.hpp"
+#include "models/scene.hpp"
+#include "runners/lib/run_case.hpp"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// MODEL is a catalog spec or a path to a scene file
+mb::Model load_model(const std::string& arg) {
+  if ((arg.size() > 5 && arg.substr(arg.size() - 5) == ".toml") || fs::is_regular_file(arg)) return mb::read_scene(arg);
+  return mb::build_model(arg);
+}
+
+std::string options_text(const std::vector<mb::OptionInfo>& opts) {
+  std::string s;
+  for (const auto& o : opts) s += fmt::format("{}{}={}", s.empty() ? "" : ",", o.name, o.default_value);
+  return s;
+}
+
+int cmd_list(bool as_json) {
+  if (as_json) {
+    json j;
+    for (const auto& e : mb::model_catalog()) {
+      json opts = json::array();
+      for (const auto& o : e.options) opts.push_back({{"name", o.name}, {"default", o.default_value}, {"description", o.description}});
+      j["models"].push_back({{"name", e.name}, {"description", e.description}, {"source", e.source}, {"options", opts}});
+    }
+    for (const auto& e : mb::method_registry()) {
+      json opts = json::array();
+      for (const auto& o : e.info.options) opts.push_back({{"name", o.name}, {"default", o.default_value}, {"description", o.description}});
+      j["methods"].push_back({{"name", e.info.name}, {"description", e.info.description}, {"source", e.info.source},
+                              {"order", e.info.order}, {"fixed_step", e.info.fixed_step},
+                              {"expands_to", e.info.expands_to}, {"options", opts}});
+    }
+    for (const auto& m : mb::metric_catalog()) j["metrics"].push_back({{"name", m.name}, {"definition", m.definition}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "Models (MODEL is one of these specs, or a .toml scene file):\n";
+  for (const auto& e : mb::model_catalog()) {
+    std::string o = options_text(e.options);
+    std::cout << fmt::format("  {:<18} {}\n", e.name + (o.empty() ? "" : ":" + o), e.description);
+    std::cout << fmt::format("  {:<18} source: {}\n", "", e.source);
+    for (const auto& op : e.options) std::cout << fmt::format("  {:<18}   {} (default {}): {}\n", "", op.name, op.default_value, op.description);
+  }
+  std::cout << "\nMethods (METHOD is name[:key=value,...]):\n";
+  for (const auto& e : mb::method_registry()) {
+    const auto& i = e.info;
+    std::cout << fmt::format("  {:<18} {}\n", i.name, i.description);
+    std::cout << fmt::format("  {:<18} source: {}; claimed order: {}; {}\n", "", i.source,
+                             i.order ? std::to_string(i.order) : "n/a", i.fixed_step ? "fixed step" : "adaptive");
+    if (!i.expands_to.empty()) std::cout << fmt::format("  {:<18} = {}\n", "", i.expands_to);
+    for (const auto& op : i.options) std::cout << fmt::format("  {:<18}   {} (default {}): {}\n", "", op.name, op.default_value, op.description);
+  }
+  std::cout << "\nMetrics:\n";
+  for (const auto& m : mb::metric_catalog()) std::cout << fmt::format("  {:<24} {}\n", m.name, m.definition);
+  return 0;
+}
+
+std::string fmt_num(const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_number()) return fmt::format("{:.6e}", v.get<double>());
+  return v.dump();
+}
+
+void print_summary(const json& r) {
+  const json& m = r["metrics"];
+  std::cout << fmt::format("model {}  method {}  h = {:.12g} s (requested {:.12g})  steps {}/{}\n",
+                           r["model"]["name"].get<std::string>(), r["method"]["spec"].get<std::string>(),
+                           r["h"].get<double>(), r["h_requested"].get<double>(), r["steps_done"].get<long>(),
+                           r["steps"].get<long>());
+  std::cout << "status: " << r["status"].get<std::string>();
+  if (!r["failure"].is_null())
+    std::cout << fmt::format(" ({} at t = {:.6g} s)", r["failure"]["reason"].get<std::string>(), r["failure"]["t"].get<double>());
+  std::cout << "\n";
+  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_num(m["ED"]), fmt_num(m["EID"]));
+  if (m.contains("LD")) {
+    std::cout << "LD   = " << fmt_num(m["LD"]);
+    if (m.contains("LD_periods")) std::cout << fmt::format("  ({} periods of {} steps)", m["LD_periods"].get<long>(), m["LD_steps_per_period"].get<long>());
+    std::cout << "\n";
+  }
+  std::cout << fmt::format("constraint drift: position mean {} max {} m; velocity mean {} max {} m/s\n",
+                           fmt_num(m["CD_pos_mean"]), fmt_num(m["CD_pos_max"]), fmt_num(m["CD_vel_mean"]), fmt_num(m["CD_vel_max"]));
+  if (m.contains("ref_error_max")) std::cout << "max position error against ref at the samples: " << fmt_num(m["ref_error_max"]) << " m\n";
+  std::cout << fmt::format("fail: {}\n", r["status"] == "failed" ? "yes" : "no");
+}
+
+std::vector<json> read_records(const std::vector<std::string>& files) {
+  std::vector<json> recs;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    if (!in) throw mb::InputError(f, 0, "", "cannot open records file");
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      try {
+        recs.push_back(json::parse(line));
+      } catch (const json::exception& e) {
+        throw mb::InputError(f, n, "", fmt::format("not a JSON record: {}", e.what()));
+      }
+    }
+  }
+  return recs;
+}
+
+// A plain table of records and, per model/method/metric, the paper's two-point fit at the grid
+// points nearest to h1 = 0.005 and h2 = 0.04 (their actually simulated h).
+int cmd_table(const std::vector<std::string>& files, const std::string& out) {
+  auto recs = read_records(files);
+  std::string t = "| model | method | h | steps | status | ED | EID | LD | CD_pos_mean |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::map<std::pair<std::string, std::string>, std::vector<const json*>> groups;
+  for (const auto& r : recs) {
+    const json& m = r["metrics"];
+    t += fmt::format("| {} | {} | {:.6g} | {} | {} | {} | {} | {} | {} |\n", r["model"]["name"].get<std::string>(),
+                     r["method"]["spec"].get<std::string>(), r["h"].get<double>(), r["steps_done"].get<long>(),
+                     r["status"].get<std::string>(), fmt_num(m.value("ED", json())), fmt_num(m.value("EID", json())),
+                     fmt_num(m.value("LD", json())), fmt_num(m.value("CD_pos_mean", json())));
+    groups[{r["model"]["name"], r["method"]["spec"]}].push_back(&r);
+  }
+  t += "\nTwo-point fits w = c h^a at the simulated steps nearest to h1 = 0.005 and h2 = 0.04 (schmitt2005 s.6):\n\n";
+  t += "| model | method | metric | h1 | h2 | order a | factor c |\n|---|---|---|---|---|---|---|\n";
+  for (const auto& [key, rs] : groups) {
+    auto nearest = [&](double target) -> const json* {
+      const json* best = nullptr;
+      for (const json* r : rs)
+        if (r->at("status") == "ok" &&
+            (!best || std::abs(std::log(r->at("h").get<double>() / target)) < std::abs(std::log(best->at("h").get<double>() / target))))
+          best = r;
+      return best;
+    };
+    const json *r1 = nearest(0.005), *r2 = nearest(0.04);
+    if (!r1 || !r2 || r1 == r2) continue;
+    for (const char* metric : {"ED", "EID", "LD"}) {
+      const json& a = r1->at("metrics").value(metric, json());
+      const json& b = r2->at("metrics").value(metric, json());
+      if (!a.is_number() || !b.is_number() || !(a.get<double>() > 0) || !(b.get<double>() > 0)) continue;
+      double h1 = r1->at("h"), h2 = r2->at("h");
+      auto f = mb::two_point_fit(h1, a.get<double>(), h2, b.get<double>());
+      t += fmt::format("| {} | {} | {} | {:.6g} | {:.6g} | {:.2f} | {:.6g} |\n", key.first, key.second, metric, h1, h2, f.order, f.factor);
+    }
+  }
+  if (out.empty()) std::cout << t;
+  else mb::write_file_atomic(out, t);
+  return 0;
+}
+
+std::vector<double> parse_samples(const std::string& text) {
+  std::vector<double> v;
+  if (text.empty()) return v;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t c = text.find(',', pos);
+    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    char* e = nullptr;
+    double x = std::strtod(item.c_str(), &e);
+    if (item.empty() || *e != '\0' || !std::isfinite(x))
+      throw mb::InputError("command line", 0, "samples", fmt::format("'{}' is not a number", item));
+    v.push_back(x);
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mbbench: benchmarking and validation of multibody-dynamics simulation methods"};
+  app.require_subcommand(1);
+
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "list the models, methods (with options and defaults) and metrics");
+  list->add_flag("--json", list_json, "print as JSON");
+
+  std::string model_arg, method_arg, out_file, append_file, samples_text;
+  double h = 0, duration = 0, fail_threshold = 1.0;
+  bool no_round = false, no_ref = false, quiet = false;
+  auto* run = app.add_subcommand("run", "simulate one case and print its metrics");
+  run->add_option("model", model_arg, "catalog model spec (e.g. pendulum90, chain:n=5) or scene file")->required();
+  run->add_option("method", method_arg, "method spec (e.g. GC4, ref:tol=1e-12)")->required();
+  run->add_option("--h", h, "step size in s (default: the model's; rounded to T/k for models with a period)");
+  run->add_option("--duration", duration, "simulated time in s (default: the model's, 60 s)");
+  run->add_option("--samples", samples_text, "comma-separated times at which the state is recorded");
+  run->add_option("--out", out_file, "write the record as JSON to this file (atomically)");
+  run->add_option("--append", append_file, "append the record as one JSON line to this file");
+  run->add_option("--fail-threshold", fail_threshold, "max constraint error in m that marks the case failed (default 1)");
+  run->add_flag("--no-round", no_round, "keep h as given even when the model has a period");
+  run->add_flag("--no-ref", no_ref, "do not compute the error against ref at the sample times");
+  run->add_flag("--quiet", quiet, "print nothing on success");
+
+  std::string scene_out;
+  auto* exp = app.add_subcommand("export-scene", "write a catalog model as a TOML scene file");
+  exp->add_option("model", model_arg, "catalog model spec")->required();
+  exp->add_option("-o,--out", scene_out, "output file")->required();
+
+  std::vector<std::string> record_files;
+  std::string table_out;
+  auto* table = app.add_subcommand("table", "plain table and two-point order fits of records (JSON lines)");
+  table->add_option("records", record_files, "files of JSON-line records")->required();
+  table->add_option("--out", table_out, "write the table to this file instead of stdout");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*list) return cmd_list(list_json);
+    if (*exp) {
+      mb::Model m = mb::build_model(model_arg);
+      mb::write_scene(m, scene_out);
+      return 0;
+    }
+    if (*table) return cmd_table(record_files, table_out);
+    if (*run) {
+      if (run->count("--h") && !(h > 0))
+        throw mb::InputError("command line", 0, "h", fmt::format("step size must be positive, got {}", h));
+      if (run->count("--duration") && !(duration > 0))
+        throw mb::InputError("command line", 0, "duration", fmt::format("duration must be positive, got {}", duration));
+      mb::Model model = load_model(model_arg);
+      mb::RunConfig cfg;
+      cfg.h = h;
+      cfg.duration = duration;
+      cfg.samples = parse_samples(samples_text);
+      cfg.round_to_period = !no_round;
+      cfg.ref_error = !no_ref;
+      cfg.fail_threshold = fail_threshold;
+      json rec = mb::run_case(model, method_arg, cfg);
+      rec["model"]["arg"] = model_arg;
+      if (!out_file.empty()) mb::write_file_atomic(out_file, rec.dump(1) + "\n");
+      if (!append_file.empty()) mb::append_line_durable(append_file, rec.dump());
+      if (!quiet) print_summary(rec);
+      return 0;
+    }
+  } catch (const mb::InputError& e) {
+    std::cerr << "mbbench: error: " << e.what() << "\n";
+    return 2;
+  } catch (const mb::UnsupportedModel& e) {
+    std::cerr << "mbbench: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "mbbench: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
