@@ -2,7 +2,7 @@
 
 #include <cmath>
 #include <fstream>
-#include <set>
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -18,12 +18,14 @@ namespace {
 
 int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
-// Reads one TOML table, remembering which keys were used, so that unknown (misspelled) keys are
-// reported with their line.
+// Reads one TOML table. Unknown (misspelled) keys are reported first, with their line, before a
+// missing key could be reported in their place.
 class TableReader {
  public:
-  TableReader(const toml::table& t, std::string file, std::string ctx)
-      : t_(t), file_(std::move(file)), ctx_(std::move(ctx)) {}
+  TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid)
+      : t_(t), file_(std::move(file)), ctx_(std::move(ctx)) {
+    check_unknown(valid);
+  }
 
   [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
     const toml::node* n = t_.get(key);
@@ -33,12 +35,8 @@ class TableReader {
   int line() const { return line_of(t_); }
   const std::string& file() const { return file_; }
 
-  bool has(const std::string& key) {
-    used_.insert(key);
-    return t_.contains(key);
-  }
-  const toml::node& need(const std::string& key) {
-    used_.insert(key);
+  bool has(const std::string& key) const { return t_.contains(key); }
+  const toml::node& need(const std::string& key) const {
     const toml::node* n = t_.get(key);
     if (!n) throw InputError(file_, line_of(t_), field(key), "missing required field");
     return *n;
@@ -110,11 +108,10 @@ class TableReader {
     return m;
   }
 
-  // every key of the table must have been asked for
   void check_unknown(const std::vector<std::string>& valid) const {
     for (const auto& [k, node] : t_) {
       std::string key(k.str());
-      if (used_.count(key)) continue;
+      if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
       std::string names;
       for (const auto& v : valid) names += (names.empty() ? "" : ", ") + v;
       throw InputError(file_, line_of(node), field(key), fmt::format("unknown field; valid fields: {}", names));
@@ -129,7 +126,6 @@ class TableReader {
   }
   const toml::table& t_;
   std::string file_, ctx_;
-  std::set<std::string> used_;
 };
 
 const std::vector<std::string> kModelKeys = {"name", "source", "description", "gravity", "duration", "default_h",
@@ -163,12 +159,12 @@ Model parse_scene(const std::string& text, const std::string& file) {
     throw InputError(file, static_cast<int>(e.source().begin.line), "", fmt::format("not valid TOML: {}", e.description()));
   }
   Model m;
-  TableReader top(root, file, "");
+  TableReader top(root, file, "", {"model", "body", "joint"});
   // [model]
   const toml::node& mnode = top.need("model");
   const toml::table* mt = mnode.as_table();
   if (!mt) throw InputError(file, line_of(mnode), "model", "expected a [model] table");
-  TableReader mr(*mt, file, "model");
+  TableReader mr(*mt, file, "model", kModelKeys);
   m.info.name = mr.str("name");
   m.info.source = mr.str("source", "");
   m.info.description = mr.str("description", "");
@@ -185,14 +181,12 @@ Model parse_scene(const std::string& text, const std::string& file) {
   if (mr.has("period")) m.info.period = mr.positive("period");
   m.info.energy_conserved = mr.boolean("energy_conserved", true);
   std::string tracked = mr.str("tracked_body", "");
-  mr.check_unknown(kModelKeys);
 
   // [[body]]
   auto bodies = table_array(root, "body", file);
-  top.has("body");
   if (bodies.empty()) throw InputError(file, 0, "body", "a scene needs at least one [[body]]");
   for (size_t i = 0; i < bodies.size(); ++i) {
-    TableReader br(*bodies[i], file, fmt::format("body[{}]", i));
+    TableReader br(*bodies[i], file, fmt::format("body[{}]", i), kBodyKeys);
     Body b;
     b.name = br.str("name");
     if (b.name.empty() || b.name == "world") br.fail("name", fmt::format("invalid body name '{}'", b.name));
@@ -215,7 +209,6 @@ Model parse_scene(const std::string& text, const std::string& file) {
     b.orientation = br.has("orientation") ? br.quat("orientation") : Quat::Identity();
     b.velocity = br.vec3("velocity", Vec3::Zero());
     b.angular_velocity = br.vec3("angular_velocity", Vec3::Zero());
-    br.check_unknown(kBodyKeys);
     m.bodies.push_back(b);
   }
   if (!tracked.empty()) {
@@ -225,9 +218,8 @@ Model parse_scene(const std::string& text, const std::string& file) {
 
   // [[joint]]
   auto joints = table_array(root, "joint", file);
-  top.has("joint");
   for (size_t i = 0; i < joints.size(); ++i) {
-    TableReader jr(*joints[i], file, fmt::format("joint[{}]", i));
+    TableReader jr(*joints[i], file, fmt::format("joint[{}]", i), kJointKeys);
     Joint j;
     j.name = jr.str("name", fmt::format("joint{}", i + 1));
     std::string type = jr.str("type");
@@ -260,10 +252,8 @@ Model parse_scene(const std::string& text, const std::string& file) {
       if (j.axis_b.norm() == 0) jr.fail("axis_b", "hinge axis must be non-zero");
     }
     if (j.type == JointType::Fixed) j.rel_orientation = jr.has("rel_orientation") ? jr.quat("rel_orientation") : Quat::Identity();
-    jr.check_unknown(kJointKeys);
     m.joints.push_back(j);
   }
-  top.check_unknown({"model", "body", "joint"});
   check_model(m, file);
   return m;
 }

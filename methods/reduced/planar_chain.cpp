@@ -111,8 +111,9 @@ void PlanarChain::solve(const CRef& phi, const CRef& dphi) const {
     a_[0] = f_[0] / M_(0, 0);
     return;
   }
-  ldlt_.compute(M_);
-  a_ = ldlt_.solve(f_);
+  Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>> llt(M_);  // in place: M_ is scratch
+  a_ = f_;
+  llt.solveInPlace(a_);
 }
 
 void PlanarChain::derivative(const std::vector<double>& x, std::vector<double>& dxdt) const {

@@ -6,7 +6,7 @@
 // equations give M(phi) phi'' = f(phi, phi'):
 //   M_ij = mu_max(i,j) L_i L_j cos(phi_i - phi_j)
 //   f_i  = -sum_j mu_max(i,j) L_i L_j sin(phi_i - phi_j) phi_j'^2 + L_i mu_i (g_x cos phi_i + g_y sin phi_i)
-// solved per evaluation by an LDL^T factorisation of the SPD matrix M (O(n^3); the tree ABA of
+// solved per evaluation by an in-place Cholesky factorisation of the SPD matrix M (O(n^3); the tree ABA of
 // issue 6 replaces it for large systems). The closed forms printed in schmitt2005 s.5 for the
 // double and triple pendulum are the test oracles of this form (tests/gc4_test.cpp).
 #pragma once
@@ -44,7 +44,6 @@ class PlanarChain {
   Eigen::VectorXd L_, mu_;     // (n) rod lengths, masses at or beyond each rod
   mutable Eigen::MatrixXd M_;  // (n x n) scratch
   mutable Eigen::VectorXd f_, a_;
-  mutable Eigen::LDLT<Eigen::MatrixXd> ldlt_;
 };
 
 }  // namespace mb

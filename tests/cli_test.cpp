@@ -1,0 +1,159 @@
+// End-to-end tests of the mbbench binary: exit codes, messages, records, samples, scene export.
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Result {
+  int code;
+  std::string output;  // stdout and stderr
+};
+
+Result run(const std::string& args) {
+  std::string cmd = std::string(MBBENCH_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+fs::path temp_dir() {
+  fs::path d = fs::temp_directory_path() / ("mbbench_cli_test_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("mbbench list prints models, methods with options and metrics", "[cli]") {
+  auto r = run("list");
+  CHECK(r.code == 0);
+  for (const char* s : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum", "chain:n=4", "GC4", "ref",
+                        "tol (default 1e-13)", "ED", "EID", "LD"})
+    CHECK_THAT(r.output, Catch::Contains(s));
+  auto j = run("list --json");
+  CHECK(j.code == 0);
+  CHECK(json::parse(j.output)["methods"].size() >= 2);
+}
+
+TEST_CASE("mbbench run prints the metrics and writes the record", "[cli]") {
+  fs::path d = temp_dir();
+  auto r = run("run pendulum90 GC4 --h 0.005 --duration 6 --out " + (d / "rec.json").string());
+  REQUIRE(r.code == 0);
+  for (const char* s : {"ED ", "EID", "LD ", "constraint drift", "fail: no", "status: ok"}) CHECK_THAT(r.output, Catch::Contains(s));
+  json rec = read_json(d / "rec.json");
+  CHECK(rec["schema_version"] == 1);
+  CHECK(rec["status"] == "ok");
+  CHECK(rec["method"]["name"] == "GC4");
+  CHECK(rec["model"]["name"] == "pendulum90");
+  CHECK(rec["h_requested"] == 0.005);
+  CHECK(std::abs(rec["model"]["period"].get<double>() / rec["h"].get<double>() - 474) < 1e-9);
+  for (const char* k : {"ED", "EID", "LD", "CD_pos_mean", "CD_pos_max", "CD_vel_mean", "CD_vel_max"})
+    CHECK(rec["metrics"][k].is_number());
+  for (const char* k : {"git_commit", "compiler", "flags", "cpu", "date", "libraries"}) CHECK(rec["provenance"].contains(k));
+  fs::remove_all(d);
+}
+
+TEST_CASE("samples land exactly on the requested times", "[cli][samples]") {
+  fs::path d = temp_dir();
+  auto r = run("run triple-pendulum ref --duration 10 --samples 0.5,1,2,5,10 --out " + (d / "traj.json").string());
+  REQUIRE(r.code == 0);
+  json rec = read_json(d / "traj.json");
+  const json& s = rec["samples"];
+  REQUIRE(s.size() == 5);
+  const double times[] = {0.5, 1, 2, 5, 10};
+  for (int i = 0; i < 5; ++i) {
+    CHECK(s[i]["t"] == times[i]);
+    CHECK(s[i]["positions"].size() == 3);
+    CHECK(s[i]["velocities"].size() == 3);
+    CHECK(s[i]["positions"][2].size() == 3);
+    CHECK(s[i]["energy"].is_number());
+    CHECK(std::abs(s[i]["energy"].get<double>()) < 1e-9);  // energy is conserved (E0 = 0)
+  }
+  // a fixed-step method refuses a sample time off its grid, naming it
+  auto bad = run("run triple-pendulum GC4 --h 0.003 --duration 1 --samples 0.5");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("sample time 0.5 is not a whole multiple of h = 0.003"));
+  // and on its grid it also reports the error against ref
+  auto ok = run("run double-pendulum GC4 --h 0.01 --duration 1 --samples 0.5,1 --out " + (d / "gc4.json").string());
+  REQUIRE(ok.code == 0);
+  json g = read_json(d / "gc4.json");
+  CHECK(g["samples"].size() == 2);
+  CHECK(g["metrics"]["ref_error_max"].get<double>() > 0);
+  CHECK(g["metrics"]["ref_error_max"].get<double>() < 1e-5);
+  fs::remove_all(d);
+}
+
+TEST_CASE("an exported scene gives bit-identical numbers to the catalog model", "[cli][scene]") {
+  fs::path d = temp_dir();
+  REQUIRE(run("export-scene double-pendulum -o " + (d / "dp.toml").string()).code == 0);
+  REQUIRE(run("run double-pendulum GC4 --h 0.01 --duration 5 --samples 5 --no-ref --quiet --out " + (d / "a.json").string()).code == 0);
+  REQUIRE(run("run " + (d / "dp.toml").string() + " GC4 --h 0.01 --duration 5 --samples 5 --no-ref --quiet --out " +
+              (d / "b.json").string()).code == 0);
+  json a = read_json(d / "a.json"), b = read_json(d / "b.json");
+  CHECK(a["metrics"].dump() == b["metrics"].dump());
+  CHECK(a["samples"].dump() == b["samples"].dump());
+  fs::remove_all(d);
+}
+
+TEST_CASE("bad input exits with code 2 and names file, line and field", "[cli][errors]") {
+  const std::string data = std::string(MBBENCH_TEST_DATA) + "/bad/";
+  for (const char* f : {"missing_mass.toml", "misspelled_key.toml", "negative_mass.toml", "zero_mass.toml", "nonfinite.toml",
+                        "unknown_body.toml", "zero_length_rod.toml", "non_spd_inertia.toml", "duplicate_body.toml",
+                        "not_toml.toml"}) {
+    auto r = run("run " + data + f + " GC4 --duration 1");
+    INFO(f << ": " << r.output);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.output, Catch::Contains(data + f + ":"));
+  }
+  auto h = run("run pendulum10 GC4 --h -0.01");
+  CHECK(h.code == 2);
+  CHECK_THAT(h.output, Catch::Contains("field 'h'"));
+  auto h0 = run("run pendulum10 GC4 --h 0");
+  CHECK(h0.code == 2);
+  auto m = run("run pendulum10 NoSuchMethod");
+  CHECK(m.code == 2);
+  CHECK_THAT(m.output, Catch::Contains("known methods: GC4, ref"));
+  auto o = run("run pendulum10 ref:tolerance=1");
+  CHECK(o.code == 2);
+  CHECK_THAT(o.output, Catch::Contains("valid options: tol, stepper"));
+  auto u = run("run nosuchmodel GC4");
+  CHECK(u.code == 2);
+  CHECK_THAT(u.output, Catch::Contains("unknown model 'nosuchmodel'"));
+}
+
+TEST_CASE("a failing case is recorded with its reason and time", "[cli][fail]") {
+  fs::path d = temp_dir();
+  // a negative threshold makes every step fail: the mechanism, not the physics, is tested here
+  auto r = run("run pendulum10 GC4 --h 0.01 --duration 1 --no-round --fail-threshold -1 --out " + (d / "f.json").string());
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("status: failed"));
+  json rec = read_json(d / "f.json");
+  CHECK(rec["status"] == "failed");
+  CHECK(rec["failure"]["t"] == 0.01);
+  CHECK_THAT(rec["failure"]["reason"].get<std::string>(), Catch::Contains("max constraint error"));
+  CHECK(rec["steps_done"] == 0);
+  fs::remove_all(d);
+}

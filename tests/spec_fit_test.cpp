@@ -1,0 +1,62 @@
+// Spec strings, the registries' errors, and the order/factor fits.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/spec.hpp"
+#include "methods/method.hpp"
+#include "metrics/fit.hpp"
+#include "models/catalog.hpp"
+
+TEST_CASE("spec strings parse names and options", "[spec]") {
+  auto s = mb::Spec::parse("ref:tol=1e-12,stepper=bs");
+  CHECK(s.name() == "ref");
+  CHECK(s.get_double("tol", 0) == 1e-12);
+  CHECK(s.get_string("stepper", "") == "bs");
+  CHECK(s.text() == "ref:stepper=bs,tol=1e-12");
+  CHECK_THROWS_AS(mb::Spec::parse("ref:tol"), mb::InputError);
+  CHECK_THROWS_AS(mb::Spec::parse("ref:tol=1,tol=2"), mb::InputError);
+  CHECK_THROWS_AS(mb::Spec::parse(":x=1"), mb::InputError);
+  CHECK_THROWS_AS(mb::Spec::parse("chain:n=abc").get_int("n", 0), mb::InputError);
+}
+
+TEST_CASE("unknown methods, models and options list what exists", "[spec][errors]") {
+  CHECK_THROWS_WITH(mb::make_method("GC5"), Catch::Contains("unknown method 'GC5'") && Catch::Contains("GC4") &&
+                                                Catch::Contains("ref"));
+  CHECK_THROWS_WITH(mb::make_method("ref:tolerance=1"),
+                    Catch::Contains("unknown option 'tolerance'") && Catch::Contains("tol, stepper"));
+  CHECK_THROWS_WITH(mb::make_method("GC4:x=1"), Catch::Contains("valid options: (none)"));
+  CHECK_THROWS_WITH(mb::build_model("pendulum45"), Catch::Contains("unknown model") && Catch::Contains("pendulum90"));
+  CHECK_THROWS_WITH(mb::build_model("chain:m=3"), Catch::Contains("unknown option 'm'"));
+  CHECK_THROWS_AS(mb::build_model("chain:n=0"), mb::InputError);
+  CHECK_THROWS_AS(mb::make_method("ref:tol=-1"), mb::InputError);
+}
+
+TEST_CASE("fits recover order and factor of c h^a", "[fits]") {
+  const double a = 4.37, c = 123.4;
+  auto f = [&](double h) { return c * std::pow(h, a); };
+  auto tp = mb::two_point_fit(0.005, f(0.005), 0.04, f(0.04));
+  CHECK(std::abs(tp.order - a) < 1e-12);
+  CHECK(std::abs(tp.factor / c - 1) < 1e-10);
+  // hand-computed: w1 = 1e-10 at 0.005, w2 = 1e-6 at 0.04 -> a = log(1e-4)/log(1/8) = 4.4292..., c = 1e-6/0.04^a
+  auto hand = mb::two_point_fit(0.005, 1e-10, 0.04, 1e-6);
+  CHECK(std::abs(hand.order - 4.0 * std::log(10.0) / std::log(8.0)) < 1e-12);
+  CHECK(std::abs(hand.factor - 1e-6 / std::pow(0.04, hand.order)) < 1e-9 * hand.factor);
+  std::vector<double> hs, ws;
+  for (double h : mb::default_h_grid()) hs.push_back(h), ws.push_back(f(h));
+  auto ls = mb::least_squares_fit(hs, ws);
+  CHECK(std::abs(ls.order - a) < 1e-10);
+  CHECK(std::abs(ls.factor / c - 1) < 1e-8);
+  CHECK(ls.residual < 1e-10);
+  CHECK(ls.points == 13);
+}
+
+TEST_CASE("the default step-size grid", "[models]") {
+  auto g = mb::default_h_grid();
+  REQUIRE(g.size() == 13);
+  CHECK(g.front() == 0.00125);
+  CHECK(std::abs(g[4] - 0.005) < 1e-15);
+  CHECK(std::abs(g[10] - 0.04) < 1e-15);
+  CHECK(std::abs(g.back() - 0.08) < 1e-15);
+}
