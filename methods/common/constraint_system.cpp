@@ -1,0 +1,251 @@
+#include "methods/common/constraint_system.hpp"
+
+#include <cmath>
+
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "models/kinematics.hpp"
+
+namespace mb {
+
+Mat3 cross_matrix(const Vec3& r) {
+  Mat3 m;
+  m << 0, -r.z(), r.y(), r.z(), 0, -r.x(), -r.y(), r.x(), 0;
+  return m;
+}
+
+Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& u) {
+  Vec3 n = u.normalized();
+  Vec3 t = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : (std::abs(n.y()) < 0.6 ? Vec3::UnitY() : Vec3::UnitZ());
+  Vec3 e1 = (t - t.dot(n) * n).normalized();
+  Vec3 e2 = n.cross(e1);
+  Eigen::Matrix<double, 2, 3> P;
+  P.row(0) = e1.transpose();
+  P.row(1) = e2.transpose();
+  return P;
+}
+
+namespace {
+
+int joint_rows(JointType t, int& rot_row) {
+  switch (t) {
+    case JointType::Distance: rot_row = 1; return 1;
+    case JointType::Ball: rot_row = 3; return 3;
+    case JointType::Hinge: rot_row = 3; return 5;
+    case JointType::Fixed: rot_row = 3; return 6;
+  }
+  return 0;
+}
+
+// rotation vector (world) of a unit quaternion, angle in (-pi, pi]
+Vec3 rotation_vector(Quat q) {
+  if (q.w() < 0) q.coeffs() = -q.coeffs();
+  Vec3 v = q.vec();
+  double s = v.norm();
+  if (s < 1e-12) return 2 * v;
+  return 2 * std::atan2(s, q.w()) / s * v;
+}
+
+Vec3 axis_world(const State& s, int body, const Vec3& axis) {
+  Vec3 u = axis.normalized();
+  return body < 0 ? u : Vec3(s.bodies[body].q * u);
+}
+
+}  // namespace
+
+ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joints) {
+  const int nb = static_cast<int>(m.bodies.size());
+  body_dim_.assign(nb, 0);
+  body_col_.assign(nb, -1);
+  M_.assign(nb, Mat6::Zero());
+  Minv_.assign(nb, Mat6::Zero());
+  for (int k = 0; k < nb; ++k) {
+    const Body& b = m.bodies[k];
+    if (b.is_static) continue;
+    body_dim_[k] = b.particle ? 3 : 6;
+    body_col_[k] = ncols_;
+    ncols_ += body_dim_[k];
+  }
+  std::vector<int> list = joints;
+  if (list.empty())
+    for (int j = 0; j < static_cast<int>(m.joints.size()); ++j) list.push_back(j);
+  for (int j : list) {
+    const Joint& J = m.joints[j];
+    JointBlock b;
+    b.joint = j;
+    b.dim = joint_rows(J.type, b.rot_row);
+    b.row = nrows_;
+    const int ends[2] = {J.a, J.b};
+    for (int s = 0; s < 2; ++s) {
+      int k = ends[s];
+      b.body[s] = (k >= 0 && !m.bodies[k].is_static) ? k : -1;
+      if (b.rot_row < b.dim && k >= 0 && m.bodies[k].particle)
+        throw UnsupportedModel(fmt::format("joint '{}' ({}) needs rigid bodies, but '{}' is a particle", J.name,
+                                           joint_type_name(J.type), m.bodies[k].name));
+    }
+    if (b.body[0] < 0 && b.body[1] < 0) continue;  // joins two fixed frames: nothing to do
+    nrows_ += b.dim;
+    blocks_.push_back(b);
+    length_.push_back(J.length);
+  }
+}
+
+void ConstraintSystem::update(const Model& m, const State& s) {
+  // masses in world coordinates
+  for (size_t k = 0; k < m.bodies.size(); ++k) {
+    if (body_dim_[k] == 0) continue;
+    const Body& b = m.bodies[k];
+    M_[k].setZero();
+    Minv_[k].setZero();
+    M_[k].topLeftCorner<3, 3>() = b.mass * Mat3::Identity();
+    Minv_[k].topLeftCorner<3, 3>() = (1.0 / b.mass) * Mat3::Identity();
+    if (body_dim_[k] == 6) {
+      Mat3 R = s.bodies[k].q.toRotationMatrix();
+      M_[k].bottomRightCorner<3, 3>() = R * b.inertia * R.transpose();
+      Minv_[k].bottomRightCorner<3, 3>() = R * b.inertia.inverse() * R.transpose();
+    }
+  }
+  // Jacobian blocks
+  for (size_t bi = 0; bi < blocks_.size(); ++bi) {
+    JointBlock& b = blocks_[bi];
+    const Joint& J = m.joints[b.joint];
+    // translational projection
+    Eigen::Matrix<double, 3, 3> Pt = Mat3::Identity();
+    if (J.type == JointType::Distance) {
+      Vec3 d = world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b);
+      double n = d.norm();
+      if (!(n > 0)) throw SimulationError(fmt::format("rod '{}' has zero length: its direction is undefined", J.name));
+      Pt.row(0) = (d / n).transpose();
+    }
+    Mat3& Pr = b.P_rot;
+    Pr.setIdentity();
+    if (J.type == JointType::Hinge) Pr.topRows<2>() = orthogonal_basis(axis_world(s, J.a, J.axis_a));
+    const int nt = b.rot_row, nr = b.dim - b.rot_row;
+    const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
+    for (int side = 0; side < 2; ++side) {
+      const int k = b.body[side];
+      b.J[side].setZero();
+      if (k < 0) continue;
+      const double sign = side == 0 ? 1.0 : -1.0;
+      const Vec3 r = s.bodies[k].q * anchors[side];
+      b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
+      if (body_dim_[k] == 6) {
+        b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
+        if (nr > 0) b.J[side].block(nt, 3, nr, 3) = sign * Pr.topRows(nr);
+      }
+    }
+  }
+}
+
+void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
+  const Joint& J = m.joints[b.joint];
+  e.setZero();
+  const Vec3 d = world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b);
+  if (J.type == JointType::Distance) {
+    e[0] = d.norm() - J.length;
+    return;
+  }
+  e.head<3>() = d;
+  if (J.type == JointType::Hinge) {
+    const Vec3 ua = axis_world(s, J.a, J.axis_a), ub = axis_world(s, J.b, J.axis_b);
+    // projected with the rows the Jacobian was built with (update())
+    e.segment<2>(3) = b.P_rot.topRows<2>() * ub.cross(ua);
+  } else if (J.type == JointType::Fixed) {
+    const Quat qa = J.a >= 0 ? s.bodies[J.a].q : Quat::Identity();
+    const Quat qb = J.b >= 0 ? s.bodies[J.b].q : Quat::Identity();
+    e.segment<3>(3) = rotation_vector((qa * J.rel_orientation) * qb.conjugate());
+  }
+}
+
+void ConstraintSystem::position_error(const Model& m, const State& s, Eigen::VectorXd& e) const {
+  e.resize(nrows_);
+  Vec6 eb;
+  for (const auto& b : blocks_) {
+    block_position_error(m, s, b, eb);
+    e.segment(b.row, b.dim) = eb.head(b.dim);
+  }
+}
+
+void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b, Vec6& e) const {
+  e.setZero();
+  for (int side = 0; side < 2; ++side) {
+    const int k = b.body[side];
+    if (k < 0) continue;
+    Vec6 V;
+    V.head<3>() = s.bodies[k].v;
+    V.tail<3>() = s.bodies[k].w;
+    const int n = body_dim_[k];
+    e.head(b.dim) += b.J[side].topLeftCorner(b.dim, n) * V.head(n);
+  }
+}
+
+void ConstraintSystem::velocity_error(const State& s, Eigen::VectorXd& e) const {
+  e.resize(nrows_);
+  Vec6 eb;
+  for (const auto& b : blocks_) {
+    block_velocity_error(s, b, eb);
+    e.segment(b.row, b.dim) = eb.head(b.dim);
+  }
+}
+
+void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const {
+  for (int side = 0; side < 2; ++side) {
+    const int k = b.body[side];
+    if (k < 0) continue;
+    const int n = body_dim_[k];
+    Vec6 dV = Vec6::Zero();
+    dV.head(n) = Minv_[k].topLeftCorner(n, n) * (b.J[side].topLeftCorner(b.dim, n).transpose() * x.head(b.dim));
+    s.bodies[k].v += dV.head<3>();
+    if (n == 6) s.bodies[k].w += dV.tail<3>();
+  }
+}
+
+void ConstraintSystem::apply_impulse(const Eigen::VectorXd& x, State& s) const {
+  Vec6 xb = Vec6::Zero();
+  for (const auto& b : blocks_) {
+    xb.head(b.dim) = x.segment(b.row, b.dim);
+    apply_block_impulse(b, xb, s);
+  }
+}
+
+Mat6 ConstraintSystem::coupling(const JointBlock& i, const JointBlock& j) const {
+  Mat6 A = Mat6::Zero();
+  for (int si = 0; si < 2; ++si)
+    for (int sj = 0; sj < 2; ++sj) {
+      const int k = i.body[si];
+      if (k < 0 || k != j.body[sj]) continue;
+      const int n = body_dim_[k];
+      A.topLeftCorner(i.dim, j.dim) += i.J[si].topLeftCorner(i.dim, n) * Minv_[k].topLeftCorner(n, n) *
+                                       j.J[sj].topLeftCorner(j.dim, n).transpose();
+    }
+  return A;
+}
+
+void ConstraintSystem::assemble_dense(Eigen::MatrixXd& A) const {
+  A.setZero(nrows_, nrows_);
+  // blocks touching each body
+  std::vector<std::vector<int>> touching(body_dim_.size());
+  for (size_t bi = 0; bi < blocks_.size(); ++bi)
+    for (int side = 0; side < 2; ++side)
+      if (blocks_[bi].body[side] >= 0) touching[blocks_[bi].body[side]].push_back(static_cast<int>(bi));
+  for (size_t bi = 0; bi < blocks_.size(); ++bi) {
+    const JointBlock& i = blocks_[bi];
+    // neighbours through a common body (each pair once per common body is handled by coupling())
+    std::vector<int> seen;
+    for (int side = 0; side < 2; ++side) {
+      if (i.body[side] < 0) continue;
+      for (int bj : touching[i.body[side]]) {
+        bool dup = false;
+        for (int x : seen) dup = dup || x == bj;
+        if (dup) continue;
+        seen.push_back(bj);
+        const JointBlock& j = blocks_[bj];
+        A.block(i.row, j.row, i.dim, j.dim) = coupling(i, j).topLeftCorner(i.dim, j.dim);
+      }
+    }
+  }
+}
+
+}  // namespace mb

@@ -1,0 +1,89 @@
+// The constraint system shared by the impulse and Lagrange methods (bender2007 s.3-4).
+//
+// Velocities of the dynamic bodies form one vector V: per rigid body (v, w) (6), per particle v (3);
+// static bodies and the world have no columns. Each joint i contributes one block of rows
+// (dim_i: rod 1, ball 3, hinge 3+2, fixed 3+3) with the Jacobian blocks J_i,a and J_i,b of its
+// two bodies, so that J V is the joint's relative velocity in the directions it constrains:
+//   translational rows P (v_a + w_a x r_a - v_b - w_b x r_b):  J_a = P [I, -r_a*],  J_b = -P [I, -r_b*]
+//   rotational rows    P (w_a - w_b):                         J_a = P [0, I],     J_b = -P [0, I]
+// (r* is the cross-product matrix of the lever arm r from the centre of mass to the joint point.)
+// The matrix of the impulse SLE is A = J M^-1 J^T (bender2007 eq. 5/6, C = J); an impulse x on the
+// rows changes V by M^-1 J^T x, i.e. +p on body a and -p on body b.
+//
+// Position errors e (same rows) are measured on a predicted state, with e = P (a - b) for
+// translational rows (rod: |a - b| - L) and, for rotational rows, the rotation vector of
+// (q_a rel) q_b^-1 (fixed joint) or u_b x u_a (hinge axes) projected by P; then d e / dt = J V to
+// first order, and the correction solves A x = -e / h. The projection P of a rod is the rod
+// direction at the state the Jacobian was built from; of a hinge's rotational rows, two unit
+// vectors orthogonal to a's axis.
+#pragma once
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "models/model.hpp"
+
+namespace mb {
+
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+
+struct JointBlock {
+  int joint = -1;        // model joint index
+  int dim = 0;           // rows of this block (1..6)
+  int row = 0;           // first row in the constraint vector
+  int body[2] = {-1, -1};  // model body index of a and b, or -1 for the world / a static body
+  int rot_row = 0;       // rows [0, rot_row) are translational, [rot_row, dim) rotational
+  Mat6 J[2];             // (dim x bodydim) Jacobian blocks, top-left part valid
+  Mat3 P_rot = Mat3::Identity();  // projection of the rotational rows (hinge: 2 rows), set by update()
+};
+
+class ConstraintSystem {
+ public:
+  // Structure from the model (which bodies move, which rows each joint has). `joints` selects a
+  // subset of the model's joints (all when empty).
+  explicit ConstraintSystem(const Model& model, const std::vector<int>& joints = {});
+  ConstraintSystem() = default;
+
+  int rows() const { return nrows_; }
+  int cols() const { return ncols_; }
+  int body_dim(int body) const { return body_dim_[body]; }     // 0, 3 or 6
+  int body_col(int body) const { return body_col_[body]; }     // first column, -1 if none
+  const std::vector<JointBlock>& blocks() const { return blocks_; }
+  const Mat6& mass(int body) const { return M_[body]; }          // (dim x dim) M_k
+  const Mat6& mass_inverse(int body) const { return Minv_[body]; }
+
+  // Jacobians, masses and inverse masses at state s (world inertia depends on orientation).
+  void update(const Model& model, const State& s);
+
+  // e (rows): position errors of the joints on state s (typically a predicted state).
+  void position_error(const Model& model, const State& s, Eigen::VectorXd& e) const;
+  // e (rows) = J V on state s, with the Jacobians of the last update().
+  void velocity_error(const State& s, Eigen::VectorXd& e) const;
+  // rows [row, row + dim) of one block only
+  void block_position_error(const Model& model, const State& s, const JointBlock& b, Vec6& e) const;
+  void block_velocity_error(const State& s, const JointBlock& b, Vec6& e) const;
+
+  // V += M^-1 J^T x for all blocks (x has rows entries) or for one block (x has its dim entries).
+  void apply_impulse(const Eigen::VectorXd& x, State& s) const;
+  void apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const;
+
+  // A_ij = J_i M^-1 J_j^T for blocks i, j (dim_i x dim_j, top-left part valid).
+  Mat6 coupling(const JointBlock& i, const JointBlock& j) const;
+  // Dense A = J M^-1 J^T (rows x rows).
+  void assemble_dense(Eigen::MatrixXd& A) const;
+
+ private:
+  int nrows_ = 0, ncols_ = 0;
+  std::vector<int> body_dim_, body_col_;
+  std::vector<JointBlock> blocks_;
+  std::vector<Mat6> M_, Minv_;
+  std::vector<double> length_;  // per block: rod length (distance joints)
+};
+
+// Cross-product matrix r* with r* x = r x x.
+Mat3 cross_matrix(const Vec3& r);
+// Two unit vectors orthogonal to u and to each other (rows of the returned 2x3 matrix).
+Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& u);
+
+}  // namespace mb
