@@ -34,7 +34,7 @@ struct JointBlock {
   int row = 0;           // first row in the constraint vector
   int body[2] = {-1, -1};  // model body index of a and b, or -1 for the world / a static body
   int rot_row = 0;       // rows [0, rot_row) are translational, [rot_row, dim) rotational
-  Mat6 J[2];             // (dim x bodydim) Jacobian blocks, top-left part valid
+  Mat6 J[2] = {Mat6::Zero(), Mat6::Zero()};  // (dim x bodydim) Jacobian blocks, top-left part valid
   Mat3 P_rot = Mat3::Identity();  // projection of the rotational rows (hinge: 2 rows), set by update()
 };
 
