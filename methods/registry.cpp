@@ -1,6 +1,7 @@
 // The registry of methods: one line per method, sorted by name. Adding a method = its file in
 // methods/<family>/ plus one line here. (An explicit list, not self-registering statics, which a
 // static library can drop.)
+#include "methods/impulse/methods.hpp"
 #include "methods/method.hpp"
 #include "methods/reduced/gc4.hpp"
 #include "methods/reduced/ref.hpp"
@@ -10,7 +11,9 @@ namespace mb {
 const std::vector<MethodEntry>& method_registry() {
   static const std::vector<MethodEntry> entries = {
       {Gc4::describe(), Gc4::make},
+      {IterativeMethod::describe(), IterativeMethod::make},
       {Ref::describe(), Ref::make},
+      {SleMethod::describe(), SleMethod::make},
   };
   return entries;
 }

@@ -43,6 +43,23 @@ struct ChainParams {
 // n point masses on rods from a pivot at the origin, at rest, stretched horizontally to +x.
 Model make_chain(const ChainParams& p, const std::string& name);
 
+struct TreeParams {
+  int joints = 31;       // 2^d - 1
+  bool anchor_ball = false;
+  double density = 600;  // kg/m^3
+  double torque = 10;    // N m about world z on the top body during the first 1/30 s
+  double g = 9.81;
+};
+Model make_tree(const TreeParams& p, const std::string& name);
+// a box 0.04 x length x 0.04 m (long axis local y), mass and inertia from the density
+Body make_box(const std::string& name, double length, double width, double density);
+// n boxes of `length` joined by ball joints, hung from the origin, stretched to +x
+Model make_box_chain(const ChainParams& p, const std::string& name);
+// n rods with both ends fixed: a closed loop of n - 1 point masses
+Model make_loop(int n, const std::string& name);
+
+Model build_tree(const Spec&);
+Model build_loop(const Spec&);
 Model build_pendulum10(const Spec&);
 Model build_pendulum90(const Spec&);
 Model build_pendulum(const Spec&);

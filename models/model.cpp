@@ -1,5 +1,6 @@
 #include "models/model.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -62,6 +63,13 @@ void check_model(const Model& m, const std::string& src) {
     if (std::abs(b.orientation.norm() - 1) > 1e-12)
       throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
   }
+  for (size_t i = 0; i < m.torques.size(); ++i) {
+    const AppliedTorque& a = m.torques[i];
+    std::string f = fmt::format("torque[{}]", i);
+    if (a.body < 0 || a.body >= static_cast<int>(m.bodies.size())) throw InputError(src, 0, f + ".body", "no such body");
+    if (!a.torque.allFinite()) throw InputError(src, 0, f + ".torque", "torque must be finite");
+    if (!(a.t_end >= a.t_begin)) throw InputError(src, 0, f + ".t_end", "t_end must not precede t_begin");
+  }
   for (size_t j = 0; j < m.joints.size(); ++j) {
     const Joint& J = m.joints[j];
     std::string f = fmt::format("joint[{}]", j);
@@ -71,6 +79,14 @@ void check_model(const Model& m, const std::string& src) {
     if (J.a == J.b) throw InputError(src, 0, f, "joint connects a body to itself");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
+  }
+}
+
+void average_torques(const Model& m, double t, double h, std::vector<Vec3>& tau) {
+  tau.assign(m.bodies.size(), Vec3::Zero());
+  for (const AppliedTorque& a : m.torques) {
+    const double overlap = std::min(t + h, a.t_end) - std::max(t, a.t_begin);
+    if (overlap > 0) tau[a.body] += a.torque * (overlap / h);
   }
 }
 

@@ -50,6 +50,14 @@ struct Joint {
   Quat rel_orientation = Quat::Identity();  // Fixed: q_a^-1 q_b that the joint keeps
 };
 
+// A torque (world frame, N m) on one body during [t_begin, t_end). A step that straddles an end
+// applies it for its share of the step (methods average it over the step).
+struct AppliedTorque {
+  int body = 0;
+  Vec3 torque = Vec3::Zero();
+  double t_begin = 0, t_end = 0;
+};
+
 // Metadata every model carries (design.md s.4).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -68,6 +76,7 @@ struct Model {
   Vec3 gravity = Vec3(0, -9.81, 0);
   std::vector<Body> bodies;
   std::vector<Joint> joints;
+  std::vector<AppliedTorque> torques;
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;
@@ -93,5 +102,8 @@ std::vector<double> default_h_grid();
 // Structural checks a builder's output must pass (the scene reader reports the same problems with
 // file and line). Throws InputError with `source` as the file.
 void check_model(const Model& model, const std::string& source);
+
+// Average of the applied torques on each body over the step [t, t + h] (nbody).
+void average_torques(const Model& model, double t, double h, std::vector<Vec3>& torque);
 
 }  // namespace mb

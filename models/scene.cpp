@@ -132,6 +132,7 @@ const std::vector<std::string> kModelKeys = {"name", "source", "description", "g
                                              "h_grid", "period", "tracked_body", "energy_conserved"};
 const std::vector<std::string> kBodyKeys = {"name", "type", "mass", "inertia", "box", "static", "position",
                                             "orientation", "velocity", "angular_velocity"};
+const std::vector<std::string> kTorqueKeys = {"body", "torque", "t_begin", "t_end"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length",
                                              "axis_a", "axis_b", "rel_orientation"};
 
@@ -159,7 +160,7 @@ Model parse_scene(const std::string& text, const std::string& file) {
     throw InputError(file, static_cast<int>(e.source().begin.line), "", fmt::format("not valid TOML: {}", e.description()));
   }
   Model m;
-  TableReader top(root, file, "", {"model", "body", "joint"});
+  TableReader top(root, file, "", {"model", "body", "joint", "torque"});
   // [model]
   const toml::node& mnode = top.need("model");
   const toml::table* mt = mnode.as_table();
@@ -254,6 +255,20 @@ Model parse_scene(const std::string& text, const std::string& file) {
     if (j.type == JointType::Fixed) j.rel_orientation = jr.has("rel_orientation") ? jr.quat("rel_orientation") : Quat::Identity();
     m.joints.push_back(j);
   }
+  // [[torque]]
+  auto torques = table_array(root, "torque", file);
+  for (size_t i = 0; i < torques.size(); ++i) {
+    TableReader tr(*torques[i], file, fmt::format("torque[{}]", i), kTorqueKeys);
+    AppliedTorque a;
+    std::string name = tr.str("body");
+    a.body = m.body_index(name);
+    if (a.body < 0) tr.fail("body", fmt::format("no body named '{}'", name));
+    a.torque = tr.vec3("torque");
+    a.t_begin = tr.num("t_begin");
+    a.t_end = tr.num("t_end");
+    if (!(a.t_end >= a.t_begin)) tr.fail("t_end", "t_end must not precede t_begin");
+    m.torques.push_back(a);
+  }
   check_model(m, file);
   return m;
 }
@@ -316,6 +331,9 @@ std::string scene_to_toml(const Model& m) {
     if (j.type == JointType::Hinge) o += fmt::format("axis_a = {}\naxis_b = {}\n", vec(j.axis_a), vec(j.axis_b));
     if (j.type == JointType::Fixed) o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
   }
+  for (const AppliedTorque& a : m.torques)
+    o += fmt::format("\n[[torque]]\nbody = {}\ntorque = {}\nt_begin = {}\nt_end = {}\n", str(m.bodies[a.body].name),
+                     vec(a.torque), num(a.t_begin), num(a.t_end));
   return o;
 }
 

@@ -6,6 +6,7 @@
 //            box?, static?, position, orientation? [w,x,y,z], velocity?, angular_velocity?
 //   [[joint]] name, type = "distance"|"ball"|"hinge"|"fixed", a, b ("world" or a body name),
 //            anchor_a?, anchor_b?, length (distance), axis_a/axis_b (hinge), rel_orientation (fixed)
+//   [[torque]] body, torque (world, N m), t_begin, t_end
 // Every problem is an InputError naming the file, the line and the field.
 #pragma once
 #include <string>

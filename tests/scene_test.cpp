@@ -34,6 +34,13 @@ void require_same(const mb::Model& a, const mb::Model& b) {
     CHECK(x.velocity == y.velocity);
     CHECK(x.angular_velocity == y.angular_velocity);
   }
+  REQUIRE(a.torques.size() == b.torques.size());
+  for (size_t i = 0; i < a.torques.size(); ++i) {
+    CHECK(a.torques[i].body == b.torques[i].body);
+    CHECK(a.torques[i].torque == b.torques[i].torque);
+    CHECK(a.torques[i].t_begin == b.torques[i].t_begin);
+    CHECK(a.torques[i].t_end == b.torques[i].t_end);
+  }
   REQUIRE(a.joints.size() == b.joints.size());
   for (size_t i = 0; i < a.joints.size(); ++i) {
     const auto &x = a.joints[i], &y = b.joints[i];

@@ -88,8 +88,11 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     if (b.body[0] < 0 && b.body[1] < 0) continue;  // joins two fixed frames: nothing to do
     nrows_ += b.dim;
     blocks_.push_back(b);
-    length_.push_back(J.length);
   }
+  touching_.assign(nb, {});
+  for (size_t bi = 0; bi < blocks_.size(); ++bi)
+    for (int side = 0; side < 2; ++side)
+      if (blocks_[bi].body[side] >= 0) touching_[blocks_[bi].body[side]].push_back(static_cast<int>(bi));
 }
 
 void ConstraintSystem::update(const Model& m, const State& s) {
@@ -190,6 +193,21 @@ void ConstraintSystem::velocity_error(const State& s, Eigen::VectorXd& e) const 
   }
 }
 
+double ConstraintSystem::joint_norm(const JointBlock& b, const Vec6& e) {
+  const double t = e.head(b.rot_row).norm();
+  return b.dim > b.rot_row ? std::max(t, e.segment(b.rot_row, b.dim - b.rot_row).norm()) : t;
+}
+
+double ConstraintSystem::max_joint_norm(const Eigen::VectorXd& e) const {
+  double m = 0;
+  Vec6 eb = Vec6::Zero();
+  for (const auto& b : blocks_) {
+    eb.head(b.dim) = e.segment(b.row, b.dim);
+    m = std::max(m, joint_norm(b, eb));
+  }
+  return m;
+}
+
 void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const {
   for (int side = 0; side < 2; ++side) {
     const int k = b.body[side];
@@ -225,27 +243,22 @@ Mat6 ConstraintSystem::coupling(const JointBlock& i, const JointBlock& j) const 
 
 void ConstraintSystem::assemble_dense(Eigen::MatrixXd& A) const {
   A.setZero(nrows_, nrows_);
-  // blocks touching each body
-  std::vector<std::vector<int>> touching(body_dim_.size());
-  for (size_t bi = 0; bi < blocks_.size(); ++bi)
-    for (int side = 0; side < 2; ++side)
-      if (blocks_[bi].body[side] >= 0) touching[blocks_[bi].body[side]].push_back(static_cast<int>(bi));
-  for (size_t bi = 0; bi < blocks_.size(); ++bi) {
-    const JointBlock& i = blocks_[bi];
-    // neighbours through a common body (each pair once per common body is handled by coupling())
-    std::vector<int> seen;
-    for (int side = 0; side < 2; ++side) {
-      if (i.body[side] < 0) continue;
-      for (int bj : touching[i.body[side]]) {
-        bool dup = false;
-        for (int x : seen) dup = dup || x == bj;
-        if (dup) continue;
-        seen.push_back(bj);
-        const JointBlock& j = blocks_[bj];
-        A.block(i.row, j.row, i.dim, j.dim) = coupling(i, j).topLeftCorner(i.dim, j.dim);
-      }
-    }
-  }
+  for_each_coupling([&](int i, int j, const Mat6& Aij) {
+    const JointBlock &bi = blocks_[i], &bj = blocks_[j];
+    A.block(bi.row, bj.row, bi.dim, bj.dim) = Aij.topLeftCorner(bi.dim, bj.dim);
+  });
+}
+
+void ConstraintSystem::assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const {
+  std::vector<Eigen::Triplet<double>> t;
+  for_each_coupling([&](int i, int j, const Mat6& Aij) {
+    const JointBlock &bi = blocks_[i], &bj = blocks_[j];
+    for (int r = 0; r < bi.dim; ++r)
+      for (int c = 0; c < bj.dim; ++c)
+        if (bi.row + r >= bj.row + c) t.emplace_back(bi.row + r, bj.row + c, Aij(r, c));
+  });
+  A.resize(nrows_, nrows_);
+  A.setFromTriplets(t.begin(), t.end());
 }
 
 }  // namespace mb

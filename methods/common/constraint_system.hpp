@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 #include "models/model.hpp"
 
@@ -64,22 +65,52 @@ class ConstraintSystem {
   void block_position_error(const Model& model, const State& s, const JointBlock& b, Vec6& e) const;
   void block_velocity_error(const State& s, const JointBlock& b, Vec6& e) const;
 
+  // The joint-wise size of an error vector: max over blocks of the Euclidean norm of the block's
+  // translational rows and of its rotational rows (a ball joint: the distance of its points).
+  double max_joint_norm(const Eigen::VectorXd& e) const;
+  static double joint_norm(const JointBlock& b, const Vec6& e);
+
   // V += M^-1 J^T x for all blocks (x has rows entries) or for one block (x has its dim entries).
   void apply_impulse(const Eigen::VectorXd& x, State& s) const;
   void apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const;
 
   // A_ij = J_i M^-1 J_j^T for blocks i, j (dim_i x dim_j, top-left part valid).
   Mat6 coupling(const JointBlock& i, const JointBlock& j) const;
+  // Calls f(i, j, A_ij) for every pair of blocks with a common body (i == j included), A_ij
+  // as in coupling(); the structure of A = J M^-1 J^T.
+  template <class F>
+  void for_each_coupling(F&& f) const;
   // Dense A = J M^-1 J^T (rows x rows).
   void assemble_dense(Eigen::MatrixXd& A) const;
+  // Sparse A, lower triangle only (rows x rows).
+  void assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const;
 
  private:
   int nrows_ = 0, ncols_ = 0;
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
   std::vector<Mat6> M_, Minv_;
-  std::vector<double> length_;  // per block: rod length (distance joints)
+  std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
 };
+
+template <class F>
+void ConstraintSystem::for_each_coupling(F&& f) const {
+  std::vector<int> seen;
+  for (size_t bi = 0; bi < blocks_.size(); ++bi) {
+    const JointBlock& i = blocks_[bi];
+    seen.clear();
+    for (int side = 0; side < 2; ++side) {
+      if (i.body[side] < 0) continue;
+      for (int bj : touching_[i.body[side]]) {
+        bool dup = false;
+        for (int x : seen) dup = dup || x == bj;
+        if (dup) continue;
+        seen.push_back(bj);
+        f(static_cast<int>(bi), bj, coupling(i, blocks_[bj]));
+      }
+    }
+  }
+}
 
 // Cross-product matrix r* with r* x = r x x.
 Mat3 cross_matrix(const Vec3& r);

@@ -106,7 +106,12 @@ Model build_chain(const Spec& s) {
   long n = s.get_int("n", 4);
   if (n < 1 || n > 100000)
     throw InputError("command line", 0, "model", fmt::format("chain needs 1 <= n <= 100000, got {}", n));
-  Model m = make_chain({static_cast<int>(n)}, s.text() == "chain" ? "chain:n=4" : s.text());
+  const std::string body = s.get_string("body", "particle");
+  const std::string name = s.text() == "chain" ? "chain:n=4" : s.text();
+  if (body == "box") return make_box_chain({static_cast<int>(n), 0.1}, name);
+  if (body != "particle")
+    throw InputError("command line", 0, "model", fmt::format("chain: body must be particle or box, got '{}'", body));
+  Model m = make_chain({static_cast<int>(n)}, name);
   m.info.source = "ours";
   return m;
 }

@@ -1,0 +1,62 @@
+#include "methods/common/free_motion.hpp"
+
+#include <array>
+
+#include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
+
+#include "models/kinematics.hpp"
+
+namespace mb {
+
+void step_loads(const Model& m, double t, double h, StepLoads& loads) {
+  average_torques(m, t, h, loads.torque);
+  loads.force.resize(m.bodies.size());
+  for (size_t k = 0; k < m.bodies.size(); ++k) loads.force[k] = m.bodies[k].mass * m.gravity;
+}
+
+namespace {
+using Rot = std::array<double, 7>;  // body angular velocity (3), quaternion w, x, y, z (4)
+}
+
+void free_motion_body(const Body& b, const Vec3& F, const Vec3& tau, double h, const BodyState& in, BodyState& out) {
+  // translation: exact for a constant force
+  out.x = in.x + in.v * h + F / (2 * b.mass) * h * h;
+  out.v = in.v + F / b.mass * h;
+  if (b.particle) {
+    out.q = in.q;
+    out.w = in.w;
+    return;
+  }
+  // rotation: one RK4 step of Euler's equation and the quaternion equation in body coordinates
+  const Mat3& J = b.inertia;
+  const Mat3 Jinv = J.inverse();
+  const Vec3 wb = in.q.conjugate() * in.w;
+  Rot x = {wb.x(), wb.y(), wb.z(), in.q.w(), in.q.x(), in.q.y(), in.q.z()};
+  auto rhs = [&](const Rot& s, Rot& ds, double) {
+    const Vec3 w(s[0], s[1], s[2]);
+    const Quat q(s[3], s[4], s[5], s[6]);
+    const Vec3 tb = q.conjugate() * tau;  // Eigen normalises nothing here: q is near unit within a step
+    const Vec3 dw = Jinv * (tb - w.cross(J * w));
+    // q' = 1/2 q [0, w_b]
+    const Quat dq = q * Quat(0, w.x(), w.y(), w.z());
+    ds = {dw.x(), dw.y(), dw.z(), 0.5 * dq.w(), 0.5 * dq.x(), 0.5 * dq.y(), 0.5 * dq.z()};
+  };
+  boost::numeric::odeint::runge_kutta4<Rot> rk4;
+  rk4.do_step(rhs, x, 0.0, h);
+  out.q = Quat(x[3], x[4], x[5], x[6]).normalized();
+  out.w = out.q * Vec3(x[0], x[1], x[2]);
+}
+
+void free_motion(const Model& m, const StepLoads& loads, double h, const State& in, State& out) {
+  out.t = in.t;
+  out.bodies.resize(in.bodies.size());
+  for (size_t k = 0; k < m.bodies.size(); ++k) {
+    if (m.bodies[k].is_static) {
+      out.bodies[k] = in.bodies[k];
+      continue;
+    }
+    free_motion_body(m.bodies[k], loads.force[k], loads.torque[k], h, in.bodies[k], out.bodies[k]);
+  }
+}
+
+}  // namespace mb

@@ -1,0 +1,294 @@
+#include "methods/impulse/impulse_method.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <Eigen/CholmodSupport>
+#include <Eigen/Dense>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+std::vector<OptionInfo> impulse_options_info() {
+  return {{"tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows)"},
+          {"tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s)"},
+          {"max_iter", "1000", "maximum sweeps per correction; more is a failure"}};
+}
+
+ImpulseOptions parse_impulse_options(const Spec& s) {
+  ImpulseOptions o;
+  o.tol_p = s.get_double("tol_p", o.tol_p);
+  o.tol_v = s.get_double("tol_v", o.tol_v);
+  o.max_iter = s.get_int("max_iter", o.max_iter);
+  if (!(o.tol_p > 0) || !(o.tol_v > 0) || o.max_iter < 1)
+    throw InputError("command line", 0, "method",
+                     fmt::format("{}: tol_p and tol_v must be positive and max_iter >= 1", s.name()));
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// joint-by-joint Gauss-Seidel
+
+namespace {
+
+class JointCorrector final : public Corrector {
+ public:
+  void init(const Model& model, const State&) override {
+    cs_ = ConstraintSystem(model);
+    inv_.assign(cs_.blocks().size(), Mat6::Zero());
+  }
+  void update(const Model& model, const State& state, StepStats& stats) override {
+    auto t0 = Clock::now();
+    cs_.update(model, state);
+    // inverse of each joint's diagonal block A_ii
+    for (size_t i = 0; i < cs_.blocks().size(); ++i) {
+      const JointBlock& b = cs_.blocks()[i];
+      const Mat6 A = cs_.coupling(b, b);
+      inv_[i].setZero();
+      inv_[i].topLeftCorner(b.dim, b.dim) = A.topLeftCorner(b.dim, b.dim).inverse();
+    }
+    stats.t_assembly += since(t0);
+  }
+  int groups() const override { return static_cast<int>(cs_.blocks().size()); }
+
+  double correct_position(int g, const Model& model, const StepLoads& loads, double h, State& state, double tol,
+                          StepStats& stats) override {
+    const JointBlock& b = cs_.blocks()[g];
+    auto t0 = Clock::now();
+    // predict the joint's two bodies
+    if (pred_.bodies.size() != state.bodies.size()) pred_ = state;
+    for (int side = 0; side < 2; ++side) {
+      int k = b.body[side];
+      if (k >= 0) free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pred_.bodies[k]);
+    }
+    // joints to static bodies read those bodies from the prediction too
+    for (int side = 0; side < 2; ++side) {
+      int k = side == 0 ? model.joints[b.joint].a : model.joints[b.joint].b;
+      if (k >= 0 && b.body[side] < 0) pred_.bodies[k] = state.bodies[k];
+    }
+    stats.t_integration += since(t0);
+    cs_.block_position_error(model, pred_, b, e_);
+    const double err = ConstraintSystem::joint_norm(b, e_);
+    if (err > tol) apply(b, g, -e_ / h, state, stats);
+    return err;
+  }
+
+  double correct_velocity(int g, State& state, double tol, StepStats& stats) override {
+    const JointBlock& b = cs_.blocks()[g];
+    cs_.block_velocity_error(state, b, e_);
+    const double err = ConstraintSystem::joint_norm(b, e_);
+    if (err > tol) apply(b, g, -e_, state, stats);
+    return err;
+  }
+
+ private:
+  void apply(const JointBlock& b, int g, const Vec6& rhs, State& state, StepStats& stats) {
+    auto t0 = Clock::now();
+    Vec6 x = Vec6::Zero();
+    x.head(b.dim) = inv_[g].topLeftCorner(b.dim, b.dim) * rhs.head(b.dim);
+    cs_.apply_block_impulse(b, x, state);
+    stats.t_solve += since(t0);
+  }
+
+  ConstraintSystem cs_;
+  std::vector<Mat6> inv_;  // (nblocks) A_ii^-1
+  State pred_;
+  Vec6 e_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// groups of joints solved at once
+
+class GroupCorrector final : public Corrector {
+ public:
+  GroupCorrector(std::vector<std::vector<int>> parts, std::unique_ptr<LinearSolver> (*make)())
+      : parts_spec_(std::move(parts)), make_(make) {}
+
+  void init(const Model& model, const State&) override {
+    groups_.clear();
+    if (parts_spec_.empty()) parts_spec_.push_back({});
+    for (const auto& joints : parts_spec_) {
+      Group g;
+      g.cs = ConstraintSystem(model, joints);
+      g.solver = make_();
+      g.solver->analyze(g.cs);
+      for (size_t k = 0; k < model.bodies.size(); ++k)
+        if (g.cs.body_col(static_cast<int>(k)) >= 0) g.bodies.push_back(static_cast<int>(k));
+      groups_.push_back(std::move(g));
+    }
+  }
+  void update(const Model& model, const State& state, StepStats& stats) override {
+    for (auto& g : groups_) {
+      auto t0 = Clock::now();
+      g.cs.update(model, state);
+      stats.t_assembly += since(t0);
+      t0 = Clock::now();
+      g.solver->factor(g.cs);
+      stats.t_factorization += since(t0);
+    }
+  }
+  int groups() const override { return static_cast<int>(groups_.size()); }
+
+  double correct_position(int gi, const Model& model, const StepLoads& loads, double h, State& state, double tol,
+                          StepStats& stats) override {
+    Group& g = groups_[gi];
+    auto t0 = Clock::now();
+    if (pred_.bodies.size() != state.bodies.size()) pred_ = state;
+    for (size_t k = 0; k < model.bodies.size(); ++k)
+      if (model.bodies[k].is_static) pred_.bodies[k] = state.bodies[k];
+    for (int k : g.bodies) free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pred_.bodies[k]);
+    stats.t_integration += since(t0);
+    g.cs.position_error(model, pred_, g.e);
+    const double err = g.cs.max_joint_norm(g.e);
+    if (err > tol) {
+      g.e *= -1.0 / h;
+      apply(g, state, stats);
+    }
+    return err;
+  }
+
+  double correct_velocity(int gi, State& state, double tol, StepStats& stats) override {
+    Group& g = groups_[gi];
+    g.cs.velocity_error(state, g.e);
+    const double err = g.cs.max_joint_norm(g.e);
+    if (err > tol) {
+      g.e *= -1.0;
+      apply(g, state, stats);
+    }
+    return err;
+  }
+
+ private:
+  struct Group {
+    ConstraintSystem cs;
+    std::unique_ptr<LinearSolver> solver;
+    std::vector<int> bodies;
+    Eigen::VectorXd e, x;
+  };
+  void apply(Group& g, State& state, StepStats& stats) {
+    auto t0 = Clock::now();
+    g.solver->solve(g.e, g.x);
+    if (!g.x.allFinite()) throw SimulationError("impulse solve produced a non-finite impulse (singular system?)");
+    g.cs.apply_impulse(g.x, state);
+    stats.t_solve += since(t0);
+  }
+
+  std::vector<std::vector<int>> parts_spec_;
+  std::unique_ptr<LinearSolver> (*make_)();
+  std::vector<Group> groups_;
+  State pred_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// linear solvers
+
+class DenseSolver final : public LinearSolver {
+ public:
+  void analyze(const ConstraintSystem&) override {}
+  void factor(const ConstraintSystem& cs) override {
+    cs.assemble_dense(A_);
+    ldlt_ = std::make_unique<Eigen::LDLT<Eigen::MatrixXd>>(A_);
+    if (ldlt_->info() != Eigen::Success) throw SimulationError("dense LDL^T of A failed");
+  }
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = ldlt_->solve(b); }
+
+ private:
+  Eigen::MatrixXd A_;
+  std::unique_ptr<Eigen::LDLT<Eigen::MatrixXd>> ldlt_;
+};
+
+class CholmodSolver final : public LinearSolver {
+ public:
+  void analyze(const ConstraintSystem& cs) override {
+    chol_ = std::make_unique<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
+    chol_->cholmod().nmethods = 1;
+    chol_->cholmod().method[0].ordering = CHOLMOD_AMD;
+    analyzed_ = false;
+    (void)cs;
+  }
+  void factor(const ConstraintSystem& cs) override {
+    cs.assemble_sparse_lower(A_);
+    if (!analyzed_) {
+      chol_->analyzePattern(A_);  // AMD ordering, once
+      analyzed_ = true;
+    }
+    chol_->factorize(A_);
+    if (chol_->info() != Eigen::Success) throw SimulationError("CHOLMOD factorisation of A failed (not positive definite?)");
+  }
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = chol_->solve(b); }
+
+ private:
+  Eigen::SparseMatrix<double> A_;
+  std::unique_ptr<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower>> chol_;
+  bool analyzed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Corrector> make_joint_corrector() { return std::make_unique<JointCorrector>(); }
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts,
+                                                std::unique_ptr<LinearSolver> (*make)()) {
+  return std::make_unique<GroupCorrector>(std::move(parts), make);
+}
+std::unique_ptr<LinearSolver> make_dense_solver() { return std::make_unique<DenseSolver>(); }
+std::unique_ptr<LinearSolver> make_cholmod_solver() { return std::make_unique<CholmodSolver>(); }
+
+// ---------------------------------------------------------------------------------------------
+// the step
+
+ImpulseMethod::ImpulseMethod(MethodInfo info, ImpulseOptions options, std::unique_ptr<Corrector> corrector)
+    : info_(std::move(info)), opt_(options), corrector_(std::move(corrector)) {}
+
+void ImpulseMethod::do_init(const Model& model, const State& state) {
+  corrector_->init(model, state);
+  StepStats unused;
+  corrector_->update(model, state, unused);
+}
+
+void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  step_loads(model, state.t, h, loads_);
+  // 1. position correction on the look-ahead prediction
+  double err = 0;
+  long it = 0;
+  for (;;) {
+    err = 0;
+    for (int g = 0; g < corrector_->groups(); ++g)
+      err = std::max(err, corrector_->correct_position(g, model, loads_, h, state, opt_.tol_p, stats));
+    ++it;
+    if (err <= opt_.tol_p) break;
+    if (it >= opt_.max_iter || !std::isfinite(err))
+      throw SimulationError(fmt::format("{}: position correction did not converge in {} sweeps (error {:.3g} > tol_p {:.3g})",
+                                        info_.name, it, err, opt_.tol_p));
+  }
+  stats.pos_iterations += it;
+  stats.pos_residual = err;
+  // 2. free motion with the corrected velocities
+  auto t0 = Clock::now();
+  free_motion(model, loads_, h, state, next_);
+  std::swap(state.bodies, next_.bodies);
+  stats.t_integration += since(t0);
+  // Jacobians and factorisation at the new state, for 3. and the next step's 1.
+  corrector_->update(model, state, stats);
+  // 3. velocity correction
+  it = 0;
+  for (;;) {
+    err = 0;
+    for (int g = 0; g < corrector_->groups(); ++g) err = std::max(err, corrector_->correct_velocity(g, state, opt_.tol_v, stats));
+    ++it;
+    if (err <= opt_.tol_v) break;
+    if (it >= opt_.max_iter || !std::isfinite(err))
+      throw SimulationError(fmt::format("{}: velocity correction did not converge in {} sweeps (error {:.3g} > tol_v {:.3g})",
+                                        info_.name, it, err, opt_.tol_v));
+  }
+  stats.vel_iterations += it;
+  stats.vel_residual = err;
+}
+
+}  // namespace mb

@@ -1,0 +1,89 @@
+// The impulse-based step shared by `iterative`, `sle` and `linear` (schmitt2003; bender2007 s.3):
+//  1. position correction: predict the state at t+h by free motion (look-ahead, external loads
+//     included), measure the joint errors e on the prediction, apply the impulses that change the
+//     joints' relative velocities by -e/h; repeat until every |e| <= tol_p;
+//  2. free motion of every body over h with the corrected velocities (= the last prediction);
+//  3. velocity correction: apply the impulses that cancel the joints' relative velocities J V;
+//     repeat until every |J V| <= tol_v.
+// The Jacobians (and, for the linear-system solvers, the factorisation of A = J M^-1 J^T) are
+// computed once per step at the end of step 3's free motion; they serve the velocity correction
+// and the next step's position correction (bender2007 s.3: "factorised only once per step").
+// The three methods differ only in how the impulses are computed (the Corrector): joint by joint
+// (Gauss-Seidel), or for groups of joints at once by a linear solver.
+// Errors are measured per row: rods | |a-b| - L |, ball joint components of a - b (m); rotational
+// rows in rad. A correction that has not converged after max_iter sweeps is a SimulationError.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "methods/common/constraint_system.hpp"
+#include "methods/common/free_motion.hpp"
+#include "methods/method.hpp"
+
+namespace mb {
+
+struct ImpulseOptions {
+  double tol_p = 1e-6;   // m (rad for rotational rows)
+  double tol_v = 1e-6;   // m/s (rad/s)
+  long max_iter = 1000;  // sweeps per correction
+};
+std::vector<OptionInfo> impulse_options_info();
+ImpulseOptions parse_impulse_options(const Spec& spec);
+
+// How impulses are computed. A corrector works on groups of joints; one sweep visits every group.
+class Corrector {
+ public:
+  virtual ~Corrector() = default;
+  virtual void init(const Model& model, const State& state) = 0;
+  // Jacobians (and factorisations) at `state`.
+  virtual void update(const Model& model, const State& state, StepStats& stats) = 0;
+  virtual int groups() const = 0;
+  // Predicts the bodies of group g over h from `state`, measures the group's position error and,
+  // if it exceeds tol, applies the correcting impulses to `state`. Returns the error measured.
+  virtual double correct_position(int g, const Model& model, const StepLoads& loads, double h, State& state,
+                                  double tol, StepStats& stats) = 0;
+  // The same for the velocity error J V.
+  virtual double correct_velocity(int g, State& state, double tol, StepStats& stats) = 0;
+};
+
+// Block Gauss-Seidel over single joints (schmitt2003): each joint's impulse from its own
+// dim x dim block A_ii of A.
+std::unique_ptr<Corrector> make_joint_corrector();
+
+// A linear solver for A x = b with A = J M^-1 J^T of one ConstraintSystem.
+class LinearSolver {
+ public:
+  virtual ~LinearSolver() = default;
+  virtual void analyze(const ConstraintSystem& cs) = 0;
+  virtual void factor(const ConstraintSystem& cs) = 0;
+  virtual void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
+};
+std::unique_ptr<LinearSolver> make_dense_solver();    // Eigen LDL^T of the dense A
+std::unique_ptr<LinearSolver> make_cholmod_solver();  // CHOLMOD supernodal Cholesky, AMD ordering
+
+// Groups of joints each solved at once by its own LinearSolver; several groups are iterated
+// (bender2007 s.5). `parts` lists the model's joint indices per group (one group of all joints
+// when empty).
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts,
+                                                std::unique_ptr<LinearSolver> (*make_solver)());
+
+class ImpulseMethod : public Method {
+ public:
+  ImpulseMethod(MethodInfo info, ImpulseOptions options, std::unique_ptr<Corrector> corrector);
+  const MethodInfo& info() const override { return info_; }
+
+ private:
+  void do_init(const Model& model, const State& state) override;
+  void do_step(const Model& model, State& state, double h, StepStats& stats) override;
+
+  MethodInfo info_;
+  ImpulseOptions opt_;
+  std::unique_ptr<Corrector> corrector_;
+  StepLoads loads_;
+  State next_;
+};
+
+}  // namespace mb

@@ -1,0 +1,21 @@
+// `iterative` (schmitt2003; bender2007 s.3, "iter."): the impulse step with joint-by-joint
+// Gauss-Seidel position and velocity correction. Claimed order 2 (schmitt2005 s.2: O(h^3) local).
+#include "methods/impulse/methods.hpp"
+
+namespace mb {
+
+MethodInfo IterativeMethod::describe() {
+  MethodInfo i;
+  i.name = "iterative";
+  i.description = "impulse-based: look-ahead position correction and velocity correction joint by joint (Gauss-Seidel)";
+  i.source = "schmitt2003; bender2007 s.3";
+  i.options = impulse_options_info();
+  i.order = 2;
+  return i;
+}
+
+std::unique_ptr<Method> IterativeMethod::make(const Spec& s) {
+  return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s), make_joint_corrector());
+}
+
+}  // namespace mb
