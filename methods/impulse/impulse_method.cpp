@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cmath>
 
-#include <Eigen/CholmodSupport>
 #include <Eigen/Dense>
 #include <fmt/format.h>
 
@@ -108,7 +107,7 @@ class JointCorrector final : public Corrector {
 
 class GroupCorrector final : public Corrector {
  public:
-  GroupCorrector(std::vector<std::vector<int>> parts, std::unique_ptr<LinearSolver> (*make)())
+  GroupCorrector(std::vector<std::vector<int>> parts, LinearSolverFactory make)
       : parts_spec_(std::move(parts)), make_(make) {}
 
   void init(const Model& model, const State&) override {
@@ -181,64 +180,17 @@ class GroupCorrector final : public Corrector {
   }
 
   std::vector<std::vector<int>> parts_spec_;
-  std::unique_ptr<LinearSolver> (*make_)();
+  LinearSolverFactory make_;
   std::vector<Group> groups_;
   State pred_;
-};
-
-// ---------------------------------------------------------------------------------------------
-// linear solvers
-
-class DenseSolver final : public LinearSolver {
- public:
-  void analyze(const ConstraintSystem&) override {}
-  void factor(const ConstraintSystem& cs) override {
-    cs.assemble_dense(A_);
-    ldlt_ = std::make_unique<Eigen::LDLT<Eigen::MatrixXd>>(A_);
-    if (ldlt_->info() != Eigen::Success) throw SimulationError("dense LDL^T of A failed");
-  }
-  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = ldlt_->solve(b); }
-
- private:
-  Eigen::MatrixXd A_;
-  std::unique_ptr<Eigen::LDLT<Eigen::MatrixXd>> ldlt_;
-};
-
-class CholmodSolver final : public LinearSolver {
- public:
-  void analyze(const ConstraintSystem& cs) override {
-    chol_ = std::make_unique<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower>>();
-    chol_->cholmod().nmethods = 1;
-    chol_->cholmod().method[0].ordering = CHOLMOD_AMD;
-    analyzed_ = false;
-    (void)cs;
-  }
-  void factor(const ConstraintSystem& cs) override {
-    cs.assemble_sparse_lower(A_);
-    if (!analyzed_) {
-      chol_->analyzePattern(A_);  // AMD ordering, once
-      analyzed_ = true;
-    }
-    chol_->factorize(A_);
-    if (chol_->info() != Eigen::Success) throw SimulationError("CHOLMOD factorisation of A failed (not positive definite?)");
-  }
-  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = chol_->solve(b); }
-
- private:
-  Eigen::SparseMatrix<double> A_;
-  std::unique_ptr<Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower>> chol_;
-  bool analyzed_ = false;
 };
 
 }  // namespace
 
 std::unique_ptr<Corrector> make_joint_corrector() { return std::make_unique<JointCorrector>(); }
-std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts,
-                                                std::unique_ptr<LinearSolver> (*make)()) {
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make) {
   return std::make_unique<GroupCorrector>(std::move(parts), make);
 }
-std::unique_ptr<LinearSolver> make_dense_solver() { return std::make_unique<DenseSolver>(); }
-std::unique_ptr<LinearSolver> make_cholmod_solver() { return std::make_unique<CholmodSolver>(); }
 
 // ---------------------------------------------------------------------------------------------
 // the step
@@ -252,23 +204,43 @@ void ImpulseMethod::do_init(const Model& model, const State& state) {
   corrector_->update(model, state, unused);
 }
 
-void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
-  step_loads(model, state.t, h, loads_);
-  // 1. position correction on the look-ahead prediction
+void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
   double err = 0;
   long it = 0;
   for (;;) {
     err = 0;
-    for (int g = 0; g < corrector_->groups(); ++g)
-      err = std::max(err, corrector_->correct_position(g, model, loads_, h, state, opt_.tol_p, stats));
+    for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
     ++it;
-    if (err <= opt_.tol_p) break;
-    if (it >= opt_.max_iter || !std::isfinite(err))
+    if (err <= opt.tol_p) break;
+    if (it >= opt.max_iter || !std::isfinite(err))
       throw SimulationError(fmt::format("{}: position correction did not converge in {} sweeps (error {:.3g} > tol_p {:.3g})",
-                                        info_.name, it, err, opt_.tol_p));
+                                        who, it, err, opt.tol_p));
   }
   stats.pos_iterations += it;
   stats.pos_residual = err;
+}
+
+void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
+  double err = 0;
+  long it = 0;
+  for (;;) {
+    err = 0;
+    for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
+    ++it;
+    if (err <= opt.tol_v) break;
+    if (it >= opt.max_iter || !std::isfinite(err))
+      throw SimulationError(fmt::format("{}: velocity correction did not converge in {} sweeps (error {:.3g} > tol_v {:.3g})",
+                                        who, it, err, opt.tol_v));
+  }
+  stats.vel_iterations += it;
+  stats.vel_residual = err;
+}
+
+void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  step_loads(model, state.t, h, loads_);
+  // 1. position correction on the look-ahead prediction over the whole step
+  correct_positions(*corrector_, model, loads_, h, state, opt_, stats, info_.name);
   // 2. free motion with the corrected velocities
   auto t0 = Clock::now();
   free_motion(model, loads_, h, state, next_);
@@ -277,18 +249,7 @@ void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStat
   // Jacobians and factorisation at the new state, for 3. and the next step's 1.
   corrector_->update(model, state, stats);
   // 3. velocity correction
-  it = 0;
-  for (;;) {
-    err = 0;
-    for (int g = 0; g < corrector_->groups(); ++g) err = std::max(err, corrector_->correct_velocity(g, state, opt_.tol_v, stats));
-    ++it;
-    if (err <= opt_.tol_v) break;
-    if (it >= opt_.max_iter || !std::isfinite(err))
-      throw SimulationError(fmt::format("{}: velocity correction did not converge in {} sweeps (error {:.3g} > tol_v {:.3g})",
-                                        info_.name, it, err, opt_.tol_v));
-  }
-  stats.vel_iterations += it;
-  stats.vel_residual = err;
+  correct_velocities(*corrector_, state, opt_, stats, info_.name);
 }
 
 }  // namespace mb

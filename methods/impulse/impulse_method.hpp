@@ -21,6 +21,7 @@
 
 #include "methods/common/constraint_system.hpp"
 #include "methods/common/free_motion.hpp"
+#include "methods/common/linear_solver.hpp"
 #include "methods/method.hpp"
 
 namespace mb {
@@ -53,22 +54,18 @@ class Corrector {
 // dim x dim block A_ii of A.
 std::unique_ptr<Corrector> make_joint_corrector();
 
-// A linear solver for A x = b with A = J M^-1 J^T of one ConstraintSystem.
-class LinearSolver {
- public:
-  virtual ~LinearSolver() = default;
-  virtual void analyze(const ConstraintSystem& cs) = 0;
-  virtual void factor(const ConstraintSystem& cs) = 0;
-  virtual void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
-};
-std::unique_ptr<LinearSolver> make_dense_solver();    // Eigen LDL^T of the dense A
-std::unique_ptr<LinearSolver> make_cholmod_solver();  // CHOLMOD supernodal Cholesky, AMD ordering
-
 // Groups of joints each solved at once by its own LinearSolver; several groups are iterated
 // (bender2007 s.5). `parts` lists the model's joint indices per group (one group of all joints
 // when empty).
-std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts,
-                                                std::unique_ptr<LinearSolver> (*make_solver)());
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make_solver);
+
+// The phases of the impulse step, shared by every method that corrects with impulses.
+// Position correction: impulses such that free motion over `span` from `state` satisfies every
+// joint to opt.tol_p (look-ahead). Velocity correction: impulses cancelling J V to opt.tol_v.
+// Both use the corrector's current Jacobians; both throw SimulationError after opt.max_iter sweeps.
+void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who);
+void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who);
 
 class ImpulseMethod : public Method {
  public:

@@ -72,7 +72,7 @@ Model make_tree(const TreeParams& p, const std::string& name) {
   for (int i = 0; i < p.joints; ++i) {
     const int depth = 1 + static_cast<int>(std::floor(std::log2(i + 1.0)));
     const int parent_body = i == 0 ? 0 : (i - 1) / 2 + 1;
-    const Body& parent = m.bodies[parent_body];
+    const Body parent = m.bodies[parent_body];  // a copy: push_back below may reallocate
     Quat q = parent.orientation;
     if (i > 0) {
       const int parent_depth = depth - 1;
