@@ -237,6 +237,26 @@ void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, S
   stats.vel_residual = err;
 }
 
+void project_positions(Corrector& c, const Model& model, double span, State& state, const ImpulseOptions& opt,
+                       StepStats& stats, const std::string& who) {
+  // save the velocities and start from rest, without gravity or applied torques
+  State moving = state;
+  for (auto& b : state.bodies) b.v.setZero(), b.w.setZero();
+  StepLoads none;
+  none.force.assign(model.bodies.size(), Vec3::Zero());
+  none.torque.assign(model.bodies.size(), Vec3::Zero());
+  correct_positions(c, model, none, span, state, opt, stats, who);
+  State moved;
+  free_motion(model, none, span, state, moved);
+  // the new poses with the saved velocities
+  for (size_t k = 0; k < state.bodies.size(); ++k) {
+    state.bodies[k].x = moved.bodies[k].x;
+    state.bodies[k].q = moved.bodies[k].q;
+    state.bodies[k].v = moving.bodies[k].v;
+    state.bodies[k].w = moving.bodies[k].w;
+  }
+}
+
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
   step_loads(model, state.t, h, loads_);
   // 1. position correction on the look-ahead prediction over the whole step

@@ -66,6 +66,12 @@ std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> pa
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
                        const ImpulseOptions& opt, StepStats& stats, const std::string& who);
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who);
+// Impulse position projection (schmitt2005 s.5, LMVD4 step (c)): with the velocities set to zero
+// and no external loads, the position correction over `span` and the free motion over `span`
+// move the bodies onto the constraints; the velocities are then restored. Uses the corrector's
+// current Jacobians (call c.update() at `state` first).
+void project_positions(Corrector& c, const Model& model, double span, State& state, const ImpulseOptions& opt,
+                       StepStats& stats, const std::string& who);
 
 class ImpulseMethod : public Method {
  public:

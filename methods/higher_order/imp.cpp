@@ -1,0 +1,152 @@
+#include "methods/higher_order/imp.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/higher_order/weights.hpp"
+
+namespace mb {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+MethodInfo describe_imp(int k) {
+  MethodInfo i;
+  i.name = fmt::format("Imp{}", 2 * k);
+  i.description = k == 1 ? "impulse-based middle-step procedure (one middle step per step)"
+                         : fmt::format("middle-step impulse procedure extrapolated over 1..{} substeps", k);
+  i.source = "schmitt2005 s.2-3";
+  i.options = {{"tol_p", "1e-13", "joint position correction tolerance, m"},
+               {"tol_v", "1e-13", "joint velocity correction tolerance, m/s"},
+               {"max_iter", "1000", "maximum correction sweeps"},
+               {"solver", "iterative", "joint correction: iterative (Gauss-Seidel), sle (dense), cholmod"},
+               {"lookahead", "half", "prediction span of the middle impulses: half (remaining s/2) or full (s)"},
+               {"dir", "middle", "impulse directions from the middle, the start, or the predicted end of the step"},
+               {"extrapolate", "all", "all (positions, orientations, velocities) or positions (and orientations)"},
+               {"post", "pv", "after extrapolating: pv (projection + velocity correction), v, or none"}};
+  i.order = 2 * k;
+  return i;
+}
+
+std::unique_ptr<Method> make_imp(int k, const Spec& s) {
+  ImpOptions o;
+  o.k = k;
+  o.tol.tol_p = s.get_double("tol_p", o.tol.tol_p);
+  o.tol.tol_v = s.get_double("tol_v", o.tol.tol_v);
+  o.tol.max_iter = s.get_int("max_iter", o.tol.max_iter);
+  if (!(o.tol.tol_p > 0) || !(o.tol.tol_v > 0) || o.tol.max_iter < 1)
+    throw InputError("command line", 0, "method", fmt::format("{}: tolerances must be positive, max_iter >= 1", s.name()));
+  auto choice = [&](const char* key, const std::string& def, std::initializer_list<const char*> valid) {
+    std::string v = s.get_string(key, def);
+    for (const char* x : valid)
+      if (v == x) return v;
+    std::string names;
+    for (const char* x : valid) names += (names.empty() ? "" : ", ") + std::string(x);
+    throw InputError("command line", 0, "method", fmt::format("{}: {} must be one of {}, got '{}'", s.name(), key, names, v));
+  };
+  const std::string solver = choice("solver", "iterative", {"iterative", "sle", "cholmod"});
+  o.lookahead_half = choice("lookahead", "half", {"half", "full"}) == "half";
+  const std::string dir = choice("dir", "middle", {"middle", "start", "end"});
+  o.dir = dir == "middle" ? ImpOptions::Dir::Middle : dir == "start" ? ImpOptions::Dir::Start : ImpOptions::Dir::End;
+  o.extrapolate_velocities = choice("extrapolate", "all", {"all", "positions"}) == "all";
+  const std::string post = choice("post", "pv", {"pv", "v", "none"});
+  o.post = post == "pv" ? ImpOptions::Post::PV : post == "v" ? ImpOptions::Post::V : ImpOptions::Post::None;
+  std::unique_ptr<Corrector> c = solver == "iterative" ? make_joint_corrector()
+                                 : solver == "sle"     ? make_group_corrector({}, make_dense_solver)
+                                                       : make_group_corrector({}, make_cholmod_solver);
+  return std::make_unique<HigherOrderImpulse>(describe_imp(k), o, std::move(c));
+}
+
+HigherOrderImpulse::HigherOrderImpulse(MethodInfo info, ImpOptions opt, std::unique_ptr<Corrector> corrector)
+    : info_(std::move(info)), opt_(opt), corrector_(std::move(corrector)) {
+  for (long double w : extrapolation_weights(opt_.k)) w_.push_back(static_cast<double>(w));
+}
+
+void HigherOrderImpulse::do_init(const Model& model, const State& state) {
+  corrector_->init(model, state);
+  results_.assign(opt_.k, state);
+}
+
+void HigherOrderImpulse::middle_step(const Model& model, State& s, double step, StepStats& stats) {
+  const double half = step / 2;
+  // directions at the start of the step
+  if (opt_.dir == ImpOptions::Dir::Start) corrector_->update(model, s, stats);
+  // 1. ballistic motion over the first half
+  auto t0 = Clock::now();
+  step_loads(model, s.t, half, loads_);
+  free_motion(model, loads_, half, s, tmp_);
+  std::swap(s.bodies, tmp_.bodies);
+  s.t += half;
+  stats.t_integration += since(t0);
+  // 2. impulses at the middle so that the constraints hold at the end of the step
+  step_loads(model, s.t, half, loads_);
+  const double span = opt_.lookahead_half ? half : step;
+  if (opt_.dir == ImpOptions::Dir::Middle) corrector_->update(model, s, stats);
+  if (opt_.dir == ImpOptions::Dir::End) {
+    free_motion(model, loads_, span, s, tmp_);
+    corrector_->update(model, tmp_, stats);
+  }
+  correct_positions(*corrector_, model, loads_, span, s, opt_.tol, stats, info_.name);
+  // 3. ballistic motion over the second half
+  t0 = Clock::now();
+  free_motion(model, loads_, half, s, tmp_);
+  std::swap(s.bodies, tmp_.bodies);
+  s.t += half;
+  stats.t_integration += since(t0);
+  // 4. velocity correction at the end of the step
+  corrector_->update(model, s, stats);
+  correct_velocities(*corrector_, s, opt_.tol, stats, info_.name);
+}
+
+void HigherOrderImpulse::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  // n consecutive middle steps of h/n, n = 1..k, all from the same start state
+  for (int n = 1; n <= opt_.k; ++n) {
+    run_ = state;
+    for (int i = 0; i < n; ++i) middle_step(model, run_, h / n, stats);
+    results_[n - 1] = run_;
+  }
+  if (opt_.k == 1) {
+    state.bodies = results_[0].bodies;
+    return;
+  }
+  // combine with the weights
+  const State& fine = results_[opt_.k - 1];
+  for (size_t b = 0; b < state.bodies.size(); ++b) {
+    if (model.bodies[b].is_static) continue;
+    BodyState out;
+    out.x.setZero();
+    out.v.setZero();
+    out.w.setZero();
+    Eigen::Vector4d q = Eigen::Vector4d::Zero();
+    const Eigen::Vector4d q_first = results_[0].bodies[b].q.coeffs();
+    for (int n = 0; n < opt_.k; ++n) {
+      const BodyState& r = results_[n].bodies[b];
+      out.x += w_[n] * r.x;
+      out.v += w_[n] * r.v;
+      out.w += w_[n] * r.w;
+      const Eigen::Vector4d qn = r.q.coeffs();
+      q += w_[n] * (qn.dot(q_first) < 0 ? -qn : qn);
+    }
+    out.q.coeffs() = q.normalized();
+    if (!opt_.extrapolate_velocities) {
+      out.v = fine.bodies[b].v;
+      out.w = fine.bodies[b].w;
+    }
+    state.bodies[b] = out;
+  }
+  // bring the extrapolated state back onto the constraints
+  if (opt_.post != ImpOptions::Post::None) {
+    corrector_->update(model, state, stats);
+    if (opt_.post == ImpOptions::Post::PV) {
+      project_positions(*corrector_, model, h, state, opt_.tol, stats, info_.name);
+      corrector_->update(model, state, stats);
+    }
+    correct_velocities(*corrector_, state, opt_.tol, stats, info_.name);
+  }
+}
+
+}  // namespace mb
