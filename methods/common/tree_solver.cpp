@@ -1,0 +1,293 @@
+#include "methods/common/tree_solver.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+namespace {
+
+// union-find with path halving over n elements
+struct DisjointSets {
+  std::vector<int> up;
+  explicit DisjointSets(int n) : up(n) { std::iota(up.begin(), up.end(), 0); }
+  int find(int v) {
+    while (up[v] != v) v = up[v] = up[up[v]];
+    return v;
+  }
+  // false if u and v were already connected
+  bool unite(int u, int v) {
+    u = find(u);
+    v = find(v);
+    if (u == v) return false;
+    up[u] = v;
+    return true;
+  }
+};
+
+bool nonzero(const TreeSolver::Block& B) { return (B.array() != 0.0).any(); }
+
+}  // namespace
+
+void TreeSolver::analyze(const ConstraintSystem& cs) { analyze_impl(nullptr, cs); }
+void TreeSolver::analyze(const Model& model, const ConstraintSystem& cs) { analyze_impl(&model, cs); }
+
+void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
+  const std::vector<JointBlock>& blocks = cs.blocks();
+  const int nb = static_cast<int>(blocks.size());
+  nrows_ = cs.rows();
+
+  // graph ids: joint blocks [0, nb), bodies nb + k, the world (and static bodies) last
+  int nbody = 0;
+  for (const JointBlock& b : blocks) nbody = std::max({nbody, b.body[0] + 1, b.body[1] + 1});
+  const int world = nb + nbody;
+  auto body_id = [&](int k) { return k < 0 ? world : nb + k; };
+
+  // cycle check: an edge joining two already connected nodes closes a cycle through its joint
+  DisjointSets sets(world + 1);
+  for (int bi = 0; bi < nb; ++bi)
+    for (int side = 0; side < 2; ++side) {
+      if (sets.unite(bi, body_id(blocks[bi].body[side]))) continue;
+      const int j = blocks[bi].joint;
+      const std::string name = model ? fmt::format("'{}'", model->joints[j].name) : fmt::format("#{}", j);
+      throw UnsupportedModel(fmt::format(
+          "joint {} closes a loop (the world and static bodies count as one node): the linear-time "
+          "tree solver needs an acyclic model; split the joints with split_acyclic()",
+          name));
+    }
+
+  // incidence lists of the bodies (CSR, blocks in index order)
+  std::vector<int> inc_start(nbody + 1, 0), inc;
+  for (const JointBlock& b : blocks)
+    for (int side = 0; side < 2; ++side)
+      if (b.body[side] >= 0) ++inc_start[b.body[side] + 1];
+  for (int k = 0; k < nbody; ++k) inc_start[k + 1] += inc_start[k];
+  inc.resize(inc_start[nbody]);
+  {
+    std::vector<int> fill(inc_start.begin(), inc_start.end() - 1);
+    for (int bi = 0; bi < nb; ++bi)
+      for (int side = 0; side < 2; ++side)
+        if (blocks[bi].body[side] >= 0) inc[fill[blocks[bi].body[side]]++] = bi;
+  }
+  // neighbour `i` of graph node v (bodies of a joint, joints of a body), -1 past the end
+  auto neighbour = [&](int v, int i) -> int {
+    if (v < nb) {
+      for (int side = 0; side < 2; ++side)
+        if (blocks[v].body[side] >= 0 && i-- == 0) return nb + blocks[v].body[side];
+      return -1;
+    }
+    const int k = v - nb;
+    return inc_start[k] + i < inc_start[k + 1] ? inc[inc_start[k] + i] : -1;
+  };
+
+  // iterative DFS from each root, recording the postorder (children before parents)
+  std::vector<int> gparent(world, -2), order;  // -2: not visited, -1: root
+  order.reserve(world);
+  struct Frame {
+    int v, next;
+  };
+  std::vector<Frame> stack;
+  nroots_ = 0;
+  auto visit = [&](int root) {
+    ++nroots_;
+    gparent[root] = -1;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      const int v = stack.back().v;
+      const int w = neighbour(v, stack.back().next++);
+      if (w < 0) {
+        order.push_back(v);
+        stack.pop_back();
+      } else if (w != gparent[v]) {  // acyclic: every other neighbour is new
+        gparent[w] = v;
+        stack.push_back({w, 0});
+      }
+    }
+  };
+  // roots: the anchored joint of a component, else its body of lowest index
+  for (int bi = 0; bi < nb; ++bi)
+    if ((blocks[bi].body[0] < 0 || blocks[bi].body[1] < 0) && gparent[bi] == -2) visit(bi);
+  for (int k = 0; k < nbody; ++k)
+    if (inc_start[k + 1] > inc_start[k] && gparent[nb + k] == -2) visit(nb + k);
+
+  // nodes in postorder with parents, dims and the joint side on the parent edge
+  const int n = static_cast<int>(order.size());
+  std::vector<int> pos(world, -1);
+  for (int i = 0; i < n; ++i) pos[order[i]] = i;
+  nodes_.assign(n, Node{});
+  row_.assign(n, -1);
+  for (int i = 0; i < n; ++i) {
+    const int v = order[i];
+    Node& nd = nodes_[i];
+    nd.is_joint = v < nb;
+    nd.index = nd.is_joint ? v : v - nb;
+    nd.dim = nd.is_joint ? blocks[v].dim : cs.body_dim(v - nb);
+    nd.parent = gparent[v] >= 0 ? pos[gparent[v]] : -1;
+    if (nd.is_joint) row_[i] = blocks[v].row;
+    if (nd.parent >= 0) {
+      const int bi = nd.is_joint ? v : gparent[v];        // the joint on the edge
+      const int k = nd.is_joint ? gparent[v] - nb : v - nb;  // the body on the edge
+      nd.side = blocks[bi].body[0] == k ? 0 : 1;
+    }
+  }
+
+  // children lists (CSR, in elimination order)
+  child_start_.assign(n + 1, 0);
+  for (const Node& nd : nodes_)
+    if (nd.parent >= 0) ++child_start_[nd.parent + 1];
+  for (int i = 0; i < n; ++i) child_start_[i + 1] += child_start_[i];
+  children_.assign(child_start_[n], -1);
+  {
+    std::vector<int> fill(child_start_.begin(), child_start_.end() - 1);
+    for (int i = 0; i < n; ++i)
+      if (nodes_[i].parent >= 0) children_[fill[nodes_[i].parent]++] = i;
+  }
+
+  // numeric buffers, sized once (fixed maximum size: resizing never allocates)
+  Dfac_ = std::vector<Eigen::LDLT<Block>>(n);  // default-constructed in place: Eigen leaves m_info unset
+  Hp_.assign(n, Block());
+  T_.assign(n, Block());
+  z_.assign(n, Vec());
+  for (int i = 0; i < n; ++i) {
+    const int d = nodes_[i].dim;
+    z_[i].setZero(d);
+    if (nodes_[i].parent >= 0) {
+      Hp_[i].setZero(d, nodes_[nodes_[i].parent].dim);
+      T_[i].setZero(d, nodes_[nodes_[i].parent].dim);
+    }
+  }
+  nnz_L_ = nnz_H_ = factor_ops_ = solve_ops_ = 0;
+}
+
+void TreeSolver::parent_block(const ConstraintSystem& cs, int i, Block& H) const {
+  const Node& nd = nodes_[i];
+  const Node& p = nodes_[nd.parent];
+  // H_joint,body = -J_i,k; H_body,joint = -J_i,k^T
+  if (nd.is_joint)
+    H = -cs.blocks()[nd.index].J[nd.side].topLeftCorner(nd.dim, p.dim);
+  else
+    H = -cs.blocks()[p.index].J[nd.side].topLeftCorner(p.dim, nd.dim).transpose();
+}
+
+void TreeSolver::factor(const ConstraintSystem& cs) {
+  const int n = static_cast<int>(nodes_.size());
+  nnz_L_ = nnz_H_ = factor_ops_ = 0;
+  for (int i = 0; i < n; ++i) {
+    const Node& nd = nodes_[i];
+    const int d = nd.dim;
+    Block D;
+
+    // D_i = H_ii - sum_c T_c^T H_c,i over the children c
+    if (nd.is_joint)
+      D.setZero(d, d);
+    else
+      D = cs.mass(nd.index).topLeftCorner(d, d);
+    for (int ci = child_start_[i]; ci < child_start_[i + 1]; ++ci) {
+      const int c = children_[ci];
+      D.noalias() -= T_[c].transpose() * Hp_[c];
+      ++factor_ops_;
+    }
+
+    // pivoted LDL^T of the (definite) diagonal block
+    Eigen::LDLT<Block>& F = Dfac_[i];
+    F.compute(D);
+    ++factor_ops_;
+    const auto dd = F.vectorD().cwiseAbs();
+    if (F.info() != Eigen::Success || !(dd.minCoeff() > 1e-13 * dd.maxCoeff()) || !std::isfinite(dd.maxCoeff()))
+      throw SimulationError(fmt::format("tree solver: singular diagonal block of {} {} (dependent constraint rows?)",
+                                        nd.is_joint ? "joint" : "body",
+                                        nd.is_joint ? cs.blocks()[nd.index].joint : nd.index));
+
+    // T_i = D_i^-1 H_i,p(i)
+    if (nd.parent < 0) continue;
+    parent_block(cs, i, Hp_[i]);
+    T_[i] = F.solve(Hp_[i]);
+    ++factor_ops_;
+    nnz_H_ += nonzero(Hp_[i]);
+    nnz_L_ += nonzero(T_[i]);
+  }
+}
+
+void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+  const int n = static_cast<int>(nodes_.size());
+  if (b.size() != nrows_)
+    throw Error(fmt::format("tree solver: right-hand side has {} entries, expected {}", b.size(), nrows_));
+  if (x.size() != nrows_) x.resize(nrows_);
+  solve_ops_ = 0;
+
+  // z = (0; -b) in node order
+  for (int i = 0; i < n; ++i) {
+    if (nodes_[i].is_joint)
+      z_[i] = -b.segment(row_[i], nodes_[i].dim);
+    else
+      z_[i].setZero(nodes_[i].dim);
+  }
+
+  // forward: L w = z, children before parents
+  for (int i = 0; i < n; ++i)
+    for (int ci = child_start_[i]; ci < child_start_[i + 1]; ++ci) {
+      const int c = children_[ci];
+      z_[i].noalias() -= T_[c].transpose() * z_[c];
+      ++solve_ops_;
+    }
+
+  // diagonal and backward: D L^T u = w, parents before children
+  for (int i = n - 1; i >= 0; --i) {
+    Vec u = Dfac_[i].solve(z_[i]);
+    ++solve_ops_;
+    if (nodes_[i].parent >= 0) {
+      u.noalias() -= T_[i] * z_[nodes_[i].parent];
+      ++solve_ops_;
+    }
+    z_[i] = u;
+  }
+
+  // x: the joint part of u
+  for (int i = 0; i < n; ++i)
+    if (nodes_[i].is_joint) x.segment(row_[i], nodes_[i].dim) = z_[i];
+}
+
+long TreeSolver::nonzero_blocks_L() const { return nnz_L_; }
+long TreeSolver::nonzero_blocks_H_lower() const { return nnz_H_; }
+
+std::vector<std::vector<int>> split_acyclic(const Model& model) {
+  const int nbody = static_cast<int>(model.bodies.size());
+  const int world = nbody;
+  // the world and static bodies are one node
+  auto node = [&](int k) { return (k < 0 || model.bodies[k].is_static) ? world : k; };
+  std::vector<std::vector<int>> parts;
+  std::vector<DisjointSets> sets;
+  for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+    const Joint& J = model.joints[j];
+    const int u = node(J.a), v = node(J.b);
+    // a joint between fixed frames has no rows: part 0
+    if (u == v && u == world) {
+      if (parts.empty()) {
+        parts.emplace_back();
+        sets.emplace_back(nbody + 1);
+      }
+      parts[0].push_back(j);
+      continue;
+    }
+    if (u == v)
+      throw UnsupportedModel(fmt::format("joint '{}' connects body '{}' to itself", J.name, model.bodies[u].name));
+    // the first part in which the joint closes no cycle, else a new one
+    size_t p = 0;
+    while (p < parts.size() && !sets[p].unite(u, v)) ++p;
+    if (p == parts.size()) {
+      parts.emplace_back();
+      sets.emplace_back(nbody + 1);
+      sets[p].unite(u, v);
+    }
+    parts[p].push_back(j);
+  }
+  return parts;
+}
+
+}  // namespace mb
