@@ -18,6 +18,7 @@ const std::vector<MethodEntry>& method_registry() {
       {describe_imp(3), [](const Spec& s) { return make_imp(3, s); }},
       {describe_imp(4), [](const Spec& s) { return make_imp(4, s); }},
       {IterativeMethod::describe(), IterativeMethod::make},
+      {LinearMethod::describe(), LinearMethod::make},
       {Ref::describe(), Ref::make},
       {SleMethod::describe(), SleMethod::make},
   };

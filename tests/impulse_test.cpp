@@ -10,9 +10,9 @@
 
 namespace {
 
-const char* const kImpulseMethods[] = {"iterative", "sle", "sle:solver=cholmod"};
+const char* const kImpulseMethods[] = {"iterative", "sle", "sle:solver=cholmod", "linear"};
 const char* const kTightImpulseMethods[] = {"iterative:tol_p=1e-13,tol_v=1e-13", "sle:tol_p=1e-13,tol_v=1e-13",
-                                            "sle:solver=cholmod,tol_p=1e-13,tol_v=1e-13"};
+                                            "sle:solver=cholmod,tol_p=1e-13,tol_v=1e-13", "linear:tol_p=1e-13,tol_v=1e-13"};
 
 // steps `spec` over [0, t_end] and checks every joint error after every step against `bound`
 mb::State run_checked(const mb::Model& m, const std::string& spec, double h, double t_end, double bound) {
@@ -54,7 +54,7 @@ TEST_CASE("the impulse methods reach the same state and keep every joint within 
 TEST_CASE("the impulse step converges to ref with order 2 on the pendulum", "[methods][impulse][order]") {
   const mb::Model m = mb::build_model("pendulum90");
   const mb::State ref = mbtest::simulate(m, "ref", 0.05, 1.0);
-  for (const char* spec : {"iterative:tol_p=1e-12,tol_v=1e-12", "sle:tol_p=1e-12,tol_v=1e-12"}) {
+  for (const char* spec : {"iterative:tol_p=1e-12,tol_v=1e-12", "sle:tol_p=1e-12,tol_v=1e-12", "linear:tol_p=1e-12,tol_v=1e-12"}) {
     double e1 = mbtest::max_position_difference(mbtest::simulate(m, spec, 0.01, 1.0), ref);
     double e2 = mbtest::max_position_difference(mbtest::simulate(m, spec, 0.005, 1.0), ref);
     double order = std::log2(e1 / e2);

@@ -5,6 +5,7 @@
 #include <Eigen/SparseCore>
 
 #include "core/error.hpp"
+#include "methods/common/tree_solver.hpp"
 
 namespace mb {
 
@@ -65,8 +66,19 @@ class Cholmod final : public LinearSolver {
   bool analyzed_ = false;
 };
 
+class Tree final : public LinearSolver {
+ public:
+  void analyze(const ConstraintSystem& cs) override { tree_.analyze(cs); }
+  void factor(const ConstraintSystem& cs) override { tree_.factor(cs); }
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { tree_.solve(b, x); }
+
+ private:
+  TreeSolver tree_;
+};
+
 }  // namespace
 
+std::unique_ptr<LinearSolver> make_tree_solver() { return std::make_unique<Tree>(); }
 std::unique_ptr<LinearSolver> make_dense_solver() { return std::make_unique<DenseLdlt>(); }
 std::unique_ptr<LinearSolver> make_lu_solver() { return std::make_unique<DenseLu>(); }
 std::unique_ptr<LinearSolver> make_cholmod_solver() { return std::make_unique<Cholmod>(); }

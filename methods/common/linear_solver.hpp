@@ -24,5 +24,6 @@ using LinearSolverFactory = std::unique_ptr<LinearSolver> (*)();
 std::unique_ptr<LinearSolver> make_dense_solver();    // dense A, Eigen LDL^T (O(n^3))
 std::unique_ptr<LinearSolver> make_lu_solver();       // dense A, Eigen partial-pivot LU (O(n^3))
 std::unique_ptr<LinearSolver> make_cholmod_solver();  // sparse A, CHOLMOD supernodal Cholesky, AMD ordering
+std::unique_ptr<LinearSolver> make_tree_solver();     // H = [M -J^T; -J 0], O(n) block LDL^T (acyclic only)
 
 }  // namespace mb

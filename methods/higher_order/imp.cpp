@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "methods/higher_order/weights.hpp"
+#include "methods/impulse/methods.hpp"
 
 namespace mb {
 
@@ -23,7 +24,7 @@ MethodInfo describe_imp(int k) {
   i.options = {{"tol_p", "1e-13", "joint position correction tolerance, m"},
                {"tol_v", "1e-13", "joint velocity correction tolerance, m/s"},
                {"max_iter", "1000", "maximum correction sweeps"},
-               {"solver", "iterative", "joint correction: iterative (Gauss-Seidel), sle (dense), cholmod"},
+               {"solver", "iterative", "joint correction: iterative (Gauss-Seidel), sle (dense), cholmod, linear (O(n) tree)"},
                {"lookahead", "half", "prediction span of the middle impulses: half (remaining s/2) or full (s)"},
                {"dir", "middle", "impulse directions from the middle, the start, or the predicted end of the step"},
                {"extrapolate", "all", "all (positions, orientations, velocities) or positions (and orientations)"},
@@ -48,7 +49,7 @@ std::unique_ptr<Method> make_imp(int k, const Spec& s) {
     for (const char* x : valid) names += (names.empty() ? "" : ", ") + std::string(x);
     throw InputError("command line", 0, "method", fmt::format("{}: {} must be one of {}, got '{}'", s.name(), key, names, v));
   };
-  const std::string solver = choice("solver", "iterative", {"iterative", "sle", "cholmod"});
+  const std::string solver = choice("solver", "iterative", {"iterative", "sle", "cholmod", "linear"});
   o.lookahead_half = choice("lookahead", "half", {"half", "full"}) == "half";
   const std::string dir = choice("dir", "middle", {"middle", "start", "end"});
   o.dir = dir == "middle" ? ImpOptions::Dir::Middle : dir == "start" ? ImpOptions::Dir::Start : ImpOptions::Dir::End;
@@ -57,6 +58,7 @@ std::unique_ptr<Method> make_imp(int k, const Spec& s) {
   o.post = post == "pv" ? ImpOptions::Post::PV : post == "v" ? ImpOptions::Post::V : ImpOptions::Post::None;
   std::unique_ptr<Corrector> c = solver == "iterative" ? make_joint_corrector()
                                  : solver == "sle"     ? make_group_corrector({}, make_dense_solver)
+                                 : solver == "linear"  ? make_linear_corrector()
                                                        : make_group_corrector({}, make_cholmod_solver);
   return std::make_unique<HigherOrderImpulse>(describe_imp(k), o, std::move(c));
 }

@@ -10,6 +10,12 @@ struct IterativeMethod {
   static MethodInfo describe();
   static std::unique_ptr<Method> make(const Spec& spec);
 };
+struct LinearMethod {
+  static MethodInfo describe();
+  static std::unique_ptr<Method> make(const Spec& spec);
+};
+// the `linear` corrector: acyclic parts (split at init), each by the O(n) tree solver
+std::unique_ptr<Corrector> make_linear_corrector();
 struct SleMethod {
   static MethodInfo describe();
   static std::unique_ptr<Method> make(const Spec& spec);
