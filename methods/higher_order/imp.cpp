@@ -21,8 +21,8 @@ MethodInfo describe_imp(int k) {
   i.description = k == 1 ? "impulse-based middle-step procedure (one middle step per step)"
                          : fmt::format("middle-step impulse procedure extrapolated over 1..{} substeps", k);
   i.source = "schmitt2005 s.2-3";
-  i.options = {{"tol_p", "1e-13", "joint position correction tolerance, m"},
-               {"tol_v", "1e-13", "joint velocity correction tolerance, m/s"},
+  i.options = {{"tol_p", "0", "joint position correction tolerance, m; 0: solved to round-off"},
+               {"tol_v", "0", "joint velocity correction tolerance, m/s; 0: solved to round-off"},
                {"max_iter", "1000", "maximum correction sweeps"},
                {"solver", "iterative", "joint correction: iterative (Gauss-Seidel), sle (dense), cholmod, linear (O(n) tree)"},
                {"lookahead", "half", "prediction span of the middle impulses: half (remaining s/2) or full (s)"},
@@ -39,8 +39,8 @@ std::unique_ptr<Method> make_imp(int k, const Spec& s) {
   o.tol.tol_p = s.get_double("tol_p", o.tol.tol_p);
   o.tol.tol_v = s.get_double("tol_v", o.tol.tol_v);
   o.tol.max_iter = s.get_int("max_iter", o.tol.max_iter);
-  if (!(o.tol.tol_p > 0) || !(o.tol.tol_v > 0) || o.tol.max_iter < 1)
-    throw InputError("command line", 0, "method", fmt::format("{}: tolerances must be positive, max_iter >= 1", s.name()));
+  if (!(o.tol.tol_p >= 0) || !(o.tol.tol_v >= 0) || o.tol.max_iter < 1)
+    throw InputError("command line", 0, "method", fmt::format("{}: tolerances must be >= 0 (0: to round-off), max_iter >= 1", s.name()));
   auto choice = [&](const char* key, const std::string& def, std::initializer_list<const char*> valid) {
     std::string v = s.get_string(key, def);
     for (const char* x : valid)

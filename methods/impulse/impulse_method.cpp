@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include <Eigen/Dense>
 #include <fmt/format.h>
@@ -16,8 +17,8 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 }  // namespace
 
 std::vector<OptionInfo> impulse_options_info() {
-  return {{"tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows)"},
-          {"tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s)"},
+  return {{"tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off"},
+          {"tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off"},
           {"max_iter", "1000", "maximum sweeps per correction; more is a failure"}};
 }
 
@@ -26,9 +27,9 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.tol_p = s.get_double("tol_p", o.tol_p);
   o.tol_v = s.get_double("tol_v", o.tol_v);
   o.max_iter = s.get_int("max_iter", o.max_iter);
-  if (!(o.tol_p > 0) || !(o.tol_v > 0) || o.max_iter < 1)
+  if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     throw InputError("command line", 0, "method",
-                     fmt::format("{}: tol_p and tol_v must be positive and max_iter >= 1", s.name()));
+                     fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
 }
 
@@ -204,37 +205,51 @@ void ImpulseMethod::do_init(const Model& model, const State& state) {
   corrector_->update(model, state, unused);
 }
 
-void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
-                       const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
-  double err = 0;
+namespace {
+// Sweeps until the error is within tol; with tol = 0, until it is at round-off level (below
+// kRoundoffRegime) and stops decreasing: the correction is then solved as exactly as the arithmetic
+// allows. (A Gauss-Seidel sweep's error need not fall monotonically far from convergence, so a
+// rise above that level is not taken as stagnation.)
+constexpr double kRoundoffRegime = 1e-10;
+template <class Sweep>
+void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double& residual, const char* what,
+             const std::string& who) {
+  double err = 0, prev = std::numeric_limits<double>::infinity();
   long it = 0;
   for (;;) {
-    err = 0;
-    for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
+    err = sweep();
     ++it;
-    if (err <= opt.tol_p) break;
-    if (it >= opt.max_iter || !std::isfinite(err))
-      throw SimulationError(fmt::format("{}: position correction did not converge in {} sweeps (error {:.3g} > tol_p {:.3g})",
-                                        who, it, err, opt.tol_p));
+    if (err <= tol) break;
+    if (tol == 0 && err < kRoundoffRegime && err >= prev) break;  // stagnated at round-off
+    if (it >= max_iter || !std::isfinite(err))
+      throw SimulationError(fmt::format("{}: {} correction did not converge in {} sweeps (error {:.3g} > tolerance {:.3g})",
+                                        who, what, it, err, tol));
+    prev = err;
   }
-  stats.pos_iterations += it;
-  stats.pos_residual = err;
+  iterations += it;
+  residual = err;
+}
+}  // namespace
+
+void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
+  iterate(
+      [&] {
+        double err = 0;
+        for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
+        return err;
+      },
+      opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
 }
 
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
-  double err = 0;
-  long it = 0;
-  for (;;) {
-    err = 0;
-    for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
-    ++it;
-    if (err <= opt.tol_v) break;
-    if (it >= opt.max_iter || !std::isfinite(err))
-      throw SimulationError(fmt::format("{}: velocity correction did not converge in {} sweeps (error {:.3g} > tol_v {:.3g})",
-                                        who, it, err, opt.tol_v));
-  }
-  stats.vel_iterations += it;
-  stats.vel_residual = err;
+  iterate(
+      [&] {
+        double err = 0;
+        for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
+        return err;
+      },
+      opt.tol_v, opt.max_iter, stats.vel_iterations, stats.vel_residual, "velocity", who);
 }
 
 void project_positions(Corrector& c, const Model& model, double span, State& state, const ImpulseOptions& opt,
