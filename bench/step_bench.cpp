@@ -1,0 +1,73 @@
+// Time of one step of each method on the tree of bender2007 s.6 (tree:joints=J, h = 1/30 s, the
+// paper's tolerances), for the Fig. 4 comparison and the scaling exponents. Each benchmark builds
+// the model and the method once, warms up with untimed steps (the first steps include the torque
+// pulse), then times `step` alone; counters give the per-step split into assembly,
+// factorisation, solve and integration (free motion and predictions) and the correction sweeps.
+// Run: build/release/bench/step_bench --benchmark_out=steps.json --benchmark_out_format=json
+// (readable by Google Benchmark's tools/compare.py). Sizes: 31..255 for every method, up to
+// 16383 for the O(n)/sparse ones (--benchmark_filter selects).
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "methods/method.hpp"
+#include "models/catalog.hpp"
+
+namespace {
+
+struct Case {
+  const char* spec;
+  int max_joints;  // largest tree timed
+};
+
+// the configurations of bender2007 s.6 (iter. at 3 tolerances, SLE at 2, lin.) and ours
+const Case kCases[] = {
+    {"iterative:tol_p=1e-6,tol_v=1e-6", 1023}, {"iterative:tol_p=1e-4,tol_v=1e-4", 1023},
+    {"iterative:tol_p=1e-3,tol_v=1e-3", 1023}, {"sle:tol_p=1e-3,tol_v=1e-3", 1023},
+    {"sle:tol_p=1e-6,tol_v=1e-6", 1023},       {"sle:solver=cholmod,tol_p=1e-6,tol_v=1e-6", 16383},
+    {"linear:tol_p=1e-6,tol_v=1e-6", 16383},
+};
+
+void step_benchmark(benchmark::State& st, const std::string& spec, int joints) {
+  const mb::Model model = mb::build_model(fmt::format("tree:joints={}", joints));
+  auto method = mb::make_method(spec);
+  mb::State s = mb::initial_state(model);
+  method->init(model, s);
+  const double h = 1.0 / 30;
+  mb::StepStats warm;
+  // warm-up: the torque step and a few more, untimed
+  for (int i = 0; i < 3; ++i) method->step(model, s, h, warm);
+  mb::StepStats stats;
+  for (auto _ : st) {
+    method->step(model, s, h, stats);
+    benchmark::ClobberMemory();
+  }
+  const auto per_step = benchmark::Counter::kAvgIterations;
+  st.counters["assembly_ms"] = benchmark::Counter(1e3 * stats.t_assembly, per_step);
+  st.counters["factor_ms"] = benchmark::Counter(1e3 * stats.t_factorization, per_step);
+  st.counters["solve_ms"] = benchmark::Counter(1e3 * stats.t_solve, per_step);
+  st.counters["integration_ms"] = benchmark::Counter(1e3 * stats.t_integration, per_step);
+  st.counters["pos_sweeps"] = benchmark::Counter(static_cast<double>(stats.pos_iterations), per_step);
+  st.counters["vel_sweeps"] = benchmark::Counter(static_cast<double>(stats.vel_iterations), per_step);
+  st.counters["joints"] = joints;
+  st.SetComplexityN(joints);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const Case& c : kCases) {
+    for (int joints = 31; joints <= c.max_joints; joints = 2 * joints + 1) {
+      const std::string spec = c.spec;
+      benchmark::RegisterBenchmark(fmt::format("step/{}/tree:joints={}", spec, joints).c_str(),
+                                   [spec, joints](benchmark::State& st) { step_benchmark(st, spec, joints); })
+          ->Unit(benchmark::kMillisecond)
+          ->MeasureProcessCPUTime()
+          ->UseRealTime();
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
