@@ -72,41 +72,81 @@ Vec3 angular_momentum(const Model& m, const State& s) {
 namespace {
 Quat body_q(const State& s, int body) { return body == kWorld ? Quat::Identity() : s.bodies[body].q; }
 Vec3 body_w(const State& s, int body) { return body == kWorld ? Vec3::Zero() : s.bodies[body].w; }
+// two unit vectors orthogonal to n (rows)
+Eigen::Matrix<double, 2, 3> orthogonal_rows(const Vec3& n) {
+  Vec3 t = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : (std::abs(n.y()) < 0.6 ? Vec3::UnitY() : Vec3::UnitZ());
+  Vec3 e1 = (t - t.dot(n) * n).normalized(), e2 = n.cross(e1);
+  Eigen::Matrix<double, 2, 3> P;
+  P.row(0) = e1.transpose();
+  P.row(1) = e2.transpose();
+  return P;
+}
 }  // namespace
+
+Vec3 rotation_vector(Quat q) {
+  if (q.w() < 0) q.coeffs() = -q.coeffs();
+  const Vec3 v = q.vec();
+  const double sn = v.norm();
+  if (sn < 1e-12) return 2 * v;
+  return 2 * std::atan2(sn, q.w()) / sn * v;
+}
+
+Vec3 joint_separation(const Model& m, const State& s, const Joint& j) {
+  return world_point(m, s, j.a, j.anchor_a) - world_point(m, s, j.b, j.anchor_b);
+}
+
+Vec3 joint_axis_world(const State& s, const Joint& j) { return body_q(s, j.a) * j.axis_a.normalized(); }
+
+Vec3 joint_rotation_error(const State& s, const Joint& j) {
+  if (joint_parts(j.type).rot == RotPart::Axis) {
+    const Vec3 ua = body_q(s, j.a) * j.axis_a.normalized(), ub = body_q(s, j.b) * j.axis_b.normalized();
+    return ub.cross(ua);
+  }
+  Quat r = (body_q(s, j.a) * j.rel_orientation) * body_q(s, j.b).conjugate();
+  if (joint_parts(j.type).rot == RotPart::Twist) {
+    // swing-twist decomposition of r about a's axis n: the twist angle, as a vector along n
+    if (r.w() < 0) r.coeffs() = -r.coeffs();
+    const Vec3 n = joint_axis_world(s, j);
+    return 2 * std::atan2(r.vec().dot(n), r.w()) * n;
+  }
+  return rotation_vector(r);
+}
 
 JointError joint_error(const Model& m, const State& s, const Joint& j) {
   JointError e;
-  Vec3 pa = world_point(m, s, j.a, j.anchor_a), pb = world_point(m, s, j.b, j.anchor_b);
-  Vec3 va = world_point_velocity(m, s, j.a, j.anchor_a), vb = world_point_velocity(m, s, j.b, j.anchor_b);
-  Vec3 d = pa - pb, dv = va - vb;
-  switch (j.type) {
-    case JointType::Distance: {
-      double len = d.norm();
+  const JointParts parts = joint_parts(j.type);
+  const Vec3 d = joint_separation(m, s, j);
+  const Vec3 dv = world_point_velocity(m, s, j.a, j.anchor_a) - world_point_velocity(m, s, j.b, j.anchor_b);
+  const Vec3 n = joint_axis_world(s, j);
+  // translational part
+  switch (parts.trans) {
+    case TransPart::None: break;
+    case TransPart::Rod: {
+      const double len = d.norm();
       e.pos = std::abs(len - j.length);
       e.vel = len > 0 ? std::abs(d.dot(dv)) / len : dv.norm();
-      return e;
+      break;
     }
-    case JointType::Ball:
-      e.pos = d.norm();
-      e.vel = dv.norm();
-      return e;
-    case JointType::Hinge: {
-      e.pos = d.norm();
-      e.vel = dv.norm();
-      Vec3 ua = body_q(s, j.a) * j.axis_a.normalized(), ub = body_q(s, j.b) * j.axis_b.normalized();
+    case TransPart::Point: e.pos = d.norm(), e.vel = dv.norm(); break;
+    case TransPart::Line: {
+      const auto P = orthogonal_rows(n);
+      e.pos = (P * d).norm(), e.vel = (P * dv).norm();
+      break;
+    }
+    case TransPart::Plane: e.pos = std::abs(n.dot(d)), e.vel = std::abs(n.dot(dv)); break;
+  }
+  // rotational part
+  const Vec3 dw = body_w(s, j.a) - body_w(s, j.b);
+  switch (parts.rot) {
+    case RotPart::None: break;
+    case RotPart::Orientation: e.rot = joint_rotation_error(s, j).norm(), e.rot_vel = dw.norm(); break;
+    case RotPart::Axis: {
+      const Vec3 ua = n, ub = body_q(s, j.b) * j.axis_b.normalized();
       e.rot = std::atan2(ua.cross(ub).norm(), ua.dot(ub));
-      Vec3 dw = body_w(s, j.a) - body_w(s, j.b);
       e.rot_vel = (dw - dw.dot(ua) * ua).norm();
-      return e;
+      break;
     }
-    case JointType::Fixed: {
-      e.pos = d.norm();
-      e.vel = dv.norm();
-      Quat rel = body_q(s, j.a).conjugate() * body_q(s, j.b);
-      e.rot = rel.angularDistance(j.rel_orientation);
-      e.rot_vel = (body_w(s, j.a) - body_w(s, j.b)).norm();
-      return e;
-    }
+    case RotPart::Twist: e.rot = joint_rotation_error(s, j).norm(), e.rot_vel = std::abs(n.dot(dw)); break;
   }
   return e;
 }

@@ -22,6 +22,17 @@ inline double total_energy(const Model& m, const State& s) { return kinetic_ener
 Vec3 linear_momentum(const Model& m, const State& s);
 Vec3 angular_momentum(const Model& m, const State& s);  // about the world origin
 
+// The raw errors every joint type is measured by (shared by the metrics and the methods):
+// separation a - b of the joint points (world), the world axis axis_a (unit), and the rotational
+// error vector (world): orientation part: the rotation vector of (q_a rel) q_b^-1;
+// axis part: u_b x u_a; twist part: the twist angle of that rotation about axis_a (swing-twist
+// decomposition), as a vector along axis_a.
+Vec3 joint_separation(const Model& m, const State& s, const Joint& j);
+Vec3 joint_axis_world(const State& s, const Joint& j);
+Vec3 joint_rotation_error(const State& s, const Joint& j);
+// rotation vector of a unit quaternion (angle in [0, pi])
+Vec3 rotation_vector(Quat q);
+
 // Error of one joint: pos = distance of the joint points (rod: | |pa - pb| - L |), vel = relative
 // velocity of the joint points that the joint forbids (rod: along the rod), rot/rot_vel = angle in
 // rad and relative angular velocity that a hinge or fixed joint forbids (0 for others).

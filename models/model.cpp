@@ -10,14 +10,67 @@
 
 namespace mb {
 
-const char* joint_type_name(JointType t) {
-  switch (t) {
-    case JointType::Distance: return "distance";
-    case JointType::Ball: return "ball";
-    case JointType::Hinge: return "hinge";
-    case JointType::Fixed: return "fixed";
+namespace {
+struct JointTypeRow {
+  JointType type;
+  const char* name;
+  JointParts parts;
+};
+const JointTypeRow kJointTypes[] = {
+    {JointType::Distance, "distance", {TransPart::Rod, RotPart::None}},
+    {JointType::Ball, "ball", {TransPart::Point, RotPart::None}},
+    {JointType::Hinge, "hinge", {TransPart::Point, RotPart::Axis}},
+    {JointType::Fixed, "fixed", {TransPart::Point, RotPart::Orientation}},
+    {JointType::Slider, "slider", {TransPart::Line, RotPart::Orientation}},
+    {JointType::PointOnLine, "point_on_line", {TransPart::Line, RotPart::None}},
+    {JointType::PointOnPlane, "point_on_plane", {TransPart::Plane, RotPart::None}},
+    {JointType::Orientation, "orientation", {TransPart::None, RotPart::Orientation}},
+    {JointType::Axis, "axis", {TransPart::None, RotPart::Axis}},
+    {JointType::Twist, "twist", {TransPart::None, RotPart::Twist}},
+};
+const JointTypeRow& row_of(JointType t) {
+  for (const auto& r : kJointTypes)
+    if (r.type == t) return r;
+  return kJointTypes[0];
+}
+}  // namespace
+
+JointParts joint_parts(JointType t) { return row_of(t).parts; }
+const char* joint_type_name(JointType t) { return row_of(t).name; }
+bool joint_type_from_name(const std::string& name, JointType& t) {
+  for (const auto& r : kJointTypes)
+    if (name == r.name) {
+      t = r.type;
+      return true;
+    }
+  return false;
+}
+const std::vector<JointType>& all_joint_types() {
+  static const std::vector<JointType> v = [] {
+    std::vector<JointType> out;
+    for (const auto& r : kJointTypes) out.push_back(r.type);
+    return out;
+  }();
+  return v;
+}
+int trans_rows(TransPart p) {
+  switch (p) {
+    case TransPart::None: return 0;
+    case TransPart::Rod: return 1;
+    case TransPart::Point: return 3;
+    case TransPart::Line: return 2;
+    case TransPart::Plane: return 1;
   }
-  return "?";
+  return 0;
+}
+int rot_rows(RotPart p) {
+  switch (p) {
+    case RotPart::None: return 0;
+    case RotPart::Orientation: return 3;
+    case RotPart::Axis: return 2;
+    case RotPart::Twist: return 1;
+  }
+  return 0;
 }
 
 int Model::body_index(const std::string& name) const {
@@ -77,6 +130,11 @@ void check_model(const Model& m, const std::string& src) {
     if (J.a < kWorld || J.a >= n || J.b < kWorld || J.b >= n)
       throw InputError(src, 0, f, "joint names a body that does not exist");
     if (J.a == J.b) throw InputError(src, 0, f, "joint connects a body to itself");
+    const JointParts parts = joint_parts(J.type);
+    if ((parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
+         parts.rot == RotPart::Twist) && !(J.axis_a.norm() > 0))
+      throw InputError(src, 0, f + ".axis_a", "axis must be non-zero");
+    if (parts.rot == RotPart::Axis && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
   }

@@ -35,8 +35,29 @@ struct Body {
   Vec3 angular_velocity = Vec3::Zero();  // world frame
 };
 
-enum class JointType { Distance, Ball, Hinge, Fixed };
+// Joints are compositions of the six basic constraints of bender2007 s.3: a translational part
+// that removes 3 (point: the joint points coincide), 2 (line: b's point stays on the line through
+// a's point along axis_a) or 1 (plane: b's point stays on the plane through a's point with normal
+// axis_a) degrees of freedom, or a rod (distance L between the points, 1); and a rotational part that
+// removes 3 (orientation: q_a^-1 q_b = rel_orientation), 2 (axis: axis_b stays parallel to axis_a)
+// or 1 (twist: no relative rotation about axis_a, the twist of the swing-twist decomposition) degrees
+// of freedom.
+enum class JointType { Distance, Ball, Hinge, Fixed, Slider, PointOnLine, PointOnPlane, Orientation, Axis, Twist };
+enum class TransPart { None, Rod, Point, Line, Plane };  // rows: 0, 1, 3, 2, 1
+enum class RotPart { None, Orientation, Axis, Twist };    // rows: 0, 3, 2, 1
+struct JointParts {
+  TransPart trans;
+  RotPart rot;
+};
+// distance = rod; ball = point; hinge = point + axis; fixed = point + orientation;
+// slider (prismatic) = line + orientation; the basic ones alone: point_on_line, point_on_plane,
+// orientation, axis, twist.
+JointParts joint_parts(JointType t);
+int trans_rows(TransPart p);
+int rot_rows(RotPart p);
 const char* joint_type_name(JointType t);
+bool joint_type_from_name(const std::string& name, JointType& t);
+const std::vector<JointType>& all_joint_types();
 
 struct Joint {
   std::string name;
@@ -45,9 +66,9 @@ struct Joint {
   Vec3 anchor_a = Vec3::Zero(); // in a's body frame (world coordinates for kWorld)
   Vec3 anchor_b = Vec3::Zero(); // in b's body frame
   double length = 0;            // Distance: rod length in m
-  Vec3 axis_a = Vec3::UnitZ();  // Hinge: axis in a's frame
-  Vec3 axis_b = Vec3::UnitZ();  // Hinge: axis in b's frame
-  Quat rel_orientation = Quat::Identity();  // Fixed: q_a^-1 q_b that the joint keeps
+  Vec3 axis_a = Vec3::UnitZ();  // line direction / plane normal / hinge or twist axis, in a's frame
+  Vec3 axis_b = Vec3::UnitZ();  // axis part: b's axis, in b's frame
+  Quat rel_orientation = Quat::Identity();  // orientation and twist parts: q_a^-1 q_b that the joint keeps
 };
 
 // A torque (world frame, N m) on one body during [t_begin, t_end). A step that straddles an end

@@ -224,11 +224,12 @@ Model parse_scene(const std::string& text, const std::string& file) {
     Joint j;
     j.name = jr.str("name", fmt::format("joint{}", i + 1));
     std::string type = jr.str("type");
-    if (type == "distance") j.type = JointType::Distance;
-    else if (type == "ball") j.type = JointType::Ball;
-    else if (type == "hinge") j.type = JointType::Hinge;
-    else if (type == "fixed") j.type = JointType::Fixed;
-    else jr.fail("type", fmt::format("must be one of distance, ball, hinge, fixed; got \"{}\"", type));
+    if (!joint_type_from_name(type, j.type)) {
+      std::string names;
+      for (JointType t : all_joint_types()) names += (names.empty() ? "" : ", ") + std::string(joint_type_name(t));
+      jr.fail("type", fmt::format("must be one of {}; got \"{}\"", names, type));
+    }
+    const JointParts parts = joint_parts(j.type);
     auto body_ref = [&](const std::string& key) {
       std::string name = jr.str(key);
       if (name == "world") return kWorld;
@@ -246,13 +247,18 @@ Model parse_scene(const std::string& text, const std::string& file) {
     j.anchor_a = jr.vec3("anchor_a", Vec3::Zero());
     j.anchor_b = jr.vec3("anchor_b", Vec3::Zero());
     if (j.type == JointType::Distance) j.length = jr.positive("length");
-    if (j.type == JointType::Hinge) {
+    const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane ||
+                              parts.rot == RotPart::Axis || parts.rot == RotPart::Twist;
+    if (needs_axis_a) {
       j.axis_a = jr.vec3("axis_a");
-      j.axis_b = jr.vec3("axis_b");
-      if (j.axis_a.norm() == 0) jr.fail("axis_a", "hinge axis must be non-zero");
-      if (j.axis_b.norm() == 0) jr.fail("axis_b", "hinge axis must be non-zero");
+      if (j.axis_a.norm() == 0) jr.fail("axis_a", "axis must be non-zero");
     }
-    if (j.type == JointType::Fixed) j.rel_orientation = jr.has("rel_orientation") ? jr.quat("rel_orientation") : Quat::Identity();
+    if (parts.rot == RotPart::Axis) {
+      j.axis_b = jr.vec3("axis_b");
+      if (j.axis_b.norm() == 0) jr.fail("axis_b", "axis must be non-zero");
+    }
+    if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
+      j.rel_orientation = jr.has("rel_orientation") ? jr.quat("rel_orientation") : Quat::Identity();
     m.joints.push_back(j);
   }
   // [[torque]]
@@ -328,8 +334,13 @@ std::string scene_to_toml(const Model& m) {
     o += fmt::format("\n[[joint]]\nname = {}\ntype = \"{}\"\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\n", str(j.name),
                      joint_type_name(j.type), str(body_name(m, j.a)), str(body_name(m, j.b)), vec(j.anchor_a), vec(j.anchor_b));
     if (j.type == JointType::Distance) o += fmt::format("length = {}\n", num(j.length));
-    if (j.type == JointType::Hinge) o += fmt::format("axis_a = {}\naxis_b = {}\n", vec(j.axis_a), vec(j.axis_b));
-    if (j.type == JointType::Fixed) o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
+    const JointParts parts = joint_parts(j.type);
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
+        parts.rot == RotPart::Twist)
+      o += fmt::format("axis_a = {}\n", vec(j.axis_a));
+    if (parts.rot == RotPart::Axis) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
+    if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
+      o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
   }
   for (const AppliedTorque& a : m.torques)
     o += fmt::format("\n[[torque]]\nbody = {}\ntorque = {}\nt_begin = {}\nt_end = {}\n", str(m.bodies[a.body].name),

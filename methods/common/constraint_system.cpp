@@ -29,25 +29,6 @@ Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& u) {
 
 namespace {
 
-int joint_rows(JointType t, int& rot_row) {
-  switch (t) {
-    case JointType::Distance: rot_row = 1; return 1;
-    case JointType::Ball: rot_row = 3; return 3;
-    case JointType::Hinge: rot_row = 3; return 5;
-    case JointType::Fixed: rot_row = 3; return 6;
-  }
-  return 0;
-}
-
-// rotation vector (world) of a unit quaternion, angle in (-pi, pi]
-Vec3 rotation_vector(Quat q) {
-  if (q.w() < 0) q.coeffs() = -q.coeffs();
-  Vec3 v = q.vec();
-  double s = v.norm();
-  if (s < 1e-12) return 2 * v;
-  return 2 * std::atan2(s, q.w()) / s * v;
-}
-
 Vec3 axis_world(const State& s, int body, const Vec3& axis) {
   Vec3 u = axis.normalized();
   return body < 0 ? u : Vec3(s.bodies[body].q * u);
@@ -75,7 +56,9 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     const Joint& J = m.joints[j];
     JointBlock b;
     b.joint = j;
-    b.dim = joint_rows(J.type, b.rot_row);
+    const JointParts parts = joint_parts(J.type);
+    b.rot_row = trans_rows(parts.trans);
+    b.dim = b.rot_row + rot_rows(parts.rot);
     b.row = nrows_;
     const int ends[2] = {J.a, J.b};
     for (int s = 0; s < 2; ++s) {
@@ -114,17 +97,28 @@ void ConstraintSystem::update(const Model& m, const State& s) {
   for (size_t bi = 0; bi < blocks_.size(); ++bi) {
     JointBlock& b = blocks_[bi];
     const Joint& J = m.joints[b.joint];
-    // translational projection
-    Eigen::Matrix<double, 3, 3> Pt = Mat3::Identity();
-    if (J.type == JointType::Distance) {
-      Vec3 d = world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b);
-      double n = d.norm();
-      if (!(n > 0)) throw SimulationError(fmt::format("rod '{}' has zero length: its direction is undefined", J.name));
-      Pt.row(0) = (d / n).transpose();
+    // projections of the translational and rotational rows at this state
+    const JointParts parts = joint_parts(J.type);
+    const Vec3 axis = axis_world(s, J.a, J.axis_a);
+    Mat3& Pt = b.P_trans;
+    Pt.setIdentity();
+    switch (parts.trans) {
+      case TransPart::Rod: {
+        const Vec3 d = joint_separation(m, s, J);
+        const double n = d.norm();
+        if (!(n > 0)) throw SimulationError(fmt::format("rod '{}' has zero length: its direction is undefined", J.name));
+        Pt.row(0) = (d / n).transpose();
+        break;
+      }
+      case TransPart::Line: Pt.topRows<2>() = orthogonal_basis(axis); break;
+      case TransPart::Plane: Pt.row(0) = axis.transpose(); break;
+      case TransPart::Point:
+      case TransPart::None: break;
     }
     Mat3& Pr = b.P_rot;
     Pr.setIdentity();
-    if (J.type == JointType::Hinge) Pr.topRows<2>() = orthogonal_basis(axis_world(s, J.a, J.axis_a));
+    if (parts.rot == RotPart::Axis) Pr.topRows<2>() = orthogonal_basis(axis);
+    if (parts.rot == RotPart::Twist) Pr.row(0) = axis.transpose();
     const int nt = b.rot_row, nr = b.dim - b.rot_row;
     const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
     for (int side = 0; side < 2; ++side) {
@@ -132,7 +126,11 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       b.J[side].setZero();
       if (k < 0) continue;
       const double sign = side == 0 ? 1.0 : -1.0;
-      const Vec3 r = s.bodies[k].q * anchors[side];
+      // lever arm: for a line or plane the force acts at b's point, which slides along the line or
+      // plane of a (lever r_a - d); this is the exact derivative of n(q_a).(a - b), including the
+      // turning of a's axis
+      Vec3 r = s.bodies[k].q * anchors[side];
+      if (side == 0 && (parts.trans == TransPart::Line || parts.trans == TransPart::Plane)) r -= joint_separation(m, s, J);
       b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
       if (body_dim_[k] == 6) {
         b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
@@ -143,23 +141,32 @@ void ConstraintSystem::update(const Model& m, const State& s) {
 }
 
 void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
+  // the raw errors of models/kinematics, projected with the rows the Jacobian was built with
   const Joint& J = m.joints[b.joint];
+  const JointParts parts = joint_parts(J.type);
   e.setZero();
-  const Vec3 d = world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b);
-  if (J.type == JointType::Distance) {
+  const int nt = b.rot_row, nr = b.dim - b.rot_row;
+  const Vec3 d = joint_separation(m, s, J);
+  if (parts.trans == TransPart::Rod) {
     e[0] = d.norm() - J.length;
-    return;
+  } else if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane) {
+    // the line's or plane's axis on this (predicted) state; the rows of update() transported onto
+    // the plane orthogonal to it, so they stay continuous and match the Jacobian to first order
+    const Vec3 n = joint_axis_world(s, J);
+    if (parts.trans == TransPart::Plane) {
+      e[0] = n.dot(d);
+    } else {
+      Vec3 r1 = b.P_trans.row(0).transpose();
+      r1 = (r1 - r1.dot(n) * n).normalized();
+      const Vec3 r2 = n.cross(r1);
+      const double sign = r2.dot(b.P_trans.row(1).transpose()) < 0 ? -1.0 : 1.0;
+      e[0] = r1.dot(d);
+      e[1] = sign * r2.dot(d);
+    }
+  } else if (nt > 0) {
+    e.head(nt) = b.P_trans.topRows(nt) * d;
   }
-  e.head<3>() = d;
-  if (J.type == JointType::Hinge) {
-    const Vec3 ua = axis_world(s, J.a, J.axis_a), ub = axis_world(s, J.b, J.axis_b);
-    // projected with the rows the Jacobian was built with (update())
-    e.segment<2>(3) = b.P_rot.topRows<2>() * ub.cross(ua);
-  } else if (J.type == JointType::Fixed) {
-    const Quat qa = J.a >= 0 ? s.bodies[J.a].q : Quat::Identity();
-    const Quat qb = J.b >= 0 ? s.bodies[J.b].q : Quat::Identity();
-    e.segment<3>(3) = rotation_vector((qa * J.rel_orientation) * qb.conjugate());
-  }
+  if (nr > 0) e.segment(nt, nr) = b.P_rot.topRows(nr) * joint_rotation_error(s, J);
 }
 
 void ConstraintSystem::position_error(const Model& m, const State& s, Eigen::VectorXd& e) const {

@@ -6,16 +6,22 @@
 // two bodies, so that J V is the joint's relative velocity in the directions it constrains:
 //   translational rows P (v_a + w_a x r_a - v_b - w_b x r_b):  J_a = P [I, -r_a*],  J_b = -P [I, -r_b*]
 //   rotational rows    P (w_a - w_b):                         J_a = P [0, I],     J_b = -P [0, I]
-// (r* is the cross-product matrix of the lever arm r from the centre of mass to the joint point.)
+// (r* is the cross-product matrix of the lever arm r from the centre of mass to the joint point;
+// for line and plane parts a's lever arm reaches b's point, r_a - (a - b), since the force acts
+// where b's point slides on a's line or plane.)
 // The matrix of the impulse SLE is A = J M^-1 J^T (bender2007 eq. 5/6, C = J); an impulse x on the
 // rows changes V by M^-1 J^T x, i.e. +p on body a and -p on body b.
 //
 // Position errors e (same rows) are measured on a predicted state, with e = P (a - b) for
-// translational rows (rod: |a - b| - L) and, for rotational rows, the rotation vector of
-// (q_a rel) q_b^-1 (fixed joint) or u_b x u_a (hinge axes) projected by P; then d e / dt = J V to
-// first order, and the correction solves A x = -e / h. The projection P of a rod is the rod
-// direction at the state the Jacobian was built from; of a hinge's rotational rows, two unit
-// vectors orthogonal to a's axis.
+// translational rows (rod: |a - b| - L) and, for rotational rows, P times the rotation vector of
+// (q_a rel) q_b^-1 (orientation, twist) or u_b x u_a (axis); then d e / dt = J V to first order
+// (for the axis part: d(u_b x u_a)/dt = (w_a - w_b) minus its component along the axis, to first
+// order when the axes are parallel; for the orientation part the rotation vector's rate is
+// w_a - w_b at zero error), and the correction solves A x = -e / h. The rows P are taken at the
+// state the Jacobian was built from (update()): a rod's direction; for a line two unit vectors
+// orthogonal to axis_a, for a plane its normal axis_a; for an axis part two unit vectors orthogonal
+// to axis_a; for a twist axis_a; identity otherwise. A joint's rows are its translational rows
+// followed by its rotational rows (models/model.hpp: JointParts).
 #pragma once
 #include <vector>
 
@@ -36,7 +42,8 @@ struct JointBlock {
   int body[2] = {-1, -1};  // model body index of a and b, or -1 for the world / a static body
   int rot_row = 0;       // rows [0, rot_row) are translational, [rot_row, dim) rotational
   Mat6 J[2] = {Mat6::Zero(), Mat6::Zero()};  // (dim x bodydim) Jacobian blocks, top-left part valid
-  Mat3 P_rot = Mat3::Identity();  // projection of the rotational rows (hinge: 2 rows), set by update()
+  Mat3 P_trans = Mat3::Identity();  // projection of the translational rows (rod: 1, line: 2, plane: 1), set by update()
+  Mat3 P_rot = Mat3::Identity();    // projection of the rotational rows (axis: 2, twist: 1), set by update()
 };
 
 class ConstraintSystem {
