@@ -64,7 +64,7 @@ TEST_CASE("mbbench run prints the metrics and writes the record", "[cli]") {
   REQUIRE(r.code == 0);
   for (const char* s : {"ED ", "EID", "LD ", "constraint drift", "fail: no", "status: ok"}) CHECK_THAT(r.output, Catch::Contains(s));
   json rec = read_json(d / "rec.json");
-  CHECK(rec["schema_version"] == 1);
+  CHECK(rec["schema_version"] == 2);
   CHECK(rec["status"] == "ok");
   CHECK(rec["method"]["name"] == "GC4");
   CHECK(rec["model"]["name"] == "pendulum90");
