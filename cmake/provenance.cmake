@@ -7,6 +7,8 @@ set(MBBENCH_FLAGS "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_bt}}")
 if(MBBENCH_SANITIZE)
   string(APPEND MBBENCH_FLAGS " -fsanitize=address,undefined")
 endif()
+# keep the commit's placeholder for the build-time script (configure_file would blank it)
+set(GIT_COMMIT "@GIT_COMMIT@")
 configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/provenance.cpp.in ${CMAKE_CURRENT_BINARY_DIR}/provenance.cpp.in @ONLY)
 add_custom_target(mbbench_git_commit
   COMMAND ${CMAKE_COMMAND} -DSRC=${CMAKE_CURRENT_SOURCE_DIR} -DIN=${CMAKE_CURRENT_BINARY_DIR}/provenance.cpp.in

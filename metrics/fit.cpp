@@ -1,6 +1,10 @@
 #include "metrics/fit.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace mb {
 
@@ -38,6 +42,60 @@ PowerFit least_squares_fit(const std::vector<double>& h, const std::vector<doubl
     ss += r * r;
   }
   f.residual = std::sqrt(ss / n);
+  return f;
+}
+
+}  // namespace mb
+
+namespace mb {
+
+const std::vector<std::string>& fit_h_names() {
+  static const std::vector<std::string> n = {"simulated", "nominal"};
+  return n;
+}
+const char* to_string(FitH f) { return fit_h_names()[static_cast<size_t>(f)].c_str(); }
+FitH fit_h_from(const std::string& text) {
+  const auto& n = fit_h_names();
+  for (size_t i = 0; i < n.size(); ++i)
+    if (n[i] == text) return static_cast<FitH>(i);
+  throw std::invalid_argument("\"" + text + "\" is not one of: simulated, nominal");
+}
+
+SeriesFit fit_series(const std::vector<SeriesPoint>& points, double h1, double h2, FitH fit_h) {
+  SeriesFit f;
+  // least squares over every usable point; failed and unusable points are counted
+  std::vector<double> hs, ws;
+  for (const auto& p : points) {
+    if (p.failed) ++f.failed;
+    else if (!p.w || !(*p.w > 0) || !std::isfinite(*p.w)) ++f.unusable;
+    else {
+      hs.push_back(p.h);
+      ws.push_back(*p.w);
+    }
+  }
+  if (hs.size() >= 2) {
+    f.least_squares = least_squares_fit(hs, ws);
+    f.h_min = *std::min_element(hs.begin(), hs.end());
+    f.h_max = *std::max_element(hs.begin(), hs.end());
+  }
+  // the two-point fit at the grid points requested as h1 and h2
+  auto at = [&](double target) -> const SeriesPoint* {
+    for (const auto& p : points)
+      if (std::abs(p.h_nominal - target) <= 1e-9 * target) return &p;
+    return nullptr;
+  };
+  const SeriesPoint *p1 = at(h1), *p2 = at(h2);
+  auto usable = [](const SeriesPoint* p) { return p && !p->failed && p->w && *p->w > 0 && std::isfinite(*p->w); };
+  if (!p1 || !p2) f.two_point_note = fmt::format("no grid point at h = {}", !p1 ? h1 : h2);
+  else if (p1->failed || p2->failed) f.two_point_note = fmt::format("failed at h = {}", p1->failed ? h1 : h2);
+  else if (!usable(p1) || !usable(p2)) f.two_point_note = fmt::format("no positive value at h = {}", !usable(p1) ? h1 : h2);
+  else {
+    f.h1 = fit_h == FitH::Nominal ? p1->h_nominal : p1->h;
+    f.h2 = fit_h == FitH::Nominal ? p2->h_nominal : p2->h;
+    f.w1 = *p1->w;
+    f.w2 = *p2->w;
+    f.two_point = two_point_fit(f.h1, f.w1, f.h2, f.w2);
+  }
   return f;
 }
 

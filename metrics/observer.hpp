@@ -18,6 +18,8 @@ struct RunContext {
   double h = 0;                        // step actually used
   long steps = 0;                      // steps planned
   std::optional<long> steps_per_period;  // when h = T/k for the model's period T
+  bool ld_half_periods = false;   // LD reading: |x| at every crossover i T/2 (k even) instead of i T
+  bool ld_with_start = false;     // LD reading: x(0) = 0 counts as a period end (divides by m + 1)
 };
 
 struct StepView {
@@ -45,6 +47,7 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model);
 // Names and one-line definitions, for `mbbench list`.
 struct MetricInfo {
   std::string name, definition;
+  bool per_case = true;  // a number in every record's "metrics" (what experiments may name and fit)
 };
 const std::vector<MetricInfo>& metric_catalog();
 

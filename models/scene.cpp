@@ -6,127 +6,49 @@
 #include <sstream>
 
 #include <fmt/format.h>
-#include <toml++/toml.h>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/toml_reader.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
 
 namespace {
 
-int line_of(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
-
-// Reads one TOML table. Unknown (misspelled) keys are reported first, with their line, before a
-// missing key could be reported in their place.
-class TableReader {
- public:
-  TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid)
-      : t_(t), file_(std::move(file)), ctx_(std::move(ctx)) {
-    check_unknown(valid);
-  }
-
-  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
-    const toml::node* n = t_.get(key);
-    throw InputError(file_, n ? line_of(*n) : line_of(t_), field(key), msg);
-  }
-  std::string field(const std::string& key) const { return ctx_.empty() ? key : ctx_ + "." + key; }
-  int line() const { return line_of(t_); }
-  const std::string& file() const { return file_; }
-
-  bool has(const std::string& key) const { return t_.contains(key); }
-  const toml::node& need(const std::string& key) const {
-    const toml::node* n = t_.get(key);
-    if (!n) throw InputError(file_, line_of(t_), field(key), "missing required field");
-    return *n;
-  }
-
-  double number(const toml::node& n, const std::string& key) const {
-    double v;
-    if (auto f = n.as_floating_point()) v = f->get();
-    else if (auto i = n.as_integer()) v = static_cast<double>(i->get());
-    else throw InputError(file_, line_of(n), field(key), fmt::format("expected a number, got {}", type_name(n)));
-    if (!std::isfinite(v)) throw InputError(file_, line_of(n), field(key), fmt::format("number must be finite, got {}", v));
-    return v;
-  }
-  double num(const std::string& key) { return number(need(key), key); }
-  double num(const std::string& key, double fallback) { return has(key) ? num(key) : fallback; }
-  double positive(const std::string& key) {
-    double v = num(key);
-    if (!(v > 0)) fail(key, fmt::format("must be positive, got {}", v));
-    return v;
-  }
-  std::string str(const std::string& key) {
-    const toml::node& n = need(key);
-    if (auto s = n.as_string()) return s->get();
-    throw InputError(file_, line_of(n), field(key), fmt::format("expected a string, got {}", type_name(n)));
-  }
-  std::string str(const std::string& key, const std::string& fallback) { return has(key) ? str(key) : fallback; }
-  bool boolean(const std::string& key, bool fallback) {
-    if (!has(key)) return fallback;
-    const toml::node& n = need(key);
-    if (auto b = n.as_boolean()) return b->get();
-    throw InputError(file_, line_of(n), field(key), fmt::format("expected true or false, got {}", type_name(n)));
-  }
-  std::vector<double> numbers(const std::string& key, size_t expect = 0) {
-    const toml::node& n = need(key);
-    const toml::array* a = n.as_array();
-    if (!a) throw InputError(file_, line_of(n), field(key), fmt::format("expected an array, got {}", type_name(n)));
-    if (expect && a->size() != expect)
-      throw InputError(file_, line_of(n), field(key), fmt::format("expected {} numbers, got {}", expect, a->size()));
-    std::vector<double> v;
-    for (const auto& e : *a) v.push_back(number(e, key));
-    return v;
-  }
-  Vec3 vec3(const std::string& key) {
-    auto v = numbers(key, 3);
-    return Vec3(v[0], v[1], v[2]);
-  }
-  Vec3 vec3(const std::string& key, const Vec3& fallback) { return has(key) ? vec3(key) : fallback; }
-  Quat quat(const std::string& key) {
-    auto v = numbers(key, 4);
-    Quat q(v[0], v[1], v[2], v[3]);
-    if (std::abs(q.norm() - 1) > 1e-12) fail(key, fmt::format("not a unit quaternion [w, x, y, z] (norm {})", q.norm()));
-    return q;
-  }
-  Mat3 mat3(const std::string& key) {
-    const toml::node& n = need(key);
-    const toml::array* a = n.as_array();
-    if (!a) throw InputError(file_, line_of(n), field(key), "expected [a, b, c] (diagonal) or a 3x3 array");
-    Mat3 m = Mat3::Zero();
-    if (a->size() == 3 && (*a)[0].is_number()) {
-      for (int i = 0; i < 3; ++i) m(i, i) = number((*a)[i], key);
-      return m;
-    }
-    if (a->size() != 3) throw InputError(file_, line_of(n), field(key), "expected [a, b, c] (diagonal) or a 3x3 array");
-    for (int i = 0; i < 3; ++i) {
-      const toml::array* row = (*a)[i].as_array();
-      if (!row || row->size() != 3) throw InputError(file_, line_of(n), field(key), "expected a 3x3 array");
-      for (int j = 0; j < 3; ++j) m(i, j) = number((*row)[j], key);
-    }
+// Eigen-typed fields on top of the shared TableReader (core/toml_reader.hpp)
+Vec3 vec3(const TableReader& r, const std::string& key) {
+  auto v = r.numbers(key, 3);
+  return Vec3(v[0], v[1], v[2]);
+}
+Vec3 vec3(const TableReader& r, const std::string& key, const Vec3& fallback) {
+  return r.has(key) ? vec3(r, key) : fallback;
+}
+Quat quat(const TableReader& r, const std::string& key) {
+  auto v = r.numbers(key, 4);
+  Quat q(v[0], v[1], v[2], v[3]);
+  if (std::abs(q.norm() - 1) > 1e-12) r.fail(key, fmt::format("not a unit quaternion [w, x, y, z] (norm {})", q.norm()));
+  return q;
+}
+// [a, b, c] (diagonal) or a 3x3 array
+Mat3 mat3(const TableReader& r, const std::string& key) {
+  const toml::node& n = r.need(key);
+  const toml::array* a = n.as_array();
+  auto bad = [&](const char* what) { throw InputError(r.file(), toml_line(n), r.field(key), what); };
+  if (!a) bad("expected [a, b, c] (diagonal) or a 3x3 array");
+  Mat3 m = Mat3::Zero();
+  if (a->size() == 3 && (*a)[0].is_number()) {
+    for (int i = 0; i < 3; ++i) m(i, i) = r.number((*a)[i], key);
     return m;
   }
-
-  void check_unknown(const std::vector<std::string>& valid) const {
-    for (const auto& [k, node] : t_) {
-      std::string key(k.str());
-      if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
-      std::string names;
-      for (const auto& v : valid) names += (names.empty() ? "" : ", ") + v;
-      throw InputError(file_, line_of(node), field(key), fmt::format("unknown field; valid fields: {}", names));
-    }
+  if (a->size() != 3) bad("expected [a, b, c] (diagonal) or a 3x3 array");
+  for (int i = 0; i < 3; ++i) {
+    const toml::array* row = (*a)[i].as_array();
+    if (!row || row->size() != 3) bad("expected a 3x3 array");
+    for (int j = 0; j < 3; ++j) m(i, j) = r.number((*row)[j], key);
   }
-
- private:
-  static std::string type_name(const toml::node& n) {
-    std::ostringstream os;
-    os << n.type();
-    return os.str();
-  }
-  const toml::table& t_;
-  std::string file_, ctx_;
-};
+  return m;
+}
 
 const std::vector<std::string> kModelKeys = {"name", "source", "description", "gravity", "duration", "default_h",
                                              "h_grid", "period", "tracked_body", "energy_conserved"};
@@ -136,40 +58,21 @@ const std::vector<std::string> kTorqueKeys = {"body", "torque", "t_begin", "t_en
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length",
                                              "axis_a", "axis_b", "rel_orientation"};
 
-std::vector<const toml::table*> table_array(const toml::table& root, const std::string& key, const std::string& file) {
-  std::vector<const toml::table*> out;
-  const toml::node* n = root.get(key);
-  if (!n) return out;
-  const toml::array* a = n->as_array();
-  if (!a) throw InputError(file, line_of(*n), key, fmt::format("expected [[{}]] tables", key));
-  for (const auto& e : *a) {
-    const toml::table* t = e.as_table();
-    if (!t) throw InputError(file, line_of(e), key, fmt::format("expected [[{}]] tables", key));
-    out.push_back(t);
-  }
-  return out;
-}
-
 }  // namespace
 
 Model parse_scene(const std::string& text, const std::string& file) {
-  toml::table root;
-  try {
-    root = toml::parse(text, file);
-  } catch (const toml::parse_error& e) {
-    throw InputError(file, static_cast<int>(e.source().begin.line), "", fmt::format("not valid TOML: {}", e.description()));
-  }
+  toml::table root = parse_toml(text, file);
   Model m;
   TableReader top(root, file, "", {"model", "body", "joint", "torque"});
   // [model]
   const toml::node& mnode = top.need("model");
   const toml::table* mt = mnode.as_table();
-  if (!mt) throw InputError(file, line_of(mnode), "model", "expected a [model] table");
+  if (!mt) throw InputError(file, toml_line(mnode), "model", "expected a [model] table");
   TableReader mr(*mt, file, "model", kModelKeys);
   m.info.name = mr.str("name");
   m.info.source = mr.str("source", "");
   m.info.description = mr.str("description", "");
-  m.gravity = mr.vec3("gravity");
+  m.gravity = vec3(mr, "gravity");
   m.info.duration = mr.has("duration") ? mr.positive("duration") : 60.0;
   m.info.default_h = mr.has("default_h") ? mr.positive("default_h") : 0.005;
   if (mr.has("h_grid")) {
@@ -184,7 +87,7 @@ Model parse_scene(const std::string& text, const std::string& file) {
   std::string tracked = mr.str("tracked_body", "");
 
   // [[body]]
-  auto bodies = table_array(root, "body", file);
+  auto bodies = top.tables("body");
   if (bodies.empty()) throw InputError(file, 0, "body", "a scene needs at least one [[body]]");
   for (size_t i = 0; i < bodies.size(); ++i) {
     TableReader br(*bodies[i], file, fmt::format("body[{}]", i), kBodyKeys);
@@ -201,15 +104,15 @@ Model parse_scene(const std::string& text, const std::string& file) {
     if (!b.particle) {
       if (b.is_static && !br.has("inertia")) b.inertia = Mat3::Zero();
       else {
-        b.inertia = br.mat3("inertia");
+        b.inertia = mat3(br, "inertia");
         if (!is_spd(b.inertia)) br.fail("inertia", "inertia tensor is not symmetric positive definite");
       }
     }
-    b.box = br.vec3("box", Vec3::Zero());
-    b.position = br.vec3("position");
-    b.orientation = br.has("orientation") ? br.quat("orientation") : Quat::Identity();
-    b.velocity = br.vec3("velocity", Vec3::Zero());
-    b.angular_velocity = br.vec3("angular_velocity", Vec3::Zero());
+    b.box = vec3(br, "box", Vec3::Zero());
+    b.position = vec3(br, "position");
+    b.orientation = br.has("orientation") ? quat(br, "orientation") : Quat::Identity();
+    b.velocity = vec3(br, "velocity", Vec3::Zero());
+    b.angular_velocity = vec3(br, "angular_velocity", Vec3::Zero());
     m.bodies.push_back(b);
   }
   if (!tracked.empty()) {
@@ -218,7 +121,7 @@ Model parse_scene(const std::string& text, const std::string& file) {
   }
 
   // [[joint]]
-  auto joints = table_array(root, "joint", file);
+  auto joints = top.tables("joint");
   for (size_t i = 0; i < joints.size(); ++i) {
     TableReader jr(*joints[i], file, fmt::format("joint[{}]", i), kJointKeys);
     Joint j;
@@ -244,32 +147,32 @@ Model parse_scene(const std::string& text, const std::string& file) {
     j.a = body_ref("a");
     j.b = body_ref("b");
     if (j.a == j.b) jr.fail("b", "a joint must connect two different bodies");
-    j.anchor_a = jr.vec3("anchor_a", Vec3::Zero());
-    j.anchor_b = jr.vec3("anchor_b", Vec3::Zero());
+    j.anchor_a = vec3(jr, "anchor_a", Vec3::Zero());
+    j.anchor_b = vec3(jr, "anchor_b", Vec3::Zero());
     if (j.type == JointType::Distance) j.length = jr.positive("length");
     const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane ||
                               parts.rot == RotPart::Axis || parts.rot == RotPart::Twist;
     if (needs_axis_a) {
-      j.axis_a = jr.vec3("axis_a");
+      j.axis_a = vec3(jr, "axis_a");
       if (j.axis_a.norm() == 0) jr.fail("axis_a", "axis must be non-zero");
     }
     if (parts.rot == RotPart::Axis) {
-      j.axis_b = jr.vec3("axis_b");
+      j.axis_b = vec3(jr, "axis_b");
       if (j.axis_b.norm() == 0) jr.fail("axis_b", "axis must be non-zero");
     }
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
-      j.rel_orientation = jr.has("rel_orientation") ? jr.quat("rel_orientation") : Quat::Identity();
+      j.rel_orientation = jr.has("rel_orientation") ? quat(jr, "rel_orientation") : Quat::Identity();
     m.joints.push_back(j);
   }
   // [[torque]]
-  auto torques = table_array(root, "torque", file);
+  auto torques = top.tables("torque");
   for (size_t i = 0; i < torques.size(); ++i) {
     TableReader tr(*torques[i], file, fmt::format("torque[{}]", i), kTorqueKeys);
     AppliedTorque a;
     std::string name = tr.str("body");
     a.body = m.body_index(name);
     if (a.body < 0) tr.fail("body", fmt::format("no body named '{}'", name));
-    a.torque = tr.vec3("torque");
+    a.torque = vec3(tr, "torque");
     a.t_begin = tr.num("t_begin");
     a.t_end = tr.num("t_end");
     if (!(a.t_end >= a.t_begin)) tr.fail("t_end", "t_end must not precede t_begin");

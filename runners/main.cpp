@@ -1,5 +1,7 @@
 // The mbbench command line (design.md s.6). Exit codes: 0 success; 2 bad input (file, line and
 // field named); 1 any other error.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -18,7 +20,10 @@
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
 #include "models/scene.hpp"
+#include "runners/lib/experiment.hpp"
+#include "runners/lib/report.hpp"
 #include "runners/lib/run_case.hpp"
+#include "runners/lib/sweep.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -105,64 +110,33 @@ void print_summary(const json& r) {
   std::cout << fmt::format("fail: {}\n", r["status"] == "failed" ? "yes" : "no");
 }
 
-std::vector<json> read_records(const std::vector<std::string>& files) {
-  std::vector<json> recs;
-  for (const auto& f : files) {
-    std::ifstream in(f);
-    if (!in) throw mb::InputError(f, 0, "", "cannot open records file");
-    std::string line;
-    int n = 0;
-    while (std::getline(in, line)) {
-      ++n;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      try {
-        recs.push_back(json::parse(line));
-      } catch (const json::exception& e) {
-        throw mb::InputError(f, n, "", fmt::format("not a JSON record: {}", e.what()));
-      }
-    }
-  }
-  return recs;
-}
-
-// A plain table of records and, per model/method/metric, the paper's two-point fit at the grid
-// points nearest to h1 = 0.005 and h2 = 0.04 (their actually simulated h).
-int cmd_table(const std::vector<std::string>& files, const std::string& out) {
-  auto recs = read_records(files);
-  std::string t = "| model | method | h | steps | status | ED | EID | LD | CD_pos_mean |\n|---|---|---|---|---|---|---|---|---|\n";
-  std::map<std::pair<std::string, std::string>, std::vector<const json*>> groups;
-  for (const auto& r : recs) {
-    const json& m = r["metrics"];
-    t += fmt::format("| {} | {} | {:.6g} | {} | {} | {} | {} | {} | {} |\n", r["model"]["name"].get<std::string>(),
-                     r["method"]["spec"].get<std::string>(), r["h"].get<double>(), r["steps_done"].get<long>(),
-                     r["status"].get<std::string>(), fmt_num(m.value("ED", json())), fmt_num(m.value("EID", json())),
-                     fmt_num(m.value("LD", json())), fmt_num(m.value("CD_pos_mean", json())));
-    groups[{r["model"]["name"], r["method"]["spec"]}].push_back(&r);
-  }
-  t += "\nTwo-point fits w = c h^a at the simulated steps nearest to h1 = 0.005 and h2 = 0.04 (schmitt2005 s.6):\n\n";
-  t += "| model | method | metric | h1 | h2 | order a | factor c |\n|---|---|---|---|---|---|---|\n";
-  for (const auto& [key, rs] : groups) {
-    auto nearest = [&](double target) -> const json* {
-      const json* best = nullptr;
-      for (const json* r : rs)
-        if (r->at("status") == "ok" &&
-            (!best || std::abs(std::log(r->at("h").get<double>() / target)) < std::abs(std::log(best->at("h").get<double>() / target))))
-          best = r;
-      return best;
-    };
-    const json *r1 = nearest(0.005), *r2 = nearest(0.04);
-    if (!r1 || !r2 || r1 == r2) continue;
-    for (const char* metric : {"ED", "EID", "LD"}) {
-      const json& a = r1->at("metrics").value(metric, json());
-      const json& b = r2->at("metrics").value(metric, json());
-      if (!a.is_number() || !b.is_number() || !(a.get<double>() > 0) || !(b.get<double>() > 0)) continue;
-      double h1 = r1->at("h"), h2 = r2->at("h");
-      auto f = mb::two_point_fit(h1, a.get<double>(), h2, b.get<double>());
-      t += fmt::format("| {} | {} | {} | {:.6g} | {:.6g} | {:.2f} | {:.6g} |\n", key.first, key.second, metric, h1, h2, f.order, f.factor);
-    }
-  }
+// The report's tables (Markdown) of records, beside the published values if given.
+int cmd_table(const std::vector<std::string>& files, const std::string& out, const std::string& paper_file) {
+  std::optional<mb::Paper> paper;
+  if (!paper_file.empty()) paper = mb::read_paper(paper_file);
+  std::string t = mb::markdown_tables(mb::analyse(mb::read_records(files), paper));
   if (out.empty()) std::cout << t;
   else mb::write_file_atomic(out, t);
+  return 0;
+}
+
+int cmd_sweep(const std::string& file, mb::SweepOptions opt, const std::string& shard) {
+  if (shard.size()) mb::parse_shard(shard, opt.shard, opt.shards);
+  if (opt.jobs < 1) throw mb::InputError("command line", 0, "jobs", fmt::format("must be at least 1, got {}", opt.jobs));
+  mb::Experiment e = mb::read_experiment(file);  // everything validated before any case runs
+  opt.progress = ::isatty(STDERR_FILENO) != 0;
+  auto sum = mb::run_sweep(e, opt);
+  std::cout << fmt::format("sweep {}: {} cases{}: {} run now ({} failed), {} already done; records in {}\n", e.name, sum.cases,
+                           opt.shards > 1 ? fmt::format(" (shard {}/{})", opt.shard, opt.shards) : "", sum.ran, sum.failed,
+                           sum.resumed, sum.records);
+  return 0;
+}
+
+int cmd_merge(const std::vector<std::string>& files, const std::string& out) {
+  std::string notes;
+  long n = mb::merge_records(files, out, &notes);
+  if (!notes.empty()) std::cerr << "mbbench: note: " << notes;
+  std::cout << fmt::format("merged {} records into {}\n", n, out);
   return 0;
 }
 
@@ -216,10 +190,31 @@ int main(int argc, char** argv) {
   exp->add_option("-o,--out", scene_out, "output file")->required();
 
   std::vector<std::string> record_files;
-  std::string table_out;
-  auto* table = app.add_subcommand("table", "plain table and two-point order fits of records (JSON lines)");
+  std::string table_out, paper_file;
+  auto* table = app.add_subcommand("table", "the report's tables (Markdown) of records (JSON lines)");
   table->add_option("records", record_files, "files of JSON-line records")->required();
-  table->add_option("--out", table_out, "write the table to this file instead of stdout");
+  table->add_option("--out", table_out, "write the tables to this file instead of stdout");
+  table->add_option("--paper", paper_file, "published values to compare with (results/paper/*.toml)");
+
+  std::string experiment_file, shard_text;
+  mb::SweepOptions sweep_opt;
+  auto* sweep = app.add_subcommand("sweep", "run an experiment's cases (results/experiments/*.toml) into JSON-line records");
+  sweep->add_option("experiment", experiment_file, "experiment file (TOML)")->required();
+  sweep->add_option("--jobs,-j", sweep_opt.jobs, "cases run in parallel (default 1)");
+  sweep->add_flag("--resume", sweep_opt.resume, "keep the finished cases of an earlier, interrupted sweep");
+  sweep->add_option("--shard", shard_text, "run only shard k of N (k/N): the cases with index % N == k - 1");
+  sweep->add_option("--out", sweep_opt.out_dir, "output folder (default results/out/<experiment name>)");
+
+  std::string merge_out;
+  auto* merge = app.add_subcommand("merge", "join records files (e.g. shards): one record per case, in case order");
+  merge->add_option("records", record_files, "files of JSON-line records")->required();
+  merge->add_option("--out,-o", merge_out, "merged records file (written atomically)")->required();
+
+  std::string report_dir;
+  auto* report = app.add_subcommand("report", "tables beside the paper, CSV, plots and report.html from records");
+  report->add_option("records", record_files, "files of JSON-line records")->required();
+  report->add_option("--out,-o", report_dir, "output folder")->required();
+  report->add_option("--paper", paper_file, "published values (default: the file the experiment names)");
 
   try {
     app.parse(argc, argv);
@@ -235,7 +230,14 @@ int main(int argc, char** argv) {
       mb::write_scene(m, scene_out);
       return 0;
     }
-    if (*table) return cmd_table(record_files, table_out);
+    if (*table) return cmd_table(record_files, table_out, paper_file);
+    if (*sweep) return cmd_sweep(experiment_file, sweep_opt, shard_text);
+    if (*merge) return cmd_merge(record_files, merge_out);
+    if (*report) {
+      std::string html = mb::write_report(record_files, report_dir, paper_file);
+      std::cout << "report: " << html << "\n";
+      return 0;
+    }
     if (*run) {
       if (run->count("--h") && !(h > 0))
         throw mb::InputError("command line", 0, "h", fmt::format("step size must be positive, got {}", h));

@@ -12,33 +12,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-struct Result {
-  int code;
-  std::string output;  // stdout and stderr
-};
-
-Result run(const std::string& args) {
-  std::string cmd = std::string(MBBENCH_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-fs::path temp_dir() {
-  fs::path d = fs::temp_directory_path() / ("mbbench_cli_test_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
-}
+using Result = mbtest::CliResult;
+Result run(const std::string& args) { return mbtest::run_cli(args); }
+fs::path temp_dir() { return mbtest::temp_dir("cli"); }
 
 json read_json(const fs::path& p) {
   std::ifstream in(p);
@@ -64,7 +47,7 @@ TEST_CASE("mbbench run prints the metrics and writes the record", "[cli]") {
   REQUIRE(r.code == 0);
   for (const char* s : {"ED ", "EID", "LD ", "constraint drift", "fail: no", "status: ok"}) CHECK_THAT(r.output, Catch::Contains(s));
   json rec = read_json(d / "rec.json");
-  CHECK(rec["schema_version"] == 1);
+  CHECK(rec["schema_version"] == 2);
   CHECK(rec["status"] == "ok");
   CHECK(rec["method"]["name"] == "GC4");
   CHECK(rec["model"]["name"] == "pendulum90");

@@ -60,3 +60,51 @@ TEST_CASE("the default step-size grid", "[models]") {
   CHECK(std::abs(g[10] - 0.04) < 1e-15);
   CHECK(std::abs(g.back() - 0.08) < 1e-15);
 }
+
+TEST_CASE("fit_series: the paper's two-point selection and least squares with failures", "[fits]") {
+  const double a = 4.0, c = 12.1;
+  const double T = 2.00989262729860;
+  // the default grid rounded to T/k, like a model with a period
+  std::vector<mb::SeriesPoint> pts;
+  for (double hn : mb::default_h_grid()) {
+    mb::SeriesPoint p;
+    p.h_nominal = hn;
+    p.h = T / std::round(T / hn);
+    p.w = c * std::pow(p.h, a);
+    pts.push_back(p);
+  }
+  auto f = mb::fit_series(pts);
+  REQUIRE(f.two_point);
+  CHECK(std::abs(f.two_point->order - a) < 1e-12);       // simulated h: exact
+  CHECK(std::abs(f.two_point->factor / c - 1) < 1e-10);
+  CHECK(f.h1 == pts[4].h);
+  CHECK(f.h2 == pts[10].h);
+  REQUIRE(f.least_squares);
+  CHECK(std::abs(f.least_squares->order - a) < 1e-10);
+  CHECK(f.least_squares->points == 13);
+  CHECK(f.h_min == pts.front().h);
+  CHECK(f.h_max == pts.back().h);
+  // nominal h: the formula with 0.005 and 0.04, equal to the hand computation
+  auto n = mb::fit_series(pts, 0.005, 0.04, mb::FitH::Nominal);
+  REQUIRE(n.two_point);
+  const double hand = (std::log(*pts[4].w) - std::log(*pts[10].w)) / (std::log(0.005) - std::log(0.04));
+  CHECK(n.two_point->order == hand);
+  CHECK(n.two_point->factor == *pts[10].w / std::pow(0.04, hand));
+  // failed points are excluded and counted; a failed h2 leaves no two-point fit
+  pts.back().failed = true;
+  pts[10].failed = true;
+  pts[0].w.reset();
+  auto g = mb::fit_series(pts);
+  CHECK(!g.two_point);
+  CHECK_THAT(g.two_point_note, Catch::Contains("failed at h = 0.04"));
+  REQUIRE(g.least_squares);
+  CHECK(g.failed == 2);
+  CHECK(g.unusable == 1);
+  CHECK(g.least_squares->points == 10);
+  CHECK(std::abs(g.least_squares->order - a) < 1e-10);
+  CHECK(g.h_max == pts[11].h);
+  CHECK(g.h_min == pts[1].h);
+  // no grid point at h1
+  auto none = mb::fit_series(pts, 0.006, 0.04);
+  CHECK_THAT(none.two_point_note, Catch::Contains("no grid point at h = 0.006"));
+}

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "methods/method.hpp"
@@ -14,6 +16,29 @@
 namespace mb {
 
 using nlohmann::json;
+
+// --- readings: names as they appear in experiment files and records ---
+const std::vector<std::string>& step_count_names() {
+  static const std::vector<std::string> n = {"floor", "ceil", "round"};
+  return n;
+}
+const std::vector<std::string>& ld_periods_names() {
+  static const std::vector<std::string> n = {"whole", "whole-with-start", "half"};
+  return n;
+}
+const char* to_string(StepCount s) { return step_count_names()[static_cast<size_t>(s)].c_str(); }
+const char* to_string(LdPeriods p) { return ld_periods_names()[static_cast<size_t>(p)].c_str(); }
+
+namespace {
+template <class E>
+E enum_from(const std::string& text, const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == text) return static_cast<E>(i);
+  throw std::invalid_argument(fmt::format("\"{}\" is not one of: {}", text, fmt::join(names, ", ")));
+}
+}  // namespace
+StepCount step_count_from(const std::string& text) { return enum_from<StepCount>(text, step_count_names()); }
+LdPeriods ld_periods_from(const std::string& text) { return enum_from<LdPeriods>(text, ld_periods_names()); }
 
 StepPlan plan_steps(const Model& model, const RunConfig& cfg) {
   StepPlan p;
@@ -27,16 +52,24 @@ StepPlan plan_steps(const Model& model, const RunConfig& cfg) {
   if (model.info.period) {
     const double T = *model.info.period;
     const double r = T / p.h_requested;
+    // LD at half periods needs an even number of steps per period
+    const long per = cfg.ld_periods == LdPeriods::Half ? 2 : 1;
     if (cfg.round_to_period) {
-      long k = std::max(1L, std::lround(r));
+      long k = per * std::max(1L, std::lround(r / static_cast<double>(per)));
       p.h = T / static_cast<double>(k);
       p.steps_per_period = k;
-    } else if (std::abs(r - std::round(r)) <= 1e-9 * r) {
+    } else if (std::abs(r - std::round(r)) <= 1e-9 * r && std::lround(r) % per == 0) {
       p.steps_per_period = std::lround(r);
     }
   }
-  // steps that end at or before the duration (the step that would cross it does not count)
-  p.steps = static_cast<long>(std::floor(p.duration / p.h * (1 + 1e-12)));
+  // floor: steps that end at or before the duration (the step that would cross it does not
+  // count); ceil: that step counts too; round: it counts when it ends nearer than h/2 past D
+  const double q = p.duration / p.h;
+  switch (cfg.steps) {
+    case StepCount::Floor: p.steps = static_cast<long>(std::floor(q * (1 + 1e-12))); break;
+    case StepCount::Ceil: p.steps = static_cast<long>(std::ceil(q * (1 - 1e-12))); break;
+    case StepCount::Round: p.steps = std::lround(q); break;
+  }
   if (p.steps < 1) throw InputError("command line", 0, "h", fmt::format("step {} is longer than the duration {}", p.h, p.duration));
   return p;
 }
@@ -121,7 +154,8 @@ json run_case(const Model& model, const std::string& method_spec, const RunConfi
   method->init(model, state);
 
   auto observers = make_observers(model);
-  RunContext ctx{h, plan.steps, plan.steps_per_period};
+  RunContext ctx{h, plan.steps, plan.steps_per_period, cfg.ld_periods == LdPeriods::Half,
+                 cfg.ld_periods == LdPeriods::WholeWithStart};
   StepView v0 = view_state(model, state, 0);
   for (auto& o : observers) o->begin(model, ctx, v0);
 
@@ -192,7 +226,7 @@ json run_case(const Model& model, const std::string& method_spec, const RunConfi
   for (const auto& o : observers) o->write(metrics);
 
   json rec;
-  rec["schema_version"] = 1;
+  rec["schema_version"] = 2;
   rec["model"] = {{"name", model.info.name}, {"source", model.info.source}, {"bodies", model.bodies.size()},
                   {"joints", model.joints.size()}};
   if (model.info.period) rec["model"]["period"] = *model.info.period;
@@ -205,12 +239,16 @@ json run_case(const Model& model, const std::string& method_spec, const RunConfi
   rec["status"] = failure.empty() ? "ok" : "failed";
   rec["failure"] = failure.empty() ? json(nullptr) : json{{"reason", failure}, {"t", fail_time}};
   rec["metrics"] = metrics;
+  rec["readings"] = {{"steps", to_string(cfg.steps)}, {"ld_periods", to_string(cfg.ld_periods)},
+                     {"round_to_period", cfg.round_to_period}, {"fail_threshold", cfg.fail_threshold}};
   rec["stats"] = stats_json(stats);
-  rec["timing"] = {{"step_seconds_total", step_seconds},
-                   {"step_seconds_mean", done ? step_seconds / static_cast<double>(done) : 0.0},
-                   {"assembly", stats.t_assembly}, {"factorization", stats.t_factorization},
-                   {"solve", stats.t_solve}, {"integration", stats.t_integration}};
+  // everything above is bit-identical for the same inputs and build; provenance (where, when,
+  // and the wall time it took, which depends on the machine's load) is not
   rec["provenance"] = provenance();
+  rec["provenance"]["timing"] = {{"step_seconds_total", step_seconds},
+                                 {"step_seconds_mean", done ? step_seconds / static_cast<double>(done) : 0.0},
+                                 {"assembly", stats.t_assembly}, {"factorization", stats.t_factorization},
+                                 {"solve", stats.t_solve}, {"integration", stats.t_integration}};
   if (!samples.empty()) {
     rec["samples"] = sample_list;
     if (cfg.ref_error && info.name != "ref") {

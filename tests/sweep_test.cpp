@@ -1,0 +1,181 @@
+// End-to-end tests of mbbench sweep and merge: a killed sweep resumes to the same record set,
+// shards merge to the unsharded sweep, --jobs does not change a number, and every bad experiment
+// file stops with file, line and field before any case runs.
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+#include "models/catalog.hpp"
+#include "runners/lib/experiment.hpp"
+#include "runners/lib/sweep.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kSmall = std::string(MBBENCH_TEST_DATA) + "/experiments/small.toml";
+
+// case id -> record without provenance (what must be bit-identical), checking ids are unique
+std::map<std::string, std::string> record_set(const fs::path& file) {
+  std::map<std::string, std::string> set;
+  for (const json& r : mb::read_records_file(file.string()).records) {
+    std::string id = r["experiment"]["case_id"];
+    INFO("case " << id);
+    CHECK(set.count(id) == 0);
+    set[id] = mb::without_provenance(r).dump();
+  }
+  return set;
+}
+
+long line_count(const fs::path& file) {
+  std::ifstream in(file);
+  long n = 0;
+  std::string s;
+  while (std::getline(in, s)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep killed mid-way and resumed gives the uninterrupted record set", "[sweep][resume]") {
+  const long total = static_cast<long>(mb::expand_cases(mb::read_experiment(kSmall)).size());
+  fs::path d = mbtest::temp_dir("sweep_resume");
+  // the uninterrupted sweep, 2 jobs
+  auto full = mbtest::run_cli("sweep " + kSmall + " --jobs 2 --out " + (d / "full").string());
+  REQUIRE(full.code == 0);
+  auto expected = record_set(d / "full" / "records.jsonl");
+  REQUIRE(static_cast<long>(expected.size()) == total);
+
+  // a sweep with 1 job, killed (SIGKILL) once some but not all cases are written
+  const fs::path records = d / "killed" / "records.jsonl";
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    execl(MBBENCH_EXE, MBBENCH_EXE, "sweep", kSmall.c_str(), "--jobs", "1", "--out", (d / "killed").c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  while (!(fs::exists(records) && line_count(records) >= 3) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  const long before = line_count(records);
+  INFO("records before the kill: " << before << " of " << total);
+  REQUIRE(before >= 3);
+  REQUIRE(before < total);
+  // a write cut short: a half line at the end must be dropped, never duplicated
+  { std::ofstream(records, std::ios::app) << R"({"schema_version":2,"experiment":{"case_id":"pendul)"; }
+
+  // without --resume the existing file is refused; with it the sweep completes
+  auto refused = mbtest::run_cli("sweep " + kSmall + " --out " + (d / "killed").string());
+  CHECK(refused.code == 2);
+  CHECK_THAT(refused.output, Catch::Contains("--resume"));
+  auto resumed = mbtest::run_cli("sweep " + kSmall + " --jobs 1 --resume --out " + (d / "killed").string());
+  REQUIRE(resumed.code == 0);
+  CHECK_THAT(resumed.output, Catch::Contains(fmt::format("{} already done", before)));
+  CHECK(line_count(records) == total);
+  CHECK(record_set(records) == expected);
+  // and a second resume has nothing left to do
+  auto again = mbtest::run_cli("sweep " + kSmall + " --resume --out " + (d / "killed").string());
+  CHECK_THAT(again.output, Catch::Contains("0 run now"));
+  CHECK(record_set(records) == expected);
+  fs::remove_all(d);
+}
+
+TEST_CASE("shards 1/3, 2/3, 3/3 merged equal the unsharded sweep", "[sweep][shard]") {
+  fs::path d = mbtest::temp_dir("sweep_shard");
+  REQUIRE(mbtest::run_cli("sweep " + kSmall + " --jobs 2 --out " + (d / "all").string()).code == 0);
+  std::string shards;
+  for (int k = 1; k <= 3; ++k) {
+    auto r = mbtest::run_cli(fmt::format("sweep {} --shard {}/3 --out {}", kSmall, k, (d / "sh").string()));
+    REQUIRE(r.code == 0);
+    shards += fmt::format(" {}", (d / "sh" / fmt::format("records.shard-{}-of-3.jsonl", k)).string());
+  }
+  // merging twice the same shard must not duplicate a case
+  auto m = mbtest::run_cli("merge" + shards + " " + (d / "sh" / "records.shard-2-of-3.jsonl").string() + " --out " +
+                           (d / "merged.jsonl").string());
+  REQUIRE(m.code == 0);
+  CHECK_THAT(m.output, Catch::Contains("duplicated"));
+  // same records, same order, same numbers (provenance aside)
+  auto a = mb::read_records_file((d / "all" / "records.jsonl").string()).records;
+  auto b = mb::read_records_file((d / "merged.jsonl").string()).records;
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(mb::without_provenance(a[i]).dump() == mb::without_provenance(b[i]).dump());
+  CHECK(mbtest::run_cli("sweep " + kSmall + " --shard 4/3").code == 2);
+  fs::remove_all(d);
+}
+
+TEST_CASE("a bad experiment file names file, line and field and runs no case", "[sweep][errors]") {
+  const std::string bad = std::string(MBBENCH_TEST_DATA) + "/experiments/bad/";
+  struct Expect {
+    const char* file;
+    const char* where;  // file:line: field '...'
+  };
+  const Expect cases[] = {
+      {"unknown_model.toml", "unknown_model.toml:4: field 'models[1]': unknown model 'pendulum45'"},
+      {"unknown_option.toml", "unknown_option.toml:3: field 'methods[1]': unknown option 'tolerance'"},
+      {"negative_h.toml", "negative_h.toml:5: field 'h[1]': step size must be positive"},
+      {"missing_key.toml", "missing_key.toml:1: field 'methods': missing required field"},
+      {"unknown_key.toml", "unknown_key.toml:5: field 'durration': unknown field"},
+      {"unknown_metric.toml", "unknown_metric.toml:4: field 'metrics[1]': unknown metric 'XD'"},
+      {"unknown_reading.toml", "unknown_reading.toml:7: field 'readings.steps'"},
+      {"unknown_method.toml", "unknown_method.toml:3: field 'methods[1]': unknown method 'LM4'"},
+  };
+  fs::path d = mbtest::temp_dir("sweep_bad");
+  for (const auto& c : cases) {
+    auto r = mbtest::run_cli("sweep " + bad + c.file + " --out " + (d / c.file).string());
+    INFO(c.file << ": " << r.output);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.output, Catch::Contains(c.where));
+    CHECK(!fs::exists(d / c.file));  // nothing was run or written
+  }
+  fs::remove_all(d);
+}
+
+TEST_CASE("experiment cases: stable ids, deterministic order, swept readings", "[sweep]") {
+  auto e = mb::parse_experiment(R"(
+name = "x"
+models = ["pendulum90"]
+methods = ["GC4"]
+h = [0.01, 0.02]
+metrics = ["LD"]
+[readings]
+steps = ["ceil", "floor"]
+ld_periods = ["whole", "half"]
+)", "x.toml");
+  auto cases = mb::expand_cases(e);
+  REQUIRE(cases.size() == 8);
+  CHECK(cases[0].id == "pendulum90 GC4 h=0.01 steps=ceil ld=whole");
+  CHECK(cases[1].id == "pendulum90 GC4 h=0.02 steps=ceil ld=whole");
+  CHECK(cases[7].id == "pendulum90 GC4 h=0.02 steps=floor ld=half");
+  for (size_t i = 0; i < cases.size(); ++i) CHECK(cases[i].index == static_cast<long>(i));
+  // the half-period reading needs an even number of steps per period
+  auto plan = mb::plan_steps(mb::build_model("pendulum90"), cases[2].cfg);
+  CHECK(*plan.steps_per_period % 2 == 0);
+  // the step-count readings: the step crossing the duration counts (ceil) or not (floor)
+  mb::RunConfig cfg;
+  cfg.h = 0.04;
+  cfg.duration = 60;
+  cfg.steps = mb::StepCount::Floor;
+  auto fl = mb::plan_steps(mb::build_model("pendulum10"), cfg);
+  cfg.steps = mb::StepCount::Ceil;
+  auto ce = mb::plan_steps(mb::build_model("pendulum10"), cfg);
+  CHECK(fl.steps == 1492);  // 60 / (T10 / 50) = 1492.6
+  CHECK(ce.steps == 1493);
+}
