@@ -2,6 +2,7 @@
 // methods/<family>/ plus one line here. (An explicit list, not self-registering statics, which a
 // static library can drop.)
 #include "methods/impulse/methods.hpp"
+#include "methods/lagrange/lagrange_method.hpp"
 #include "methods/method.hpp"
 #include "methods/reduced/gc4.hpp"
 #include "methods/reduced/ref.hpp"
@@ -11,7 +12,12 @@ namespace mb {
 const std::vector<MethodEntry>& method_registry() {
   static const std::vector<MethodEntry> entries = {
       {Gc4::describe(), Gc4::make},
+      Lagrange::alias("LM4", "stab=none,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4, unstabilised"),
+      Lagrange::alias("LMBS4", "stab=baumgarte,alpha=10,beta=10,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4, Baumgarte stabilisation (his Example 1)"),
+      Lagrange::alias("LMV4", "stab=v,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4 + impulse velocity correction after each step"),
+      Lagrange::alias("LMVD4", "stab=vd,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))"),
       {IterativeMethod::describe(), IterativeMethod::make},
+      {Lagrange::describe(), Lagrange::make},
       {Ref::describe(), Ref::make},
       {SleMethod::describe(), SleMethod::make},
   };
