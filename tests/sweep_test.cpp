@@ -135,7 +135,7 @@ TEST_CASE("a bad experiment file names file, line and field and runs no case", "
       {"unknown_key.toml", "unknown_key.toml:5: field 'durration': unknown field"},
       {"unknown_metric.toml", "unknown_metric.toml:4: field 'metrics[1]': unknown metric 'XD'"},
       {"unknown_reading.toml", "unknown_reading.toml:7: field 'readings.steps'"},
-      {"unknown_method.toml", "unknown_method.toml:3: field 'methods[1]': unknown method 'LM4'"},
+      {"unknown_method.toml", "unknown_method.toml:3: field 'methods[1]': unknown method 'LM5'"},
   };
   fs::path d = mbtest::temp_dir("sweep_bad");
   for (const auto& c : cases) {

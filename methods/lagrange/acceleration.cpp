@@ -1,0 +1,211 @@
+#include "methods/lagrange/acceleration.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "models/kinematics.hpp"
+
+namespace mb {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Relative motion of a joint's points: d = p_a - p_b, u = d' = J_ball V, c = the centripetal part
+// of d'' (d'' = J_ball a + c), and the relative angular velocity dw = w_a - w_b; only dynamic
+// bodies move (the ConstraintSystem has no columns for static bodies and the world).
+struct PointMotion {
+  Vec3 d, u = Vec3::Zero(), c = Vec3::Zero(), dw = Vec3::Zero();
+};
+
+PointMotion point_motion(const Model& m, const State& s, const JointBlock& b) {
+  const Joint& J = m.joints[b.joint];
+  PointMotion p;
+  p.d = world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b);
+  const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
+  for (int side = 0; side < 2; ++side) {
+    const int k = b.body[side];
+    if (k < 0) continue;
+    const double sign = side == 0 ? 1.0 : -1.0;
+    const BodyState& bs = s.bodies[k];
+    p.u += sign * bs.v;
+    if (m.bodies[k].particle) continue;
+    const Vec3 r = bs.q * anchors[side];
+    p.u += sign * bs.w.cross(r);
+    p.c += sign * bs.w.cross(bs.w.cross(r));
+    p.dw += sign * bs.w;
+  }
+  return p;
+}
+
+// d/dt of the rows of orthogonal_basis(n) (constraint_system.cpp) for n' = ndot: the same
+// piecewise choice of the helper vector t, differentiated (docs/lagrange.md, hinge).
+Eigen::Matrix<double, 2, 3> orthogonal_basis_rate(const Vec3& u, const Vec3& ndot_of_unit) {
+  const Vec3 n = u.normalized();
+  const Vec3 t = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : (std::abs(n.y()) < 0.6 ? Vec3::UnitY() : Vec3::UnitZ());
+  const Vec3& nd = ndot_of_unit;
+  const Vec3 g = t - t.dot(n) * n;
+  const double gn = g.norm();
+  const Vec3 e1 = g / gn;
+  const Vec3 gd = -t.dot(nd) * n - t.dot(n) * nd;
+  const Vec3 e1d = (gd - e1 * e1.dot(gd)) / gn;
+  const Vec3 e2d = nd.cross(e1) + n.cross(e1d);
+  Eigen::Matrix<double, 2, 3> R;
+  R.row(0) = e1d.transpose();
+  R.row(1) = e2d.transpose();
+  return R;
+}
+
+}  // namespace
+
+const char* rod_form_name(RodForm f) {
+  switch (f) {
+    case RodForm::Length: return "length";
+    case RodForm::HalfSquared: return "half_squared";
+    case RodForm::Squared: return "squared";
+  }
+  return "?";
+}
+
+void constraint_function(const Model& m, const State& s, const ConstraintSystem& cs, RodForm form, Eigen::VectorXd& phi,
+                         Eigen::VectorXd& scale) {
+  cs.position_error(m, s, phi);
+  scale.setOnes(cs.rows());
+  if (form == RodForm::Length) return;
+  const double k = form == RodForm::Squared ? 2.0 : 1.0;
+  for (const JointBlock& b : cs.blocks()) {
+    const Joint& J = m.joints[b.joint];
+    if (J.type != JointType::Distance) continue;
+    const double n = (world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b)).norm();
+    phi[b.row] = k * 0.5 * (n * n - J.length * J.length);
+    scale[b.row] = k * n;
+  }
+}
+
+void velocity_product(const Model& m, const State& s, const ConstraintSystem& cs, RodForm form, Eigen::VectorXd& out) {
+  out.setZero(cs.rows());
+  for (const JointBlock& b : cs.blocks()) {
+    const Joint& J = m.joints[b.joint];
+    const PointMotion p = point_motion(m, s, b);
+    const JointParts parts = joint_parts(J.type);
+    // translational part
+    if (parts.trans == TransPart::Rod) {
+      const double n = p.d.norm();
+      if (form == RodForm::Length) {
+        // (d/|d|)' . u + (d/|d|) . c
+        const Vec3 dh = p.d / n;
+        const double ua = dh.dot(p.u);
+        out[b.row] = dh.dot(p.c) + (p.u.squaredNorm() - ua * ua) / n;
+      } else {
+        // (s d/|d|)' . u + s (d/|d|) . c with s d/|d| = k d:  k (u.u + d.c)
+        const double k = form == RodForm::Squared ? 2.0 : 1.0;
+        out[b.row] = k * (p.u.squaredNorm() + p.d.dot(p.c));
+      }
+    } else if (parts.trans == TransPart::Point) {
+      out.segment<3>(b.row) = p.c;
+    }
+    // rotational part: orientation rows w_a - w_b have a constant Jacobian (no term); axis rows
+    // P(u_a) (w_a - w_b), u_a = R_a axis_a: P' (w_a - w_b) with u_a' = w_a x u_a
+    if (parts.rot == RotPart::Axis) {
+      const int ka = b.body[0];
+      if (ka < 0 || m.bodies[ka].particle) continue;
+      const Vec3 ua = s.bodies[ka].q * J.axis_a.normalized();
+      const Vec3 ud = s.bodies[ka].w.cross(ua);
+      out.segment<2>(b.row + b.rot_row) = orthogonal_basis_rate(ua, ud) * p.dw;
+    }
+  }
+}
+
+void AccelerationSolver::init(const Model& model, LinearSolverFactory make_solver, const AccelerationTerms& terms) {
+  // velocity-product terms are derived (docs/lagrange.md) for rods, points, orientation and axis parts
+  for (const Joint& j : model.joints) {
+    const JointParts parts = joint_parts(j.type);
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Twist)
+      throw UnsupportedModel(fmt::format(
+          "lagrange: joint '{}' is a {} joint; the multiplier methods support distance, ball, hinge, fixed, orientation and "
+          "axis joints (the velocity-product terms of line, plane and twist parts are not derived yet)",
+          j.name, joint_type_name(j.type)));
+  }
+  terms_ = terms;
+  cs_ = ConstraintSystem(model);
+  solver_ = make_solver();
+  if (cs_.rows() > 0) solver_->analyze(cs_);
+  tmp_.bodies.assign(model.bodies.size(), BodyState{});
+}
+
+void AccelerationSolver::solve(const Model& m, const State& s, const StepLoads& loads, Eigen::VectorXd& lambda,
+                               State& acc, StepStats& stats) {
+  auto t0 = Clock::now();
+  cs_.update(m, s);
+  // unconstrained accelerations M^-1 (f - w x I_w w)
+  acc.t = s.t;
+  acc.bodies.assign(s.bodies.size(), BodyState{});
+  for (size_t k = 0; k < m.bodies.size(); ++k) {
+    const int dim = cs_.body_dim(static_cast<int>(k));
+    if (dim == 0) continue;
+    BodyState& a = acc.bodies[k];
+    a.v = loads.force[k] / m.bodies[k].mass;
+    if (dim == 6) {
+      const Vec3& w = s.bodies[k].w;
+      const Mat3 Iw = cs_.mass(static_cast<int>(k)).bottomRightCorner<3, 3>();
+      const Mat3 Iwinv = cs_.mass_inverse(static_cast<int>(k)).bottomRightCorner<3, 3>();
+      a.w = Iwinv * (loads.torque[k] - w.cross(Iw * w));
+    }
+  }
+  if (cs_.rows() == 0) {
+    lambda.resize(0);
+    stats.t_assembly += since(t0);
+    return;
+  }
+  // right-hand side in the length-form rows (see the header)
+  velocity_product(m, s, cs_, terms_.form, jdv_);
+  cs_.velocity_error(acc, jmf_);
+  b_ = -jmf_;
+  if (terms_.form != RodForm::Length || terms_.beta != 0) constraint_function(m, s, cs_, terms_.form, phi_, scale_);
+  else scale_.setOnes(cs_.rows());
+  b_.array() -= jdv_.array() / scale_.array();
+  if (terms_.alpha != 0) {
+    cs_.velocity_error(s, jv_);
+    b_ -= 2 * terms_.alpha * jv_;
+  }
+  if (terms_.beta != 0) b_.array() -= terms_.beta * terms_.beta * phi_.array() / scale_.array();
+  stats.t_assembly += since(t0);
+  // factor and solve A lambda = b
+  t0 = Clock::now();
+  solver_->factor(cs_);
+  stats.t_factorization += since(t0);
+  t0 = Clock::now();
+  solver_->solve(b_, mu_);
+  if (!mu_.allFinite())
+    throw SimulationError("Lagrange multipliers are not finite (J M^-1 J^T singular: redundant or degenerate constraints?)");
+  cs_.apply_impulse(mu_, acc);  // a += M^-1 J^T lambda
+  lambda = mu_.array() / scale_.array();
+  stats.t_solve += since(t0);
+}
+
+double AccelerationSolver::last_residual() const {
+  if (cs_.rows() == 0) return 0;
+  State t = tmp_;  // zero velocities
+  cs_.apply_impulse(mu_, t);
+  Eigen::VectorXd Amu;
+  cs_.velocity_error(t, Amu);
+  const double nb = b_.norm();
+  return (Amu - b_).norm() / (nb > 0 ? nb : 1.0);
+}
+
+Eigen::VectorXd lagrange_multipliers(const Model& model, const State& state, const StepLoads& loads,
+                                     LinearSolverFactory make_solver, const AccelerationTerms& terms) {
+  AccelerationSolver a;
+  a.init(model, make_solver, terms);
+  Eigen::VectorXd lambda;
+  State acc;
+  StepStats st;
+  a.solve(model, state, loads, lambda, acc, st);
+  return lambda;
+}
+
+}  // namespace mb

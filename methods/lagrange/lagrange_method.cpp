@@ -1,0 +1,335 @@
+#include "methods/lagrange/lagrange_method.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/impulse/impulse_method.hpp"
+#include "methods/lagrange/acceleration.hpp"
+
+namespace mb {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// the linear solvers for the multipliers (and the impulse corrections of v / vd): one line each
+const std::pair<const char*, LinearSolverFactory> kSolvers[] = {
+    {"lu", make_lu_solver},            // dense A, partial-pivot LU: bender2007's "Lagrange"
+    {"cholmod", make_cholmod_solver},  // sparse A, CHOLMOD supernodal Cholesky, AMD ordering
+    {"baraff", make_tree_solver},      // Baraff's O(n) LDL^T of H = [M -J^T; -J 0] (methods/common/tree_solver.hpp)
+};
+
+enum class Stab { None, Baumgarte, V, VD };
+const std::pair<const char*, Stab> kStabs[] = {
+    {"none", Stab::None}, {"baumgarte", Stab::Baumgarte}, {"v", Stab::V}, {"vd", Stab::VD}};
+const std::pair<const char*, RodForm> kForms[] = {
+    {"length", RodForm::Length}, {"half_squared", RodForm::HalfSquared}, {"squared", RodForm::Squared}};
+
+template <class T, size_t N>
+T pick(const std::pair<const char*, T> (&table)[N], const std::string& key, const std::string& value,
+       const std::string& who) {
+  std::string names;
+  for (const auto& [n, v] : table) {
+    if (value == n) return v;
+    names += (names.empty() ? "" : ", ") + std::string(n);
+  }
+  throw InputError("command line", 0, "method", fmt::format("{}: {} must be one of {}, got '{}'", who, key, names, value));
+}
+
+std::string solver_names() {
+  std::string t;
+  for (const auto& [n, f] : kSolvers) t += (t.empty() ? "" : ", ") + std::string(n);
+  return t;
+}
+
+// Every option of the family, with the stabilisations it applies to.
+struct FamilyOption {
+  OptionInfo info;
+  std::vector<Stab> applies;  // empty: all
+};
+const std::vector<FamilyOption>& family_options() {
+  static const std::vector<FamilyOption> o = {
+      {{"stab", "baumgarte", "none (LM4), baumgarte (LMBS4), v (LMV4: + impulse velocity correction), "
+                             "vd (LMVD4: + impulse position projection and velocity correction)"}, {}},
+      {{"alpha", "10", "Baumgarte damping: phi'' + 2 alpha phi' + beta^2 phi = 0, 1/s"}, {Stab::Baumgarte}},
+      {{"beta", "10", "Baumgarte stiffness (see alpha), 1/s"}, {Stab::Baumgarte}},
+      {{"solver", "lu", "multiplier (and correction) solver: " + solver_names()}, {}},
+      {{"form", "length", "rod constraint function: length (|d|-L), half_squared ((|d|^2-L^2)/2), squared (|d|^2-L^2)"}, {}},
+      {{"tol_p", "1e-10", "projection tolerance of vd, m (rad)"}, {Stab::VD}},
+      {{"tol_v", "1e-10", "velocity correction tolerance of v and vd, m/s (rad/s)"}, {Stab::V, Stab::VD}},
+      {{"max_iter", "1000", "maximum correction sweeps of v and vd; more is a failure"}, {Stab::V, Stab::VD}},
+  };
+  return o;
+}
+
+bool applies(const FamilyOption& o, Stab s) {
+  return o.applies.empty() || std::find(o.applies.begin(), o.applies.end(), s) != o.applies.end();
+}
+
+struct Options {
+  Stab stab = Stab::Baumgarte;
+  AccelerationTerms terms;
+  LinearSolverFactory solver = make_lu_solver;
+  ImpulseOptions imp;
+};
+
+Options parse_options(const Spec& s, const std::string& who) {
+  Options o;
+  const std::string stab_text = s.get_string("stab", "baumgarte");
+  o.stab = pick(kStabs, "stab", stab_text, who);
+  for (const auto& f : family_options())
+    if (s.has(f.info.name) && !applies(f, o.stab)) {
+      std::string list;
+      for (Stab a : f.applies)
+        for (const auto& [n, v] : kStabs)
+          if (v == a) list += (list.empty() ? "" : " or ") + fmt::format("stab={}", n);
+      throw InputError("command line", 0, "method",
+                       fmt::format("{}: option '{}' applies only to {} (this is stab={})", who, f.info.name, list, stab_text));
+    }
+  o.solver = pick(kSolvers, "solver", s.get_string("solver", "lu"), who);
+  o.terms.form = pick(kForms, "form", s.get_string("form", "length"), who);
+  if (o.stab == Stab::Baumgarte) {
+    o.terms.alpha = s.get_double("alpha", 10);
+    o.terms.beta = s.get_double("beta", 10);
+    if (o.terms.alpha < 0 || o.terms.beta < 0)
+      throw InputError("command line", 0, "method", fmt::format("{}: alpha and beta must be >= 0", who));
+  }
+  o.imp.tol_p = s.get_double("tol_p", 1e-10);
+  o.imp.tol_v = s.get_double("tol_v", 1e-10);
+  o.imp.max_iter = s.get_int("max_iter", 1000);
+  if (!(o.imp.tol_p > 0) || !(o.imp.tol_v > 0) || o.imp.max_iter < 1)
+    throw InputError("command line", 0, "method", fmt::format("{}: tol_p and tol_v must be positive and max_iter >= 1", who));
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+class LagrangeMethod final : public Method {
+ public:
+  LagrangeMethod(MethodInfo info, Options o) : info_(std::move(info)), opt_(o) {}
+  const MethodInfo& info() const override { return info_; }
+
+ private:
+  void do_init(const Model& model, const State& state) override;
+  void do_step(const Model& model, State& state, double h, StepStats& stats) override;
+  void pack(const State& s, std::vector<double>& y) const;
+  // positions, orientations (normalised) and velocities of the dynamic bodies from y
+  void unpack(const std::vector<double>& y, State& s) const;
+  void derivative(const std::vector<double>& y, const State& acc, std::vector<double>& dy) const;
+
+  MethodInfo info_;
+  Options opt_;
+  AccelerationSolver acc_;
+  std::unique_ptr<Corrector> corrector_;  // v, vd
+  std::vector<int> offset_;               // (nbody) first entry of each dynamic body in y, -1 static
+  std::vector<char> rigid_;               // (nbody)
+  boost::numeric::odeint::runge_kutta4<std::vector<double>> rk4_;
+  std::vector<double> y_;
+  State stage_, accel_, next_;
+  Eigen::VectorXd lambda_;
+  StepLoads loads_, no_loads_;
+  std::vector<Vec3> saved_v_, saved_w_;
+};
+
+// y per dynamic body: x (3), v (3), and for rigid bodies q (w, x, y, z) (4), w (3)
+void LagrangeMethod::pack(const State& s, std::vector<double>& y) const {
+  for (size_t k = 0; k < offset_.size(); ++k) {
+    if (offset_[k] < 0) continue;
+    double* p = y.data() + offset_[k];
+    const BodyState& b = s.bodies[k];
+    for (int i = 0; i < 3; ++i) p[i] = b.x[i], p[3 + i] = b.v[i];
+    if (!rigid_[k]) continue;
+    p[6] = b.q.w(), p[7] = b.q.x(), p[8] = b.q.y(), p[9] = b.q.z();
+    for (int i = 0; i < 3; ++i) p[10 + i] = b.w[i];
+  }
+}
+
+void LagrangeMethod::unpack(const std::vector<double>& y, State& s) const {
+  for (size_t k = 0; k < offset_.size(); ++k) {
+    if (offset_[k] < 0) continue;
+    const double* p = y.data() + offset_[k];
+    BodyState& b = s.bodies[k];
+    b.x = Vec3(p[0], p[1], p[2]);
+    b.v = Vec3(p[3], p[4], p[5]);
+    if (!rigid_[k]) continue;
+    b.q = Quat(p[6], p[7], p[8], p[9]).normalized();
+    b.w = Vec3(p[10], p[11], p[12]);
+  }
+}
+
+void LagrangeMethod::derivative(const std::vector<double>& y, const State& acc, std::vector<double>& dy) const {
+  for (size_t k = 0; k < offset_.size(); ++k) {
+    if (offset_[k] < 0) continue;
+    const double* p = y.data() + offset_[k];
+    double* d = dy.data() + offset_[k];
+    const BodyState& a = acc.bodies[k];
+    for (int i = 0; i < 3; ++i) d[i] = p[3 + i], d[3 + i] = a.v[i];
+    if (!rigid_[k]) continue;
+    // q' = 1/2 [0, w] q (w in world coordinates)
+    const Quat dq = Quat(0, p[10], p[11], p[12]) * Quat(p[6], p[7], p[8], p[9]);
+    d[6] = 0.5 * dq.w(), d[7] = 0.5 * dq.x(), d[8] = 0.5 * dq.y(), d[9] = 0.5 * dq.z();
+    for (int i = 0; i < 3; ++i) d[10 + i] = a.w[i];
+  }
+}
+
+void LagrangeMethod::do_init(const Model& model, const State& state) {
+  const size_t nb = model.bodies.size();
+  offset_.assign(nb, -1);
+  rigid_.assign(nb, 0);
+  int n = 0;
+  for (size_t k = 0; k < nb; ++k) {
+    if (model.bodies[k].is_static) continue;
+    offset_[k] = n;
+    rigid_[k] = !model.bodies[k].particle;
+    n += rigid_[k] ? 13 : 6;
+  }
+  y_.assign(n, 0.0);
+  no_loads_.force.assign(nb, Vec3::Zero());
+  no_loads_.torque.assign(nb, Vec3::Zero());
+
+  // the model must give a unique, computable set of multipliers at the initial state
+  acc_.init(model, opt_.solver, opt_.terms);
+  const ConstraintSystem& cs = acc_.system();
+  if (cs.rows() > cs.cols())
+    throw UnsupportedModel(fmt::format("{}: the model has {} constraint rows but only {} velocity coordinates: "
+                                       "the constraints are redundant and J M^-1 J^T is singular",
+                                       info_.name, cs.rows(), cs.cols()));
+  try {
+    StepStats unused;
+    step_loads(model, state.t, model.info.default_h, loads_);
+    acc_.solve(model, state, loads_, lambda_, accel_, unused);
+  } catch (const SimulationError& e) {
+    throw UnsupportedModel(fmt::format("{}: cannot compute the Lagrange multipliers at the initial state (redundant or "
+                                       "degenerate constraints?): {}",
+                                       info_.name, e.what()));
+  }
+  if (cs.rows() > 0 && (opt_.solver == make_lu_solver || cs.rows() <= 600)) {
+    // rank of A = J M^-1 J^T at the state of the solve above (dense, as much work as one LU of the lu solver); a large sparse
+    // system relies on the Cholesky factorisation failing instead
+    Eigen::MatrixXd A;
+    cs.assemble_dense(A);
+    const Eigen::Index rank = Eigen::FullPivLU<Eigen::MatrixXd>(A).rank();
+    if (rank < cs.rows())
+      throw UnsupportedModel(fmt::format("{}: J M^-1 J^T has rank {} < {} rows at the initial state: the constraints "
+                                         "are redundant and the multipliers are not unique",
+                                         info_.name, rank, cs.rows()));
+  }
+  const double res = acc_.last_residual();
+  if (!(res <= 1e-6))
+    throw UnsupportedModel(fmt::format("{}: J M^-1 J^T is singular at the initial state (relative residual {:.2g} of the "
+                                       "multipliers): redundant or degenerate constraints",
+                                       info_.name, res));
+  if ((opt_.stab == Stab::V || opt_.stab == Stab::VD) && cs.rows() > 0) {
+    corrector_ = make_group_corrector({}, opt_.solver);
+    corrector_->init(model, state);
+  }
+}
+
+void LagrangeMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  step_loads(model, state.t, h, loads_);
+
+  // (a) one RK4 step of the whole state, the multipliers solved at every stage
+  auto t0 = Clock::now();
+  StepStats stage;
+  stage_ = state;  // static bodies and sizes
+  pack(state, y_);
+  auto system = [&](const std::vector<double>& y, std::vector<double>& dy, double) {
+    unpack(y, stage_);
+    acc_.solve(model, stage_, loads_, lambda_, accel_, stage);
+    derivative(y, accel_, dy);
+  };
+  rk4_.do_step(system, y_, state.t, h);
+  unpack(y_, state);  // quaternions renormalised
+  stats.t_assembly += stage.t_assembly;
+  stats.t_factorization += stage.t_factorization;
+  stats.t_solve += stage.t_solve;
+  stats.t_integration += since(t0) - stage.t_assembly - stage.t_factorization - stage.t_solve;
+  if (!corrector_) return;
+
+  if (opt_.stab == Stab::VD) {
+    corrector_->update(model, state, stats);
+    // (b) save the velocities and set them to zero
+    const size_t nb = state.bodies.size();
+    saved_v_.resize(nb);
+    saved_w_.resize(nb);
+    for (size_t k = 0; k < nb; ++k) {
+      saved_v_[k] = state.bodies[k].v, saved_w_[k] = state.bodies[k].w;
+      state.bodies[k].v.setZero(), state.bodies[k].w.setZero();
+    }
+    // (c) impulse step without loads: projection by look-ahead over h, then the free motion
+    correct_positions(*corrector_, model, no_loads_, h, state, opt_.imp, stats, info_.name);
+    t0 = Clock::now();
+    free_motion(model, no_loads_, h, state, next_);
+    std::swap(state.bodies, next_.bodies);
+    stats.t_integration += since(t0);
+    // (d) restore the velocities
+    for (size_t k = 0; k < nb; ++k) state.bodies[k].v = saved_v_[k], state.bodies[k].w = saved_w_[k];
+  }
+  // (v, d) impulse velocity correction with the Jacobians of the final positions
+  corrector_->update(model, state, stats);
+  correct_velocities(*corrector_, state, opt_.imp, stats, info_.name);
+}
+
+std::string options_text(const std::map<std::string, std::string>& o) {
+  std::string t;
+  for (const auto& [k, v] : o) t += (t.empty() ? "" : ",") + k + "=" + v;
+  return t;
+}
+
+}  // namespace
+
+MethodInfo Lagrange::describe() {
+  MethodInfo i;
+  i.name = "lagrange";
+  i.description = "acceleration-level Lagrange multipliers + classic RK4 (multipliers at every stage); "
+                  "stab=baumgarte is bender2007's Lagrange";
+  i.source = "schmitt2005 s.5; bender2007 s.6";
+  for (const auto& o : family_options()) i.options.push_back(o.info);
+  i.order = 4;
+  return i;
+}
+
+std::unique_ptr<Method> Lagrange::make(const Spec& s) {
+  return std::make_unique<LagrangeMethod>(describe(), parse_options(s, s.name()));
+}
+
+MethodEntry Lagrange::alias(const std::string& name, const std::string& expansion, const std::string& source,
+                            const std::string& description) {
+  const Spec e = Spec::parse("lagrange:" + expansion, "method", "methods/registry.cpp");
+  e.check_options(describe().options);
+  const Stab stab = pick(kStabs, "stab", e.get_string("stab", "baumgarte"), name);
+  MethodInfo i;
+  i.name = name;
+  i.description = description;
+  i.source = source;
+  i.expands_to = "lagrange:" + expansion;
+  for (const auto& o : family_options()) {
+    if (o.info.name == "stab" || !applies(o, stab)) continue;
+    OptionInfo oi = o.info;
+    oi.default_value = e.get_string(oi.name, oi.default_value);
+    i.options.push_back(oi);
+  }
+  i.order = 4;
+  return {i, make_alias};
+}
+
+std::unique_ptr<Method> Lagrange::make_alias(const Spec& s) {
+  for (const auto& entry : method_registry()) {
+    if (entry.info.name != s.name()) continue;
+    // the expansion's options, overridden by the user's
+    auto opts = Spec::parse(entry.info.expands_to, "method").options();
+    for (const auto& [k, v] : s.options()) opts[k] = v;
+    const Spec merged = Spec::parse("lagrange:" + options_text(opts), "method");
+    return std::make_unique<LagrangeMethod>(entry.info, parse_options(merged, s.name()));
+  }
+  throw Error(fmt::format("Lagrange::make_alias: '{}' is not a registered alias", s.name()));
+}
+
+}  // namespace mb

@@ -1,0 +1,37 @@
+// The `lagrange` family (schmitt2005 s.5; bender2007 s.6): acceleration-level Lagrange multipliers
+// (methods/lagrange/acceleration.hpp) with the whole state (x, q, v, w of every dynamic body)
+// integrated by one classic RK4 step (Boost.Odeint runge_kutta4), the multipliers solved at every
+// stage (per stage: Jacobians, A = J M^-1 J^T factored, one solve); quaternions renormalised
+// after the step. Claimed order 4. Parts, chosen by options:
+//  - stab=none       LM4: nothing else.
+//  - stab=baumgarte  LMBS4 / bender2007's "Lagrange": phi'' + 2 alpha phi' + beta^2 phi = 0
+//                    (Baumgarte's "Example 1"), alpha = beta = 10.
+//  - stab=v          LMV4: after the RK4 step, the impulse velocity correction (correct_velocities,
+//                    methods/impulse/impulse_method.hpp) to tol_v.
+//  - stab=vd         LMVD4, schmitt2005 s.5 steps (a)-(d): (a) the RK4 step; (b) save the
+//                    velocities and set them to zero; (c) an impulse step without gravity and
+//                    applied torques: look-ahead position correction over h from zero velocity
+//                    (correct_positions) to tol_p, then the free motion over h; (d) restore the
+//                    saved velocities and apply the impulse velocity correction to tol_v.
+//  - solver=lu|cholmod  the LinearSolver for the multipliers and the impulse corrections.
+//  - form=length|half_squared|squared  the rods' constraint function.
+// The paper names are registered aliases (methods/registry.cpp): one line each via alias().
+#pragma once
+#include <memory>
+#include <string>
+
+#include "methods/method.hpp"
+
+namespace mb {
+
+struct Lagrange {
+  static MethodInfo describe();  // the family `lagrange`
+  static std::unique_ptr<Method> make(const Spec& spec);
+  // A registered alias: `name` = lagrange:`expansion`. The alias accepts the family's options that
+  // apply to its stabilisation (except stab itself), with the expansion's values as defaults.
+  static MethodEntry alias(const std::string& name, const std::string& expansion, const std::string& source,
+                           const std::string& description);
+  static std::unique_ptr<Method> make_alias(const Spec& spec);
+};
+
+}  // namespace mb
