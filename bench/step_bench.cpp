@@ -29,6 +29,7 @@ const Case kCases[] = {
     {"linear:tol_p=1e-6,tol_v=1e-6", 16383},
     {"lagrange", 255},  // bender2007's Lagrange: Baumgarte, RK4, dense LU
     {"baraff", 16383},  // Baumgarte, RK4, Baraff's O(n) LDL^T
+    {"GC4", 16383},     // reduced coordinates, Featherstone's articulated-body algorithm
 };
 
 void step_benchmark(benchmark::State& st, const std::string& spec, int joints) {

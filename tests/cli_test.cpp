@@ -34,7 +34,7 @@ TEST_CASE("mbbench list prints models, methods with options and metrics", "[cli]
   auto r = run("list");
   CHECK(r.code == 0);
   for (const char* s : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum", "chain:n=4", "GC4", "ref",
-                        "tol (default 1e-13)", "ED", "EID", "LD"})
+                        "tol (default auto)", "ED", "EID", "LD"})
     CHECK_THAT(r.output, Catch::Contains(s));
   auto j = run("list --json");
   CHECK(j.code == 0);

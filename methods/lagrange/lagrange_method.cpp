@@ -61,7 +61,7 @@ const std::vector<FamilyOption>& family_options() {
       {{"alpha", "10", "Baumgarte damping: phi'' + 2 alpha phi' + beta^2 phi = 0, 1/s"}, {Stab::Baumgarte}},
       {{"beta", "10", "Baumgarte stiffness (see alpha), 1/s"}, {Stab::Baumgarte}},
       {{"solver", "lu", "multiplier (and correction) solver: " + solver_names()}, {}},
-      {{"form", "length", "rod constraint function: length (|d|-L), half_squared ((|d|^2-L^2)/2), squared (|d|^2-L^2)"}, {}},
+      {{"form", "half_squared", "rod constraint function: half_squared ((|d|^2-L^2)/2, reproduces the schmitt2005 LM4 table), length (|d|-L), squared (|d|^2-L^2)"}, {}},
       {{"tol_p", "1e-10", "projection tolerance of vd, m (rad)"}, {Stab::VD}},
       {{"tol_v", "1e-10", "velocity correction tolerance of v and vd, m/s (rad/s)"}, {Stab::V, Stab::VD}},
       {{"max_iter", "1000", "maximum correction sweeps of v and vd; more is a failure"}, {Stab::V, Stab::VD}},
@@ -94,7 +94,7 @@ Options parse_options(const Spec& s, const std::string& who) {
                        fmt::format("{}: option '{}' applies only to {} (this is stab={})", who, f.info.name, list, stab_text));
     }
   o.solver = pick(kSolvers, "solver", s.get_string("solver", "lu"), who);
-  o.terms.form = pick(kForms, "form", s.get_string("form", "length"), who);
+  o.terms.form = pick(kForms, "form", s.get_string("form", "half_squared"), who);
   if (o.stab == Stab::Baumgarte) {
     o.terms.alpha = s.get_double("alpha", 10);
     o.terms.beta = s.get_double("beta", 10);

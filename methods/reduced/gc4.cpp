@@ -7,7 +7,8 @@ namespace mb {
 MethodInfo Gc4::describe() {
   MethodInfo i;
   i.name = "GC4";
-  i.description = "generalized coordinates (rod angles) + classic RK4, fixed step";
+  i.description = "generalized coordinates (rod angles for planar point-mass chains; articulated-body algorithm for trees of "
+      "rigid bodies with free/ball/hinge/fixed joints) + classic RK4, fixed step";
   i.source = "schmitt2005 s.5";
   i.order = 4;
   i.fixed_step = true;
@@ -22,15 +23,18 @@ const MethodInfo& Gc4::info() const {
 }
 
 void Gc4::do_init(const Model& model, const State& state) {
-  chain_ = PlanarChain::extract(model);
-  chain_.read(state, x_);
+  sys_ = ReducedSystem::extract(model);
+  sys_.read(state, x_);
 }
 
-void Gc4::do_step(const Model&, State& state, double h, StepStats& stats) {
+void Gc4::do_step(const Model& model, State& state, double h, StepStats& stats) {
   auto t0 = std::chrono::steady_clock::now();
-  auto sys = [this](const std::vector<double>& x, std::vector<double>& dxdt, double) { chain_.derivative(x, dxdt); };
+  // applied torques: the step's average, constant over the four stages
+  sys_.set_loads(model, state.t, h);
+  auto sys = [this](const std::vector<double>& x, std::vector<double>& dxdt, double) { sys_.derivative(x, dxdt); };
   rk4_.do_step(sys, x_, state.t, h);
-  chain_.write(x_, state);
+  sys_.normalize(x_);
+  sys_.write(x_, state);
   stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -1,6 +1,10 @@
 // GC4 (schmitt2005 s.5): generalized (reduced) coordinates integrated by the classic fourth-order
 // Runge-Kutta method with a fixed step (Boost.Odeint runge_kutta4). Claimed order 4.
-// Supports planar chains of point masses (methods/reduced/planar_chain.hpp).
+// Supports planar chains of point masses (rod angles, methods/reduced/planar_chain.hpp) and trees
+// of rigid bodies with free, ball, hinge and fixed joints (Featherstone's articulated-body
+// algorithm, methods/reduced/articulated.hpp). Applied torques are averaged over each step
+// (average_torques, as the impulse methods' StepLoads), so runs at any h see the same impulse;
+// quaternions are renormalised after each step (projection: keeps order 4).
 #pragma once
 #include <memory>
 #include <vector>
@@ -8,7 +12,7 @@
 #include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
 
 #include "methods/method.hpp"
-#include "methods/reduced/planar_chain.hpp"
+#include "methods/reduced/reduced_system.hpp"
 
 namespace mb {
 
@@ -22,8 +26,8 @@ class Gc4 final : public Method {
   void do_init(const Model& model, const State& state) override;
   void do_step(const Model& model, State& state, double h, StepStats& stats) override;
 
-  PlanarChain chain_;
-  std::vector<double> x_;  // (2n) angles and angular rates
+  ReducedSystem sys_;
+  std::vector<double> x_;  // generalized coordinates and velocities
   boost::numeric::odeint::runge_kutta4<std::vector<double>> rk4_;
 };
 

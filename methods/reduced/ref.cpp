@@ -21,7 +21,9 @@ MethodInfo Ref::describe() {
   i.name = "ref";
   i.description = "reference: reduced coordinates + adaptive high-order Odeint stepper, lands on every step end";
   i.source = "ours";
-  i.options = {{"tol", "1e-13", "absolute and relative error tolerance of the adaptive stepper"},
+  i.options = {{"tol", "auto",
+                "absolute and relative error tolerance of the adaptive stepper (auto: 1e-13 on point-mass chains, "
+                "1e-12 on rigid-body trees)"},
                {"stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)"}};
   i.order = 0;
   i.fixed_step = false;
@@ -29,8 +31,11 @@ MethodInfo Ref::describe() {
 }
 
 std::unique_ptr<Method> Ref::make(const Spec& spec) {
-  double tol = spec.get_double("tol", 1e-13);
-  if (!(tol > 0)) throw InputError("command line", 0, "method", fmt::format("ref: tol must be positive, got {}", tol));
+  double tol = 0;  // 0: auto, chosen from the model in do_init
+  if (spec.get_string("tol", "auto") != "auto") {
+    tol = spec.get_double("tol", 0);
+    if (!(tol > 0)) throw InputError("command line", 0, "method", fmt::format("ref: tol must be positive, got {}", tol));
+  }
   std::string st = spec.get_string("stepper", "rkf78");
   if (st != "rkf78" && st != "bs")
     throw InputError("command line", 0, "method", fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
@@ -43,14 +48,15 @@ const MethodInfo& Ref::info() const {
 }
 
 void Ref::do_init(const Model& model, const State& state) {
-  chain_ = PlanarChain::extract(model);
-  chain_.read(state, x_);
+  sys_ = ReducedSystem::extract(model);
+  sys_.read(state, x_);
+  tol_ = tol_option_ > 0 ? tol_option_ : (sys_.tree() ? 1e-12 : 1e-13);
   dt_ = 1e-3;
 }
 
 template <class Stepper>
 void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
-  auto sys = [this](const Vec& x, Vec& dxdt, double) { chain_.derivative(x, dxdt); };
+  auto sys = [this](const Vec& x, Vec& dxdt, double) { sys_.derivative(x, dxdt); };
   long tries = 0;
   while (t < t_end) {
     // shorten the last internal step so that the step ends exactly at t_end
@@ -60,6 +66,7 @@ void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
     double tt = t;
     if (stepper.try_step(sys, x_, tt, dt) == odeint::success) {
       ++stats.internal_steps;
+      sys_.normalize(x_);
       t = last ? t_end : tt;
       if (!last || dt > dt_) dt_ = dt;  // keep the controller's suggestion, not the shortened step
     } else {
@@ -71,16 +78,24 @@ void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
   }
 }
 
-void Ref::do_step(const Model&, State& state, double h, StepStats& stats) {
+void Ref::do_step(const Model& model, State& state, double h, StepStats& stats) {
   auto t0 = std::chrono::steady_clock::now();
-  if (bs_) {
-    odeint::bulirsch_stoer<Vec> st(tol_, tol_);
-    advance(st, state.t, state.t + h, stats);
-  } else {
-    auto st = odeint::make_controlled(tol_, tol_, odeint::runge_kutta_fehlberg78<Vec>());
-    advance(st, state.t, state.t + h, stats);
+  // sub-intervals between the switching times of the applied torques: constant forcing in each
+  std::vector<double> ends = load_breaks(model, state.t, state.t + h);
+  ends.push_back(state.t + h);
+  double a = state.t;
+  for (double b : ends) {
+    sys_.set_loads(model, a, b - a);
+    if (bs_) {
+      odeint::bulirsch_stoer<Vec> st(tol_, tol_);
+      advance(st, a, b, stats);
+    } else {
+      auto st = odeint::make_controlled(tol_, tol_, odeint::runge_kutta_fehlberg78<Vec>());
+      advance(st, a, b, stats);
+    }
+    a = b;
   }
-  chain_.write(x_, state);
+  sys_.write(x_, state);
   stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

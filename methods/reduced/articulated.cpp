@@ -1,0 +1,461 @@
+#include "methods/reduced/articulated.hpp"
+
+#include <cmath>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+namespace {
+
+using Vec6 = ArticulatedTree::Vec6;
+using Mat6 = ArticulatedTree::Mat6;
+
+Mat3 skew(const Vec3& a) {
+  Mat3 m;
+  m << 0, -a.z(), a.y(), a.z(), 0, -a.x(), -a.y(), a.x(), 0;
+  return m;
+}
+
+// motion cross product v x m (featherstone2008 eq. 2.31)
+Vec6 crm(const Vec6& v, const Vec6& m) {
+  Vec6 r;
+  r.head<3>() = v.head<3>().cross(m.head<3>());
+  r.tail<3>() = v.head<3>().cross(m.tail<3>()) + v.tail<3>().cross(m.head<3>());
+  return r;
+}
+
+// force cross product v x* f (featherstone2008 eq. 2.32)
+Vec6 crf(const Vec6& v, const Vec6& f) {
+  Vec6 r;
+  r.head<3>() = v.head<3>().cross(f.head<3>()) + v.tail<3>().cross(f.tail<3>());
+  r.tail<3>() = v.head<3>().cross(f.tail<3>());
+  return r;
+}
+
+// quaternion (w, x, y, z) stored at p
+Quat load_quat(const double* p) { return Quat(p[0], p[1], p[2], p[3]); }
+void store_quat(const Quat& q, double* p) {
+  p[0] = q.w();
+  p[1] = q.x();
+  p[2] = q.y();
+  p[3] = q.z();
+}
+
+int degrees(ArticulatedTree::Kind k) {
+  switch (k) {
+    case ArticulatedTree::Kind::Free: return 6;
+    case ArticulatedTree::Kind::Ball: return 3;
+    case ArticulatedTree::Kind::Hinge: return 1;
+    case ArticulatedTree::Kind::Fixed: return 0;
+  }
+  return 0;
+}
+
+int coordinates(ArticulatedTree::Kind k) {
+  switch (k) {
+    case ArticulatedTree::Kind::Free: return 7;
+    case ArticulatedTree::Kind::Ball: return 4;
+    case ArticulatedTree::Kind::Hinge: return 1;
+    case ArticulatedTree::Kind::Fixed: return 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
+ArticulatedTree ArticulatedTree::extract(const Model& m) {
+  auto fail = [&](const std::string& why) {
+    return UnsupportedModel(fmt::format(
+        "model '{}' is not a tree of rigid bodies with free, ball, hinge and fixed joints: {}", m.info.name, why));
+  };
+  const int nb = static_cast<int>(m.bodies.size());
+  if (m.dynamic_body_count() == 0) throw fail("it has no dynamic bodies");
+  for (const Body& b : m.bodies)
+    if (b.particle && !b.is_static)
+      throw fail(fmt::format("body '{}' is a point mass (reduced coordinates handle point masses only as planar chains "
+                             "of rods; model it as a small rigid body)",
+                             b.name));
+  for (const Joint& j : m.joints)
+    if (j.type == JointType::Distance) throw fail(fmt::format("joint '{}' is a distance joint (rod)", j.name));
+
+  auto is_fixed = [&](int b) { return b == kWorld || m.bodies[b].is_static; };
+  auto pose_q = [&](int b) { return b == kWorld ? Quat::Identity() : m.bodies[b].orientation.normalized(); };
+  auto pose_x = [&](int b) { return b == kWorld ? Vec3(Vec3::Zero()) : m.bodies[b].position; };
+
+  ArticulatedTree t;
+  t.g_ = m.gravity;
+  t.tau_.assign(nb, Vec3::Zero());
+  std::vector<int> link_of(nb, -1);
+  std::vector<std::vector<int>> adj(nb);  // joints at each body
+  std::vector<bool> used(m.joints.size(), false);
+  for (size_t ji = 0; ji < m.joints.size(); ++ji) {
+    const Joint& j = m.joints[ji];
+    if (j.a != kWorld) adj[j.a].push_back(static_cast<int>(ji));
+    if (j.b != kWorld) adj[j.b].push_back(static_cast<int>(ji));
+  }
+
+  // a link for body `child` attached by joint ji to `parent` (a body, fixed or not); -1: free root
+  auto add_link = [&](int child, int ji, int parent) {
+    Link L;
+    L.body = child;
+    const Body& b = m.bodies[child];
+    L.mass = b.mass;
+    L.inertia = b.inertia;
+    if (ji < 0) {
+      L.kind = Kind::Free;
+    } else {
+      const Joint& J = m.joints[ji];
+      used[ji] = true;
+      const bool child_is_a = J.a == child;
+      L.anchor_c = child_is_a ? J.anchor_a : J.anchor_b;
+      L.anchor_p = child_is_a ? J.anchor_b : J.anchor_a;
+      const Vec3 axis_c = child_is_a ? J.axis_a : J.axis_b, axis_p = child_is_a ? J.axis_b : J.axis_a;
+      L.parent = is_fixed(parent) ? -1 : link_of[parent];
+      if (is_fixed(parent)) {
+        L.base_q = pose_q(parent);
+        L.base_x = pose_x(parent);
+      }
+      const Quat qp = pose_q(parent), qc = b.orientation.normalized();
+      switch (J.type) {
+        case JointType::Ball: L.kind = Kind::Ball; break;
+        case JointType::Hinge: {
+          L.kind = Kind::Hinge;
+          if (!(axis_c.norm() > 0) || !(axis_p.norm() > 0))
+            throw fail(fmt::format("hinge '{}' has a zero axis", J.name));
+          L.axis_c = axis_c.normalized();
+          L.q0 = qp.conjugate() * qc;
+          const Vec3 uc = qc * L.axis_c, up = qp * axis_p.normalized();
+          if (uc.cross(up).norm() > 1e-9 || uc.dot(up) < 0)
+            throw fail(fmt::format("the axes of hinge '{}' differ in the initial state", J.name));
+          break;
+        }
+        case JointType::Fixed:
+          L.kind = Kind::Fixed;
+          // rel_orientation = q_a^-1 q_b
+          L.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
+          break;
+        case JointType::Distance: break;  // refused above
+        case JointType::Slider:
+        case JointType::PointOnLine:
+        case JointType::PointOnPlane:
+        case JointType::Orientation:
+        case JointType::Axis:
+        case JointType::Twist:
+          throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, fixed and free joints",
+                                 J.name, joint_type_name(J.type)));
+      }
+    }
+    L.nd = degrees(L.kind);
+    L.iq = t.nq_;
+    L.iv = t.nv_;
+    t.nq_ += coordinates(L.kind);
+    t.nv_ += L.nd;
+    link_of[child] = static_cast<int>(t.link_.size());
+    t.link_.push_back(L);
+  };
+
+  // breadth-first from the queued links, so that every parent precedes its children
+  std::deque<int> queue;
+  auto grow = [&]() {
+    while (!queue.empty()) {
+      const int body = queue.front();
+      queue.pop_front();
+      for (int ji : adj[body]) {
+        if (used[ji]) continue;
+        const Joint& J = m.joints[ji];
+        const int other = J.a == body ? J.b : J.a;
+        if (is_fixed(other) || link_of[other] >= 0)
+          throw fail(fmt::format("joint '{}' closes a kinematic loop", J.name));
+        add_link(other, ji, body);
+        queue.push_back(other);
+      }
+    }
+  };
+  // bodies attached to the world or to static bodies, in joint order
+  for (size_t ji = 0; ji < m.joints.size(); ++ji) {
+    const Joint& J = m.joints[ji];
+    const bool fa = is_fixed(J.a), fb = is_fixed(J.b);
+    if (fa && fb) {  // between fixed frames: no dynamics
+      used[ji] = true;
+      continue;
+    }
+    if (!fa && !fb) continue;
+    const int child = fa ? J.b : J.a;
+    if (link_of[child] >= 0) throw fail(fmt::format("joint '{}' closes a kinematic loop", J.name));
+    add_link(child, static_cast<int>(ji), fa ? J.a : J.b);
+    queue.push_back(child);
+    grow();
+  }
+  // floating groups: a free joint on the lowest-indexed body
+  for (int b = 0; b < nb; ++b) {
+    if (m.bodies[b].is_static || link_of[b] >= 0) continue;
+    add_link(b, -1, kWorld);
+    queue.push_back(b);
+    grow();
+  }
+  t.w_.resize(t.link_.size());
+  for (size_t i = 0; i < t.link_.size(); ++i) {
+    const int nd = t.link_[i].nd;
+    Work& w = t.w_[i];
+    w.S.resize(6, nd);
+    w.U.resize(6, nd);
+    w.Dinv.resize(nd, nd);
+    w.u.resize(nd);
+    w.qdd.resize(nd);
+  }
+  return t;
+}
+
+void ArticulatedTree::set_torques(const std::vector<Vec3>& tau) { tau_ = tau; }
+
+void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
+  x.assign(size(), 0.0);
+  double* q = x.data();
+  double* v = x.data() + nq_;
+  for (const Link& L : link_) {
+    const BodyState& B = s.bodies[L.body];
+    const Quat qp = L.parent >= 0 ? s.bodies[link_[L.parent].body].q : L.base_q;
+    const Vec3 wp = L.parent >= 0 ? s.bodies[link_[L.parent].body].w : Vec3::Zero();
+    switch (L.kind) {
+      case Kind::Free:
+        Eigen::Map<Vec3>(q + L.iq) = B.x;
+        store_quat(B.q.normalized(), q + L.iq + 3);
+        Eigen::Map<Vec3>(v + L.iv) = B.w;
+        Eigen::Map<Vec3>(v + L.iv + 3) = B.v - B.w.cross(B.x);
+        break;
+      case Kind::Ball:
+        store_quat((qp.conjugate() * B.q).normalized(), q + L.iq);
+        Eigen::Map<Vec3>(v + L.iv) = B.q.conjugate() * (B.w - wp);
+        break;
+      case Kind::Hinge: {
+        const Quat d = L.q0.conjugate() * qp.conjugate() * B.q;
+        q[L.iq] = 2 * std::atan2(d.vec().dot(L.axis_c), d.w());
+        v[L.iv] = (B.q * L.axis_c).dot(B.w - wp);
+        break;
+      }
+      case Kind::Fixed: break;
+    }
+  }
+}
+
+void ArticulatedTree::kinematics(const double* q, const double* v) const {
+  for (size_t i = 0; i < link_.size(); ++i) {
+    const Link& L = link_[i];
+    Work& W = w_[i];
+    // pose and motion subspace
+    if (L.kind == Kind::Free) {
+      W.x = Eigen::Map<const Vec3>(q + L.iq);
+      W.j = W.x;
+      W.Q = load_quat(q + L.iq + 3).normalized();
+      W.R = W.Q.toRotationMatrix();
+      W.S.setIdentity();
+    } else {
+      Quat qp;
+      if (L.parent >= 0) {
+        const Work& P = w_[L.parent];
+        qp = P.Q;
+        W.j = P.x + P.R * L.anchor_p;
+      } else {
+        qp = L.base_q;
+        W.j = L.base_x + L.base_q * L.anchor_p;
+      }
+      Quat rel = L.q0;
+      if (L.kind == Kind::Ball) rel = load_quat(q + L.iq).normalized();
+      if (L.kind == Kind::Hinge) rel = L.q0 * Quat(Eigen::AngleAxisd(q[L.iq], L.axis_c));
+      W.Q = (qp * rel).normalized();
+      W.R = W.Q.toRotationMatrix();
+      W.x = W.j - W.R * L.anchor_c;
+      if (L.kind == Kind::Ball) {
+        W.S.topRows<3>() = W.R;
+        W.S.bottomRows<3>() = skew(W.j) * W.R;
+      } else if (L.kind == Kind::Hinge) {
+        const Vec3 u = W.R * L.axis_c;
+        W.S.col(0) << u, W.j.cross(u);
+      }
+    }
+    // spatial inertia at the origin
+    const Mat3 Ic = W.R * L.inertia * W.R.transpose(), C = skew(W.x);
+    W.I.topLeftCorner<3, 3>() = Ic + L.mass * C * C.transpose();
+    W.I.topRightCorner<3, 3>() = L.mass * C;
+    W.I.bottomLeftCorner<3, 3>() = L.mass * C.transpose();
+    W.I.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+    if (!v) continue;
+    // velocity and the velocity-product acceleration c = v x S qd
+    const Eigen::Map<const VecX6> qd(v + L.iv, L.nd);
+    if (L.kind == Kind::Free) {
+      W.v = qd;
+      W.c.setZero();
+    } else {
+      const Vec6 sqd = W.S * qd;
+      W.v = (L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero())) + sqd;
+      W.c = crm(W.v, sqd);
+    }
+  }
+}
+
+ArticulatedTree::Vec6 ArticulatedTree::external_force(int i) const {
+  const Link& L = link_[i];
+  const Vec3 f = L.mass * g_;
+  Vec6 r;
+  r << w_[i].x.cross(f) + tau_[L.body], f;
+  return r;
+}
+
+void ArticulatedTree::aba() const {
+  const int n = static_cast<int>(link_.size());
+  // pass 1: rigid-body inertias and bias forces
+  for (int i = 0; i < n; ++i) {
+    Work& W = w_[i];
+    W.IA = W.I;
+    W.pA = crf(W.v, W.I * W.v) - external_force(i);
+  }
+  // pass 2: articulated inertias and bias forces, leaves to root
+  for (int i = n - 1; i >= 0; --i) {
+    const Link& L = link_[i];
+    Work& W = w_[i];
+    Mat6 Ia = W.IA;
+    Vec6 pa = W.pA;
+    if (L.nd > 0) {
+      W.U.noalias() = W.IA * W.S;
+      const MatXX6 D = W.S.transpose() * W.U;
+      if (L.nd == 1)
+        W.Dinv(0, 0) = 1.0 / D(0, 0);
+      else
+        W.Dinv = D.llt().solve(MatXX6::Identity(L.nd, L.nd));
+      W.u.noalias() = -W.S.transpose() * W.pA;
+      const Mat6X UD = W.U * W.Dinv;
+      Ia.noalias() -= UD * W.U.transpose();
+      pa += Ia * W.c + UD * W.u;
+    } else {
+      pa += Ia * W.c;
+    }
+    if (L.parent >= 0) {
+      w_[L.parent].IA += Ia;
+      w_[L.parent].pA += pa;
+    }
+  }
+  // pass 3: accelerations, root to leaves
+  for (int i = 0; i < n; ++i) {
+    const Link& L = link_[i];
+    Work& W = w_[i];
+    const Vec6 a1 = (L.parent >= 0 ? w_[L.parent].a : Vec6(Vec6::Zero())) + W.c;
+    if (L.nd > 0) {
+      W.qdd.noalias() = W.Dinv * (W.u - W.U.transpose() * a1);
+      W.a = a1 + W.S * W.qdd;
+    } else {
+      W.a = a1;
+    }
+  }
+}
+
+void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<double>& dxdt) const {
+  const double* q = x.data();
+  const double* v = x.data() + nq_;
+  kinematics(q, v);
+  aba();
+  dxdt.resize(x.size());
+  double* dq = dxdt.data();
+  double* dv = dxdt.data() + nq_;
+  for (size_t i = 0; i < link_.size(); ++i) {
+    const Link& L = link_[i];
+    const Work& W = w_[i];
+    switch (L.kind) {
+      case Kind::Free: {
+        // r' = v_O + w x r, q' = 1/2 [0, w] q (w in the world frame)
+        const Vec3 w = W.v.head<3>();
+        Eigen::Map<Vec3>(dq + L.iq) = W.v.tail<3>() + w.cross(W.x);
+        const Quat qd = Quat(0, w.x(), w.y(), w.z()) * load_quat(q + L.iq + 3);
+        store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq + 3);
+        break;
+      }
+      case Kind::Ball: {
+        // q_rel' = 1/2 q_rel [0, w_rel] (w_rel in the child frame)
+        const Quat qd = load_quat(q + L.iq) * Quat(0, v[L.iv], v[L.iv + 1], v[L.iv + 2]);
+        store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq);
+        break;
+      }
+      case Kind::Hinge: dq[L.iq] = v[L.iv]; break;
+      case Kind::Fixed: break;
+    }
+    for (int k = 0; k < L.nd; ++k) dv[L.iv + k] = W.qdd[k];
+  }
+}
+
+void ArticulatedTree::normalize(std::vector<double>& x) const {
+  for (const Link& L : link_) {
+    double* p = nullptr;
+    if (L.kind == Kind::Free) p = x.data() + L.iq + 3;
+    if (L.kind == Kind::Ball) p = x.data() + L.iq;
+    if (p) Eigen::Map<Eigen::Vector4d>(p).normalize();
+  }
+}
+
+void ArticulatedTree::write(const std::vector<double>& x, State& s) const {
+  kinematics(x.data(), x.data() + nq_);
+  for (size_t i = 0; i < link_.size(); ++i) {
+    const Work& W = w_[i];
+    BodyState& B = s.bodies[link_[i].body];
+    B.x = W.x;
+    B.q = W.Q;
+    B.w = W.v.head<3>();
+    B.v = W.v.tail<3>() + B.w.cross(W.x);  // v_c = v_O + w x c
+  }
+}
+
+Eigen::VectorXd ArticulatedTree::accelerations_aba(const std::vector<double>& x) const {
+  kinematics(x.data(), x.data() + nq_);
+  aba();
+  Eigen::VectorXd a(nv_);
+  for (size_t i = 0; i < link_.size(); ++i) a.segment(link_[i].iv, link_[i].nd) = w_[i].qdd;
+  return a;
+}
+
+Eigen::MatrixXd ArticulatedTree::mass_matrix(const std::vector<double>& x) const {
+  kinematics(x.data(), nullptr);
+  const int n = static_cast<int>(link_.size());
+  // composite inertias, leaves to root
+  std::vector<Mat6> Ic(n);
+  for (int i = 0; i < n; ++i) Ic[i] = w_[i].I;
+  for (int i = n - 1; i >= 0; --i)
+    if (link_[i].parent >= 0) Ic[link_[i].parent] += Ic[i];
+  // H_ii = S_i^T Ic_i S_i, H_ji = S_j^T Ic_i S_i for every ancestor j (world frame: no transforms)
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(nv_, nv_);
+  for (int i = 0; i < n; ++i) {
+    const Link& L = link_[i];
+    if (L.nd == 0) continue;
+    const Mat6X F = Ic[i] * w_[i].S;
+    H.block(L.iv, L.iv, L.nd, L.nd) = w_[i].S.transpose() * F;
+    for (int j = L.parent; j >= 0; j = link_[j].parent) {
+      const Link& A = link_[j];
+      if (A.nd == 0) continue;
+      H.block(A.iv, L.iv, A.nd, L.nd) = w_[j].S.transpose() * F;
+      H.block(L.iv, A.iv, L.nd, A.nd) = H.block(A.iv, L.iv, A.nd, L.nd).transpose();
+    }
+  }
+  return H;
+}
+
+Eigen::VectorXd ArticulatedTree::accelerations_crba(const std::vector<double>& x) const {
+  const Eigen::MatrixXd H = mass_matrix(x);
+  kinematics(x.data(), x.data() + nq_);
+  const int n = static_cast<int>(link_.size());
+  // bias C by recursive Newton-Euler with qdd = 0
+  for (int i = 0; i < n; ++i) {
+    Work& W = w_[i];
+    W.a = (link_[i].parent >= 0 ? w_[link_[i].parent].a : Vec6(Vec6::Zero())) + W.c;
+    W.f = W.I * W.a + crf(W.v, W.I * W.v) - external_force(i);
+  }
+  Eigen::VectorXd C(nv_);
+  for (int i = n - 1; i >= 0; --i) {
+    const Link& L = link_[i];
+    C.segment(L.iv, L.nd) = w_[i].S.transpose() * w_[i].f;
+    if (L.parent >= 0) w_[L.parent].f += w_[i].f;
+  }
+  return H.llt().solve(-C);
+}
+
+}  // namespace mb
