@@ -243,7 +243,7 @@ TEST_CASE("constraint drift on pendulum90: LM4 grows, LMBS4 is bounded, LMV4 and
   CHECK(lmbs4.vel_max < lm4.vel_max);
 }
 
-TEST_CASE("lu and cholmod give the same multipliers and trajectories", "[methods][lagrange][solver]") {
+TEST_CASE("lu, cholmod and baraff give the same multipliers and trajectories", "[methods][lagrange][solver]") {
   // multipliers on tree:joints=127 (381 rows) at states with random velocities and perturbed
   // orientations, with every right-hand-side term on (Baumgarte, velocity products, gyroscopic)
   const mb::Model m = mb::build_model("tree:joints=127");
@@ -261,17 +261,22 @@ TEST_CASE("lu and cholmod give the same multipliers and trajectories", "[methods
     }
     const Eigen::VectorXd a = mb::lagrange_multipliers(m, s, loads, mb::make_lu_solver, terms);
     const Eigen::VectorXd b = mb::lagrange_multipliers(m, s, loads, mb::make_cholmod_solver, terms);
-    const double rel = (a - b).norm() / a.norm();
-    INFO("state " << trial << ": |lambda_lu - lambda_cholmod| / |lambda_lu| = " << rel << " (|lambda| = " << a.norm() << ")");
+    const Eigen::VectorXd c = mb::lagrange_multipliers(m, s, loads, mb::make_tree_solver, terms);
+    const double rel = (a - b).norm() / a.norm(), rel_baraff = (a - c).norm() / a.norm();
+    INFO("state " << trial << ": |lambda_lu - lambda_cholmod| / |lambda_lu| = " << rel << ", baraff " << rel_baraff
+                  << " (|lambda| = " << a.norm() << ")");
     CHECK(rel < 1e-10);
+    CHECK(rel_baraff < 1e-10);
   }
   // trajectories after 1 s (tree:joints=31 keeps the Debug+ASan run short: 30 steps of 4 dense LUs each)
   const mb::Model t = mb::build_model("tree:joints=31");
   const mb::State lu = mbtest::simulate(t, "lagrange", 1.0 / 30, 1.0);
   const mb::State ch = mbtest::simulate(t, "lagrange:solver=cholmod", 1.0 / 30, 1.0);
-  const double d = mbtest::max_position_difference(lu, ch);
-  INFO("tree:joints=31, lagrange lu vs cholmod after 1 s: " << d << " m");
+  const mb::State ba = mbtest::simulate(t, "baraff", 1.0 / 30, 1.0);
+  const double d = mbtest::max_position_difference(lu, ch), db = mbtest::max_position_difference(lu, ba);
+  INFO("tree:joints=31, lagrange lu vs cholmod after 1 s: " << d << " m, lu vs baraff: " << db << " m");
   CHECK(d < 1e-9);
+  CHECK(db < 1e-9);
 }
 
 TEST_CASE("rod forms: half_squared and squared are the same equations; length differs off the manifold",
