@@ -58,7 +58,7 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
       const std::string name = model ? fmt::format("'{}'", model->joints[j].name) : fmt::format("#{}", j);
       throw UnsupportedModel(fmt::format(
           "joint {} closes a loop (the world and static bodies count as one node): the linear-time "
-          "tree solver needs an acyclic model; split the joints with split_acyclic()",
+          "tree solver needs an acyclic model; use a general sparse or dense solver (cholmod, lu) for closed loops, or the impulse method `linear`, which splits loops into acyclic parts",
           name));
     }
 

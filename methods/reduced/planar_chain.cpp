@@ -20,7 +20,8 @@ PlanarChain PlanarChain::extract(const Model& m) {
     if (!b.particle) throw fail(fmt::format("body '{}' is a rigid body, not a point mass", b.name));
     if (b.position.z() != 0 || b.velocity.z() != 0) throw fail(fmt::format("body '{}' is out of the x-y plane", b.name));
   }
-  if (static_cast<int>(m.joints.size()) != nb) throw fail("it needs exactly one rod per mass");
+  if (static_cast<int>(m.joints.size()) != nb)
+    throw fail(static_cast<int>(m.joints.size()) > nb ? "it has more rods than masses (a closed loop): reduced coordinates of a loop are not supported" : "it needs exactly one rod per mass");
   for (const Joint& j : m.joints) {
     if (j.type != JointType::Distance) throw fail(fmt::format("joint '{}' is not a rod (distance joint)", j.name));
     if ((j.a != kWorld && j.anchor_a.norm() != 0) || (j.b != kWorld && j.anchor_b.norm() != 0))
