@@ -11,8 +11,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "methods/method.hpp"
-#include "models/catalog.hpp"
+#include "bench/step_benchmark.hpp"
 
 namespace {
 
@@ -32,50 +31,6 @@ const Case kCases[] = {
     {"GC4", 16383},     // reduced coordinates, Featherstone's articulated-body algorithm
 };
 
-void step_benchmark(benchmark::State& st, const std::string& spec, int joints) {
-  const mb::Model model = mb::build_model(fmt::format("tree:joints={}", joints));
-  const double h = 1.0 / 30;
-  const int steps_per_run = 60;  // the tree's default 2 s run; then start again (untimed)
-  auto method = mb::make_method(spec);
-  mb::State s;
-  int taken = 0;
-  mb::StepStats warm, stats;
-  // a fresh run: initial state, init, and the first steps (the torque step) untimed
-  auto restart = [&] {
-    s = mb::initial_state(model);
-    method->init(model, s);
-    for (taken = 0; taken < 3; ++taken) {
-      method->step(model, s, h, warm);
-      s.t = (taken + 1) * h;
-    }
-  };
-  try {
-    restart();
-    for (auto _ : st) {
-      method->step(model, s, h, stats);
-      s.t = ++taken * h;
-      benchmark::ClobberMemory();
-      if (taken == steps_per_run) {
-        st.PauseTiming();
-        restart();
-        st.ResumeTiming();
-      }
-    }
-  } catch (const std::exception& e) {
-    st.SkipWithError(e.what());
-    return;
-  }
-  const auto per_step = benchmark::Counter::kAvgIterations;
-  st.counters["assembly_ms"] = benchmark::Counter(1e3 * stats.t_assembly, per_step);
-  st.counters["factor_ms"] = benchmark::Counter(1e3 * stats.t_factorization, per_step);
-  st.counters["solve_ms"] = benchmark::Counter(1e3 * stats.t_solve, per_step);
-  st.counters["integration_ms"] = benchmark::Counter(1e3 * stats.t_integration, per_step);
-  st.counters["pos_sweeps"] = benchmark::Counter(static_cast<double>(stats.pos_iterations), per_step);
-  st.counters["vel_sweeps"] = benchmark::Counter(static_cast<double>(stats.vel_iterations), per_step);
-  st.counters["joints"] = joints;
-  st.SetComplexityN(joints);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,7 +38,7 @@ int main(int argc, char** argv) {
     for (int joints = 31; joints <= c.max_joints; joints = 2 * joints + 1) {
       const std::string spec = c.spec;
       benchmark::RegisterBenchmark(fmt::format("step/{}/tree:joints={}", spec, joints).c_str(),
-                                   [spec, joints](benchmark::State& st) { step_benchmark(st, spec, joints); })
+                                   [spec, joints](benchmark::State& st) { mb::step_benchmark(st, spec, joints); })
           ->Unit(benchmark::kMillisecond)
           ->MeasureProcessCPUTime()
           ->UseRealTime();
