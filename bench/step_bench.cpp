@@ -13,8 +13,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "methods/method.hpp"
-#include "models/catalog.hpp"
+#include "bench/step_benchmark.hpp"
 
 namespace {
 
@@ -34,55 +33,6 @@ const Case kCases[] = {
     {"GC4", 16383},     // reduced coordinates, Featherstone's articulated-body algorithm
 };
 
-void step_benchmark(benchmark::State& st, const std::string& spec, const std::string& family, int joints) {
-  const mb::Model model = mb::build_model(family == "tree" ? fmt::format("tree:joints={}", joints)
-                                                           : fmt::format("chain:n={},body=box", joints));
-  // tree: h = 1/30 s, runs of 2 s (the paper's scenario); chain: a chain of boxes released
-  // horizontally whips its free end into violent motion within about a second (at h = 0.005 the
-  // impulse methods stop converging at 0.8 s on 255 boxes), so its runs are the first 0.25 s at
-  // h = 1/240 s
-  const double h = family == "tree" ? 1.0 / 30 : 1.0 / 240;
-  const int steps_per_run = 60;  // then start again (untimed)
-  auto method = mb::make_method(spec);
-  mb::State s;
-  int taken = 0;
-  mb::StepStats warm, stats;
-  // a fresh run: initial state, init, and the first steps (the torque step) untimed
-  auto restart = [&] {
-    s = mb::initial_state(model);
-    method->init(model, s);
-    for (taken = 0; taken < 3; ++taken) {
-      method->step(model, s, h, warm);
-      s.t = (taken + 1) * h;
-    }
-  };
-  try {
-    restart();
-    for (auto _ : st) {
-      method->step(model, s, h, stats);
-      s.t = ++taken * h;
-      benchmark::ClobberMemory();
-      if (taken == steps_per_run) {
-        st.PauseTiming();
-        restart();
-        st.ResumeTiming();
-      }
-    }
-  } catch (const std::exception& e) {
-    st.SkipWithError(e.what());
-    return;
-  }
-  const auto per_step = benchmark::Counter::kAvgIterations;
-  st.counters["assembly_ms"] = benchmark::Counter(1e3 * stats.t_assembly, per_step);
-  st.counters["factor_ms"] = benchmark::Counter(1e3 * stats.t_factorization, per_step);
-  st.counters["solve_ms"] = benchmark::Counter(1e3 * stats.t_solve, per_step);
-  st.counters["integration_ms"] = benchmark::Counter(1e3 * stats.t_integration, per_step);
-  st.counters["pos_sweeps"] = benchmark::Counter(static_cast<double>(stats.pos_iterations), per_step);
-  st.counters["vel_sweeps"] = benchmark::Counter(static_cast<double>(stats.vel_iterations), per_step);
-  st.counters["joints"] = joints;
-  st.SetComplexityN(joints);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +43,15 @@ int main(int argc, char** argv) {
         const std::string spec = c.spec;
         const std::string model = family == "tree" ? fmt::format("tree:joints={}", joints) : fmt::format("chain:n={}", joints);
         benchmark::RegisterBenchmark(fmt::format("step/{}/{}", spec, model).c_str(),
-                                     [spec, family, joints](benchmark::State& st) { step_benchmark(st, spec, family, joints); })
+                                     [spec, family, joints](benchmark::State& st) {
+                                       // tree: h = 1/30 s, runs of 2 s (the paper's scenario); chain: a chain of boxes released
+                                       // horizontally whips its free end into violent motion within about a second (at h = 0.005
+                                       // the impulse methods stop converging at 0.8 s on 255 boxes), so its runs are the first
+                                       // 0.25 s at h = 1/240 s
+                                       const bool tree = family == "tree";
+                                       mb::step_benchmark(st, spec, tree ? fmt::format("tree:joints={}", joints) : fmt::format("chain:n={},body=box", joints),
+                                                          joints, tree ? 1.0 / 30 : 1.0 / 240);
+                                     })
             ->Unit(benchmark::kMillisecond)
             ->MeasureProcessCPUTime()
             ->UseRealTime();

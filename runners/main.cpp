@@ -2,7 +2,9 @@
 // field named); 1 any other error.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -21,12 +23,19 @@
 #include "models/catalog.hpp"
 #include "models/scene.hpp"
 #include "runners/lib/experiment.hpp"
+#include "runners/lib/gate.hpp"
 #include "runners/lib/report.hpp"
 #include "runners/lib/run_case.hpp"
 #include "runners/lib/sweep.hpp"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
+
+#ifdef MBBENCH_HAVE_BENCHMARK
+namespace mb {
+int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter);
+}
+#endif
 
 namespace {
 
@@ -158,6 +167,75 @@ std::vector<double> parse_samples(const std::string& text) {
   return v;
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> v;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t c = text.find(',', pos);
+    std::string item = text.substr(pos, c == std::string::npos ? std::string::npos : c - pos);
+    if (!item.empty()) v.push_back(item);
+    if (c == std::string::npos) break;
+    pos = c + 1;
+  }
+  return v;
+}
+
+struct GateArgs {
+  std::string baseline = "results/baselines/gate.json";
+  bool update = false;
+  std::string methods, models, h, joints;
+  double duration = 0;
+  int reps = 0;
+};
+
+// mbbench gate: exit 1 on a regression, 0 otherwise (README "The CI gate")
+int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (cfg.jobs < 1) throw mb::InputError("command line", 0, "jobs", fmt::format("must be at least 1, got {}", cfg.jobs));
+  if (!a.methods.empty()) cfg.methods = split_list(a.methods);
+  if (!a.models.empty()) cfg.models = a.models == "none" ? std::vector<std::string>{} : split_list(a.models);
+  if (!a.h.empty()) cfg.h = parse_samples(a.h);
+  for (double x : cfg.h)
+    if (!(x > 0)) throw mb::InputError("command line", 0, "h", fmt::format("step sizes must be positive, got {}", x));
+  if (a.duration > 0) cfg.duration = a.duration;
+  if (a.reps > 0) cfg.timing_reps = a.reps;
+  if (!a.joints.empty()) {
+    cfg.timing_joints.clear();
+    if (a.joints != "none")
+      for (double x : parse_samples(a.joints)) cfg.timing_joints.push_back(static_cast<int>(x));
+  }
+  cfg.progress = ::isatty(STDERR_FILENO) != 0;
+  std::optional<json> base;
+  if (fs::exists(a.baseline)) {
+    std::ifstream in(a.baseline);
+    try {
+      base = json::parse(in);
+    } catch (const json::exception& e) {
+      throw mb::InputError(a.baseline, 0, "baseline", e.what());
+    }
+  } else if (!a.update) {
+    throw mb::InputError(a.baseline, 0, "baseline", "no such file; make one with mbbench gate --update");
+  }
+  json now = mb::run_gate(cfg);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int rc = 0;
+  if (base) {
+    mb::GateComparison c = mb::compare_gate(*base, now);
+    std::cout << mb::gate_text(c);
+    if (!a.update && c.regressions > 0) rc = 1;
+  }
+  if (a.update) {
+    mb::write_file_atomic(a.baseline, now.dump(1) + "\n");
+    std::cout << fmt::format("gate: wrote the baseline {} ({} cases, {} timings){}\n", a.baseline, now["cases"].size(),
+                             now["timing"].size(), base ? "; the table above is what changed against the previous one" : "");
+  }
+  std::cout << fmt::format("gate: {} in {:.1f} s (accuracy {:.1f} s, timing {:.1f} s)\n",
+                           a.update ? "updated" : (rc ? "FAILED" : "passed"), secs,
+                           now["provenance"]["gate_seconds"]["accuracy"].get<double>(),
+                           now["provenance"]["gate_seconds"]["timing"].get<double>());
+  return rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -216,6 +294,28 @@ int main(int argc, char** argv) {
   report->add_option("--out,-o", report_dir, "output folder")->required();
   report->add_option("--paper", paper_file, "published values (default: the file the experiment names)");
 
+  GateArgs gate_args;
+  mb::GateConfig gate_cfg;
+  auto* gate = app.add_subcommand("gate", "the CI regression gate: a quick experiment compared with a committed baseline");
+  gate->add_option("--baseline", gate_args.baseline, "baseline JSON (default results/baselines/gate.json)");
+  gate->add_flag("--update", gate_args.update, "write this run as the new baseline (atomically) and say what changed");
+  gate->add_option("--jobs,-j", gate_cfg.jobs, "accuracy cases in parallel (default 1; timing is always serial)");
+  gate->add_option("--methods", gate_args.methods, "comma-separated methods (default: every registered one but ref)");
+  gate->add_option("--models", gate_args.models, "comma-separated accuracy models, or none (default pendulum10,pendulum90,double-pendulum)");
+  gate->add_option("--h", gate_args.h, "comma-separated step sizes (default 0.01,0.02,0.04)");
+  gate->add_option("--duration", gate_args.duration, "simulated time of each accuracy case in s (default 10)");
+  gate->add_option("--timing-joints", gate_args.joints, "comma-separated tree sizes timed, or none (default 63,255)");
+  gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 9)");
+
+  std::string bench_file, bench_out, bench_filter;
+  int bench_reps = 0, bench_max_joints = 0;
+  auto* bench = app.add_subcommand("bench", "a timing experiment (kind = \"timing\") through Google Benchmark: raw JSON, tables, plot");
+  bench->add_option("experiment", bench_file, "timing experiment file (e.g. results/experiments/bender2007.toml)")->required();
+  bench->add_option("--out,-o", bench_out, "output folder (default results/out/<experiment name>)");
+  bench->add_option("--repetitions", bench_reps, "repetitions of each case (default: the experiment's)");
+  bench->add_option("--max-joints", bench_max_joints, "time trees up to this size only");
+  bench->add_option("--filter", bench_filter, "Google Benchmark --benchmark_filter regex");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -233,6 +333,17 @@ int main(int argc, char** argv) {
     if (*table) return cmd_table(record_files, table_out, paper_file);
     if (*sweep) return cmd_sweep(experiment_file, sweep_opt, shard_text);
     if (*merge) return cmd_merge(record_files, merge_out);
+    if (*gate) return cmd_gate(gate_args, gate_cfg);
+    if (*bench) {
+#ifdef MBBENCH_HAVE_BENCHMARK
+      return mb::run_bench_cli(bench_file, bench_out, bench_reps, bench_max_joints, bench_filter);
+#else
+      (void)bench_reps;
+      (void)bench_max_joints;
+      std::cerr << "mbbench: error: built without Google Benchmark (install libbenchmark-dev and rebuild)\n";
+      return 1;
+#endif
+    }
     if (*report) {
       std::string html = mb::write_report(record_files, report_dir, paper_file);
       std::cout << "report: " << html << "\n";

@@ -25,10 +25,25 @@ struct PaperTable {
 struct PaperFigure {
   std::string number, model, metric;  // model "*": every model
 };
+// A published time (ms) per step, or of one part of a step (quantity), at a tree size.
+struct PaperTiming {
+  std::string method, paper_method, quantity, source, quote;
+  int joints = 0;
+  double ms = 0;
+};
+// A published statement relative to real time or to another method (`than`).
+struct PaperClaim {
+  std::string method, than, relation, source, quote;
+  int joints = 0;        // 0: every size
+  double factor = 0;     // the speed-up stated (0: none)
+};
 struct Paper {
   std::string file, citation, title, fit;
   std::vector<PaperTable> tables;
   std::vector<PaperFigure> figures;
+  std::vector<std::pair<std::string, std::string>> context;  // [context]: machine, h, integrator, ...
+  std::vector<PaperTiming> timings;
+  std::vector<PaperClaim> claims;
 };
 Paper read_paper(const std::string& path);
 

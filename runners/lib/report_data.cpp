@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 Paper read_paper(const std::string& path) {
   toml::table root = read_toml_file(path);
-  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure"});
+  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim"});
   Paper p;
   p.file = path;
   p.citation = r.str("citation");
@@ -44,6 +44,25 @@ Paper read_paper(const std::string& path) {
   for (size_t i = 0; i < figures.size(); ++i) {
     TableReader f(*figures[i], path, fmt::format("figure[{}]", i), {"number", "model", "metric"});
     p.figures.push_back({f.str("number"), f.str("model"), f.str("metric")});
+  }
+  if (const toml::table* ctx = root["context"].as_table())
+    for (const auto& [k, v] : *ctx) {
+      if (auto s = v.value<std::string>()) p.context.emplace_back(std::string(k.str()), *s);
+      else if (auto x = v.value<double>()) p.context.emplace_back(std::string(k.str()), fmt::format("{:.12g}", *x));
+    }
+  auto timings = r.tables("timing");
+  for (size_t i = 0; i < timings.size(); ++i) {
+    TableReader t(*timings[i], path, fmt::format("timing[{}]", i), {"method", "paper_method", "joints", "ms", "quantity", "source", "quote"});
+    PaperTiming pt{t.str("method"), t.str("paper_method"), t.str("quantity"), t.str("source"), t.str("quote"),
+                   static_cast<int>(t.num("joints")), t.positive("ms")};
+    p.timings.push_back(std::move(pt));
+  }
+  auto claims = r.tables("claim");
+  for (size_t i = 0; i < claims.size(); ++i) {
+    TableReader t(*claims[i], path, fmt::format("claim[{}]", i), {"method", "than", "joints", "relation", "factor", "source", "quote"});
+    PaperClaim pc{t.str("method"), t.str("than", ""), t.str("relation"), t.str("source"), t.str("quote"),
+                  static_cast<int>(t.num("joints", 0)), t.num("factor", 0)};
+    p.claims.push_back(std::move(pc));
   }
   return p;
 }

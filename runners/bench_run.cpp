@@ -1,0 +1,99 @@
+// mbbench bench EXPERIMENT: a timing experiment (runners/lib/timing.hpp) run serially through
+// Google Benchmark (bench/step_benchmark.hpp: warm-up steps untimed, restarts untimed, phase
+// counters), its raw JSON written in Google Benchmark's own format (tools/compare.py reads it),
+// with our provenance in its context; then the timing tables and the log-log plot.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <algorithm>
+#include <cctype>
+#include <iterator>
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "bench/step_benchmark.hpp"
+#include "core/io.hpp"
+#include "runners/lib/provenance.hpp"
+#include "runners/lib/timing.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace mb {
+
+namespace {
+// ": -nan", ": NaN", ": inf" ... (a value, after a colon) -> ": null"
+std::string nan_to_null(const std::string& in) {
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size();) {
+    out += in[i];
+    if (in[i++] != ':') continue;
+    size_t j = i;
+    while (j < in.size() && in[j] == ' ') ++j;
+    size_t k = j + (j < in.size() && in[j] == '-');
+    size_t e = k;
+    while (e < in.size() && std::isalpha(static_cast<unsigned char>(in[e]))) ++e;
+    std::string word = in.substr(k, e - k);
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (word == "nan" || word == "inf" || word == "infinity") {
+      out += " null";
+      i = e;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter) {
+  TimingExperiment e = read_timing_experiment(file);
+  if (reps > 0) e.repetitions = reps;
+  if (out_dir.empty()) out_dir = "results/out/" + e.name;
+  fs::create_directories(out_dir);
+  const std::string raw = (fs::path(out_dir) / "bench.json").string();
+  json prov = provenance();
+  if (prov.value("build_type", "") != "Release")
+    std::cerr << "mbbench: warning: a " << prov.value("build_type", "?") << " build: times are not representative\n";
+  for (auto& [k, v] : prov.items()) benchmark::AddCustomContext("mbbench_" + k, v.is_string() ? v.get<std::string>() : v.dump());
+  benchmark::AddCustomContext("mbbench_experiment", e.file);
+  const double h = e.h;
+  for (const auto& [spec, joints] : timing_cases(e)) {
+    if (max_joints > 0 && joints > max_joints) continue;
+    const std::string s = spec;
+    const int j = joints;
+    benchmark::RegisterBenchmark(timing_case_name(spec, joints).c_str(),
+                                 [s, j, h](benchmark::State& st) { step_benchmark(st, s, fmt::format("tree:joints={}", j), j, h); })
+        ->Unit(benchmark::kMillisecond)
+        ->MeasureProcessCPUTime()
+        ->UseRealTime()
+        ->MinTime(e.min_time)
+        ->Repetitions(e.repetitions);
+  }
+  std::vector<std::string> args = {"mbbench", "--benchmark_out=" + raw, "--benchmark_out_format=json"};
+  if (!filter.empty()) args.push_back("--benchmark_filter=" + filter);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  // Google Benchmark writes NaN (e.g. the cv of a zero counter) as a bare nan: not JSON
+  std::ifstream in(raw);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = nan_to_null(text);
+  json bench = json::parse(text);
+  std::optional<Paper> paper;
+  if (!e.paper.empty()) paper = read_paper(e.paper);
+  TimingData d = analyse_timing(bench, e.reference, paper);
+  std::string md = timing_markdown(d);
+  std::string note;
+  std::string svg = write_timing_plot(d, out_dir, &note);
+  md += svg.empty() ? "\n" + note + "\n" : "\n![time per step](plots/timing.svg)\n";
+  write_file_atomic((fs::path(out_dir) / "timing.md").string(), md);
+  std::cout << md << fmt::format("\nbench {}: raw results {} (Google Benchmark JSON), tables {}/timing.md\n", e.name, raw, out_dir);
+  return 0;
+}
+
+}  // namespace mb

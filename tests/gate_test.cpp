@@ -1,0 +1,214 @@
+// The CI gate (README "The CI gate"): it passes on the committed baseline, and fails, naming the
+// metric and the case, on a small accuracy bias, a new failure and a timing ratio beyond its
+// tolerance, simulated with the test-only methods (MBBENCH_TEST_METHODS=1). Baselines for the
+// test methods are made by the gate itself from GC4 / linear and renamed. Cases are kept short
+// (pendulum10, 2 s; tree:joints=15) so the suite stays fast under the sanitizers.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+#include "metrics/fit.hpp"
+#include "runners/lib/gate.hpp"
+#include "runners/lib/report.hpp"
+
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const std::string kBaseline = std::string(MBBENCH_TEST_DATA) + "/../../results/baselines/gate.json";
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(1); }
+
+// the baseline `from` ran, as if method `to` had run it
+json rename_method(json b, const std::string& from, const std::string& to) {
+  for (auto& m : b["methods"])
+    if (m == from) m = to;
+  for (auto& c : b["cases"])
+    if (c["method"] == from) c["method"] = to;
+  return b;
+}
+
+// runs the gate with the test-only methods registered
+mbtest::CliResult gate_with_test_methods(const std::string& args) {
+  ::setenv("MBBENCH_TEST_METHODS", "1", 1);
+  auto r = mbtest::run_cli("gate " + args);
+  ::unsetenv("MBBENCH_TEST_METHODS");
+  return r;
+}
+
+const std::string kQuick = "--models pendulum10 --duration 2 --timing-joints none";
+
+}  // namespace
+
+TEST_CASE("the gate passes on the committed baseline", "[gate]") {
+  REQUIRE(fs::exists(kBaseline));
+  // a subset (the full gate runs in .ci/run on the Release build): non-chaotic models only, so
+  // that the Debug build's numbers match the Release baseline's
+  auto r = mbtest::run_cli("gate --baseline " + kBaseline +
+                           " --methods GC4,linear,Imp4,LMBS4 --models pendulum10,pendulum90 --timing-joints none");
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(r.output.find("0 regression(s)") != std::string::npos);
+  CHECK(r.output.find("gate: passed") != std::string::npos);
+}
+
+TEST_CASE("a rerun is bit-identical and --update writes a baseline the gate passes", "[gate]") {
+  fs::path d = mbtest::temp_dir("gate_update");
+  auto u = mbtest::run_cli("gate --update --baseline " + (d / "b.json").string() + " --methods GC4,Imp2 " + kQuick);
+  INFO(u.output);
+  REQUIRE(u.code == 0);
+  CHECK(u.output.find("wrote the baseline") != std::string::npos);
+  auto r = mbtest::run_cli("gate --baseline " + (d / "b.json").string() + " --methods GC4,Imp2 " + kQuick);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(r.output.find("0 moved") != std::string::npos);  // deterministic: nothing moved at all
+  // a method since added is "new", not a failure
+  auto n = mbtest::run_cli("gate --baseline " + (d / "b.json").string() + " --methods GC4,Imp2,Imp4 " + kQuick);
+  INFO(n.output);
+  CHECK(n.code == 0);
+  CHECK(n.output.find("new (not in the baseline)") != std::string::npos);
+}
+
+TEST_CASE("the gate fails on a small bias of GC4, naming the metric and the case", "[gate]") {
+  fs::path d = mbtest::temp_dir("gate_bias");
+  REQUIRE(mbtest::run_cli("gate --update --baseline " + (d / "gc4.json").string() + " --methods GC4 " + kQuick).code == 0);
+  write_json(d / "bias.json", rename_method(read_json(d / "gc4.json"), "GC4", "test-gc4-bias"));
+  auto r = gate_with_test_methods("--baseline " + (d / "bias.json").string() + " --methods test-gc4-bias " + kQuick);
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(r.output.find("REGRESSION") != std::string::npos);
+  CHECK(r.output.find("ED ") != std::string::npos);
+  CHECK(r.output.find("test-gc4-bias pendulum10 h=0.01") != std::string::npos);
+  CHECK(r.output.find("gate: FAILED") != std::string::npos);
+}
+
+TEST_CASE("the gate fails when a case newly fails", "[gate]") {
+  fs::path d = mbtest::temp_dir("gate_fail");
+  REQUIRE(mbtest::run_cli("gate --update --baseline " + (d / "gc4.json").string() + " --methods GC4 " + kQuick).code == 0);
+  write_json(d / "fail.json", rename_method(read_json(d / "gc4.json"), "GC4", "test-fail"));
+  auto r = gate_with_test_methods("--baseline " + (d / "fail.json").string() + " --methods test-fail " + kQuick);
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(r.output.find("REGRESSION (newly failed)") != std::string::npos);
+  CHECK(r.output.find("test-fail pendulum10 h=0.02") != std::string::npos);
+}
+
+TEST_CASE("the gate fails when a timing ratio to linear exceeds its tolerance", "[gate][timing]") {
+  fs::path d = mbtest::temp_dir("gate_timing");
+  const std::string timing = "--models none --timing-joints 15 --timing-reps 9";
+  REQUIRE(mbtest::run_cli("gate --update --baseline " + (d / "lin.json").string() + " --methods linear " + timing).code == 0);
+  // the baseline: test-sleep as fast as linear (ratio 1)
+  json b = read_json(d / "lin.json");
+  b["methods"].push_back("test-sleep");
+  json t = b["timing"][0];
+  REQUIRE(t["method"] == "linear");
+  t["method"] = "test-sleep";
+  b["timing"].push_back(t);
+  write_json(d / "sleep.json", b);
+  auto r = gate_with_test_methods("--baseline " + (d / "sleep.json").string() + " --methods linear,test-sleep " + timing);
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK(r.output.find("time/linear") != std::string::npos);
+  CHECK(r.output.find("test-sleep tree:joints=15") != std::string::npos);
+  CHECK(r.output.find("slower") != std::string::npos);
+}
+
+TEST_CASE("the test-only methods are absent from a normal list", "[gate]") {
+  ::unsetenv("MBBENCH_TEST_METHODS");
+  auto r = mbtest::run_cli("list");
+  REQUIRE(r.code == 0);
+  CHECK(r.output.find("test-") == std::string::npos);
+  auto t = gate_with_test_methods("--baseline /nonexistent.json --methods test-sleep " + kQuick);
+  CHECK(t.code == 2);  // the baseline is missing: an input error, after the method was accepted
+  CHECK(t.output.find("unknown method") == std::string::npos);
+}
+
+TEST_CASE("gate comparison: tolerances of orders, drifts and timing", "[gate]") {
+  auto make = [](double ed1, double ed4, double ratio, const std::string& status) {
+    json j;
+    j["config"] = {{"models", {"pendulum10"}}, {"h", {0.01, 0.04}}, {"duration", 10.0}};
+    j["methods"] = {"GC4"};
+    j["cases"] = {{{"method", "GC4"}, {"model", "pendulum10"}, {"h", 0.01}, {"h_simulated", 0.01}, {"status", "ok"},
+                   {"metrics", {{"ED", ed1}}}},
+                  {{"method", "GC4"}, {"model", "pendulum10"}, {"h", 0.04}, {"h_simulated", 0.04}, {"status", status},
+                   {"metrics", {{"ED", ed4}}}}};
+    j["timing"] = {{{"method", "GC4"}, {"joints", 63}, {"status", "ok"}, {"ratio_to_linear", ratio}}};
+    return j;
+  };
+  const json base = make(1e-8, 1e-8 * std::pow(4.0, 4), 2.0, "ok");
+  CHECK(mb::compare_gate(base, base).regressions == 0);
+  CHECK(mb::compare_gate(base, base).rows.empty());
+  // 20 % worse energy drift at both steps: a regression (order unchanged)
+  auto c = mb::compare_gate(base, make(1.2e-8, 1.2e-8 * std::pow(4.0, 4), 2.0, "ok"));
+  CHECK(c.regressions == 2);
+  // 5 % is within
+  CHECK(mb::compare_gate(base, make(1.05e-8, 1.05e-8 * std::pow(4.0, 4), 2.0, "ok")).regressions == 0);
+  // better: improved, not a regression
+  CHECK(mb::compare_gate(base, make(0.5e-8, 0.5e-8 * std::pow(4.0, 4), 2.0, "ok")).regressions == 0);
+  // the order moves by 0.5 (ED at the large step x 2): ED and order regress
+  auto o = mb::compare_gate(base, make(1e-8, 2e-8 * std::pow(4.0, 4), 2.0, "ok"));
+  bool order_row = false;
+  for (const auto& r : o.rows) order_row = order_row || (r.metric == "order ED" && r.regression);
+  CHECK(order_row);
+  // timing: 2.5x slower relative to linear is within x3; 4x is not
+  CHECK(mb::compare_gate(base, make(1e-8, 1e-8 * std::pow(4.0, 4), 5.0, "ok")).regressions == 0);
+  CHECK(mb::compare_gate(base, make(1e-8, 1e-8 * std::pow(4.0, 4), 8.0, "ok")).regressions == 1);
+  // a new failure; the reverse is reported, not failed
+  CHECK(mb::compare_gate(base, make(1e-8, 1e-8, 2.0, "failed")).regressions == 1);
+  CHECK(mb::compare_gate(make(1e-8, 1e-8, 2.0, "failed"), base).regressions == 0);
+}
+
+TEST_CASE("the scaling fit recovers the exponent of synthetic n^p timings exactly", "[fit][timing]") {
+  for (double p : {1.0, 2.0, 3.0, 1.37}) {
+    std::vector<double> n, t;
+    for (int j = 31; j <= 16383; j = 2 * j + 1) {
+      n.push_back(j);
+      t.push_back(2.5e-6 * std::pow(static_cast<double>(j), p));
+    }
+    mb::PowerFit f = mb::least_squares_fit(n, t);
+    INFO("p = " << p);
+    CHECK(f.order == Approx(p).margin(1e-12));
+    CHECK(f.factor == Approx(2.5e-6).epsilon(1e-10));
+    CHECK(f.residual < 1e-12);
+    CHECK(f.points == static_cast<int>(n.size()));
+  }
+}
+
+TEST_CASE("results/paper/bender2007.toml holds every time s.6 prints", "[paper][timing]") {
+  const mb::Paper p = mb::read_paper(std::string(MBBENCH_TEST_DATA) + "/../../results/paper/bender2007.toml");
+  CHECK(p.citation == "bender2007");
+  auto ms = [&](const std::string& method, int joints, const std::string& quantity) {
+    for (const auto& t : p.timings)
+      if (t.method == method && t.joints == joints && t.quantity == quantity) return t.ms;
+    return -1.0;
+  };
+  CHECK(ms("baraff", 255, "step") == 82.05);
+  CHECK(ms("iterative:tol_p=1e-6,tol_v=1e-6", 255, "step") == 494.15);
+  CHECK(ms("iterative:tol_p=1e-3,tol_v=1e-3", 255, "step") == 51.47);
+  CHECK(ms("sle:tol_p=1e-3,tol_v=1e-3", 255, "step") == 57.72);
+  CHECK(ms("sle:tol_p=1e-6,tol_v=1e-6", 255, "step") == 59.48);
+  CHECK(ms("sle:tol_p=1e-6,tol_v=1e-6", 127, "factorisation") == 15.81);
+  CHECK(ms("sle:tol_p=1e-6,tol_v=1e-6", 127, "solve (one iteration)") == 1.01);
+  CHECK(ms("linear:tol_p=1e-6,tol_v=1e-6", 31, "step") == 1.26);
+  CHECK(ms("linear:tol_p=1e-6,tol_v=1e-6", 255, "step") == 13.70);
+  CHECK(p.timings.size() == 9);
+  CHECK(p.claims.size() == 10);
+  // every number stands in its quote, typed in from the paper
+  for (const auto& t : p.timings) CHECK(t.quote.find(fmt::format("{:.2f}", t.ms)) != std::string::npos);
+  bool six = false;
+  for (const auto& c : p.claims) six = six || (c.than == "baraff" && c.factor == 6.0);
+  CHECK(six);
+}

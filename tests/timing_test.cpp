@@ -1,0 +1,69 @@
+// Timing experiments (runners/lib/timing.hpp): the bender2007 experiment file, and the analysis of
+// Google Benchmark JSON: median and spread over repetitions, ratios to linear, and the scaling
+// exponent recovered exactly from synthetic n^p timings.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "runners/lib/timing.hpp"
+
+using nlohmann::json;
+
+namespace {
+const std::string kRoot = std::string(MBBENCH_TEST_DATA) + "/../..";
+}
+
+TEST_CASE("the bender2007 timing experiment: s.6's configurations, extended for the O(n) methods", "[timing]") {
+  mb::TimingExperiment e = mb::read_timing_experiment(kRoot + "/results/experiments/bender2007.toml");
+  CHECK(e.joints == std::vector<int>{31, 63, 127, 255});
+  CHECK(std::abs(e.h - 1.0 / 30) < 1e-15);
+  CHECK(e.repetitions >= 9);
+  CHECK(e.reference == "linear:tol_p=1e-6,tol_v=1e-6");
+  auto cases = mb::timing_cases(e);
+  int linear = 0, lagrange = 0;
+  for (const auto& [spec, j] : cases) {
+    if (spec == e.reference) ++linear;
+    if (spec == "lagrange") ++lagrange;
+  }
+  CHECK(linear == 10);  // 31 ... 16383
+  CHECK(lagrange == 4);
+  CHECK(cases.size() == 5 * 4 + 4 + 3 * 10);
+}
+
+TEST_CASE("timing analysis: medians, spread, ratios and exact exponents from synthetic n^p times", "[timing][fit]") {
+  json b;
+  b["context"] = {{"host_name", "test"}};
+  const double p_lin = 1.0, p_dense = 3.0;
+  for (int j = 31; j <= 255; j = 2 * j + 1)
+    for (int r = 0; r < 9; ++r) {
+      const double noise = r == 4 ? 1.0 : (r < 4 ? 0.9 : 1.2);  // median = the noise-free value
+      b["benchmarks"].push_back({{"name", mb::timing_case_name("linear", j) + "/real_time"},
+                                 {"run_name", mb::timing_case_name("linear", j) + "/real_time"},
+                                 {"run_type", "iteration"}, {"real_time", 1e-3 * std::pow(j, p_lin) * noise},
+                                 {"time_unit", "ms"}, {"factor_ms", 0.5}});
+      b["benchmarks"].push_back({{"name", mb::timing_case_name("lagrange", j)}, {"run_type", "iteration"},
+                                 {"real_time", 2e-6 * std::pow(j, p_dense) * noise * 1e6}, {"time_unit", "ns"}});
+    }
+  b["benchmarks"].push_back({{"name", "x_median"}, {"run_type", "aggregate"}, {"real_time", 99.0}});
+  mb::TimingData d = mb::analyse_timing(b, "linear", std::nullopt);
+  REQUIRE(d.series.size() == 2);
+  const auto& lin = d.series[0];
+  CHECK(lin.spec == "linear");
+  REQUIRE(lin.points.size() == 4);
+  CHECK(lin.points[0].joints == 31);
+  CHECK(lin.points[0].median_ms == Approx(0.031).epsilon(1e-12));
+  CHECK(lin.points[0].min_ms == Approx(0.9 * 0.031).epsilon(1e-12));
+  CHECK(lin.points[0].max_ms == Approx(1.2 * 0.031).epsilon(1e-12));
+  CHECK(lin.points[0].repetitions == 9);
+  CHECK(lin.points[0].phases_ms.at("factor_ms") == 0.5);
+  REQUIRE(lin.fit);
+  CHECK(lin.fit->order == Approx(p_lin).margin(1e-12));
+  REQUIRE(d.series[1].fit);
+  CHECK(d.series[1].fit->order == Approx(p_dense).margin(1e-12));
+  CHECK(d.series[1].fit_min == 31);
+  CHECK(d.series[1].fit_max == 255);
+  const std::string md = mb::timing_markdown(d);
+  CHECK(md.find("| lagrange | 3.00 |") != std::string::npos);
+}
