@@ -293,6 +293,8 @@ int main(int argc, char** argv) {
   report->add_option("records", record_files, "files of JSON-line records")->required();
   report->add_option("--out,-o", report_dir, "output folder")->required();
   report->add_option("--paper", paper_file, "published values (default: the file the experiment names)");
+  std::string report_timing;
+  report->add_option("--timing", report_timing, "output folder of `mbbench bench` whose timing table and plot to include");
 
   GateArgs gate_args;
   mb::GateConfig gate_cfg;
@@ -345,7 +347,7 @@ int main(int argc, char** argv) {
 #endif
     }
     if (*report) {
-      std::string html = mb::write_report(record_files, report_dir, paper_file);
+      std::string html = mb::write_report(record_files, report_dir, paper_file, report_timing);
       std::cout << "report: " << html << "\n";
       return 0;
     }

@@ -2,7 +2,9 @@
 # Installs what is missing, builds the Release preset and reproduces the default paper job:
 # schmitt2005 s.6 (results/experiments/schmitt2005.toml: the four pendulum models x the methods
 # that exist x the default step-size grid x 60 s), plus the sweep of the paper's ambiguous readings
-# (results/experiments/schmitt2005-readings.toml), into one report:
+# (results/experiments/schmitt2005-readings.toml), and the timing of bender2007 s.6 (Fig. 4:
+# results/experiments/bender2007.toml, serially through Google Benchmark, into OUT_DIR/bender2007/),
+# into one report:
 #   OUT_DIR/schmitt2005/report.html   (tables beside the paper, findings, figures, provenance)
 #   OUT_DIR/schmitt2005/tables.md, records.csv, records.jsonl, plots/
 # Usage: scripts/reproduce.sh [OUT_DIR]    (default results/out)
@@ -16,5 +18,7 @@ out=${1:-results/out}/schmitt2005
 rm -rf "$out"
 "$mb" sweep results/experiments/schmitt2005.toml --jobs "$(nproc)" --out "$out"
 "$mb" sweep results/experiments/schmitt2005-readings.toml --jobs "$(nproc)" --out "$out/readings"
-"$mb" report "$out/records.jsonl" "$out/readings/records.jsonl" --out "$out"
+timing=${1:-results/out}/bender2007
+"$mb" bench results/experiments/bender2007.toml --out "$timing"
+"$mb" report "$out/records.jsonl" "$out/readings/records.jsonl" --out "$out" --timing "$timing"
 echo "reproduce: report in $out/report.html (tables in $out/tables.md)"

@@ -1,4 +1,4 @@
-// The report renders in a real browser: a small sweep and its report, loaded in headless
+// The report renders in a real browser: a small sweep, a tiny timing run, and their report, loaded in headless
 // Chromium; the page's own check (end of report.html) must find every figure decoded and every
 // table with its rows. Skipped, with a message, where Chromium is not installed.
 #include <catch2/catch.hpp>
@@ -35,10 +35,24 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
   fs::path d = mbtest::temp_dir("report");
   const std::string exp = std::string(MBBENCH_TEST_DATA) + "/experiments/small.toml";
   REQUIRE(mbtest::run_cli("sweep " + exp + " --jobs 2 --out " + (d / "out").string()).code == 0);
-  auto rep = mbtest::run_cli("report " + (d / "out" / "records.jsonl").string() + " --out " + (d / "rep").string());
+  // a tiny timing run (linear on the 31-joint tree, one repetition) whose table and plot the report gathers
+  const std::string timing_exp = std::string(MBBENCH_TEST_DATA) + "/../../results/experiments/bender2007.toml";
+  auto bench = mbtest::run_cli("bench " + timing_exp + " --out " + (d / "bench").string() +
+                               " --max-joints 31 --repetitions 1 --filter linear");
+  INFO(bench.output);
+  REQUIRE(bench.code == 0);
+  auto missing = mbtest::run_cli("report " + (d / "out" / "records.jsonl").string() + " --out " + (d / "x").string() +
+                                 " --timing " + (d / "nothing").string());
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("no timing.md"));
+  auto rep = mbtest::run_cli("report " + (d / "out" / "records.jsonl").string() + " --out " + (d / "rep").string() +
+                             " --timing " + (d / "bench").string());
   INFO(rep.output);
   REQUIRE(rep.code == 0);
   const std::string html = slurp(d / "rep" / "report.html");
+  // the timing section of `mbbench bench` is gathered into the page
+  CHECK_THAT(html, Catch::Contains("<h2>Timing</h2>"));
+  CHECK_THAT(html, Catch::Contains("Fig. 4"));
   // the paper's tables are there, with GC4 beside the published values
   CHECK_THAT(html, Catch::Contains("Model: Pendulum10  Function: Energy Drift"));
   CHECK_THAT(html, Catch::Contains("57.489726"));

@@ -106,10 +106,14 @@ struct Figure {
 };
 // Writes DIR/plots/<id>.dat and .gp for each model x metric and runs gnuplot (if found) to SVG.
 std::vector<Figure> write_plots(const ReportData& d, const std::string& dir);
-std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir);
+// timing_md: the timing tables of `mbbench bench` (timing.md), shown in their own section if not empty
+std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
+                        const std::string& timing_md = "");
 
 // Writes tables.md, records.csv, plots/ and report.html into dir; returns report.html's path.
+// timing_dir: the output folder of `mbbench bench` (timing.md, plots/timing.svg), gathered into
+// the report (the Fig. 4 timing table and the log-log plot of time per step); empty for none.
 std::string write_report(const std::vector<std::string>& record_files, const std::string& dir,
-                         const std::string& paper_file);
+                         const std::string& paper_file, const std::string& timing_dir = "");
 
 }  // namespace mb

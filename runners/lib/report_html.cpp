@@ -79,7 +79,8 @@ std::string list_text(const nlohmann::json& a) {
 
 }  // namespace
 
-std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir) {
+std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
+                        const std::string& timing_md) {
   const nlohmann::json& p = d.provenance;
   std::string s = R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mbbench report</title>
@@ -117,6 +118,9 @@ pre{background:#f6f6f6;padding:.5em;font-size:12px;white-space:pre-wrap}
   // tables
   s += "<h2>Tables</h2>\n";
   for (const auto& t : report_tables(d)) s += table_html(t);
+
+  // timing tables of `mbbench bench` (Markdown as written there)
+  if (!timing_md.empty()) s += "<h2>Timing</h2>\n<pre class=\"timing\">" + esc(timing_md) + "</pre>\n";
 
   // figures, embedded
   s += "<h2>Figures</h2>\n";
