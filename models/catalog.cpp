@@ -27,6 +27,24 @@ const std::vector<ModelEntry>& model_catalog() {
   return entries;
 }
 
+Joint rod_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b, double length) {
+  Joint j = ball_joint(name, a, anchor_a, b, anchor_b);
+  j.type = JointType::Distance;
+  j.length = length;
+  return j;
+}
+
+Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b) {
+  Joint j;
+  j.name = name;
+  j.type = JointType::Ball;
+  j.a = a;
+  j.b = b;
+  j.anchor_a = anchor_a;
+  j.anchor_b = anchor_b;
+  return j;
+}
+
 Model build_model(const std::string& text, const std::string& source, int line) {
   Spec spec = Spec::parse(text, "model", source, line);
   for (const auto& e : model_catalog()) {

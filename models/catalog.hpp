@@ -60,6 +60,11 @@ Model make_loop(int n, const std::string& name);
 
 Model build_tree(const Spec&);
 Model build_loop(const Spec&);
+// joints the builders share: a rod of `length` between two points, a ball joint at two points
+// (anchors in the bodies' frames; world coordinates for kWorld)
+Joint rod_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b, double length);
+Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b);
+
 Model build_pendulum10(const Spec&);
 Model build_pendulum90(const Spec&);
 Model build_pendulum(const Spec&);

@@ -26,13 +26,7 @@ Model make_pendulum(const PendulumParams& p, const std::string& name) {
   b.position = Vec3(0, -p.length, 0);                                   // lowest point
   b.velocity = Vec3(2 * std::sqrt(p.g * p.length) * std::sin(amp / 2), 0, 0);  // toward +x
   m.bodies.push_back(b);
-  Joint j;
-  j.name = "rod1";
-  j.type = JointType::Distance;
-  j.a = kWorld;
-  j.b = 0;
-  j.length = p.length;
-  m.joints.push_back(j);
+  m.joints.push_back(rod_joint("rod1", kWorld, Vec3::Zero(), 0, Vec3::Zero(), p.length));
   m.info.name = name;
   m.info.source = "schmitt2005 s.4";
   m.info.description = fmt::format(
@@ -55,13 +49,7 @@ Model make_chain(const ChainParams& p, const std::string& name) {
     b.mass = p.mass;
     b.position = Vec3((i + 1) * p.length, 0, 0);
     m.bodies.push_back(b);
-    Joint j;
-    j.name = fmt::format("rod{}", i + 1);
-    j.type = JointType::Distance;
-    j.a = i == 0 ? kWorld : i - 1;
-    j.b = i;
-    j.length = p.length;
-    m.joints.push_back(j);
+    m.joints.push_back(rod_joint(fmt::format("rod{}", i + 1), i == 0 ? kWorld : i - 1, Vec3::Zero(), i, Vec3::Zero(), p.length));
   }
   m.info.name = name;
   m.info.description = fmt::format(

@@ -44,16 +44,6 @@ void place_hanging(Body& b, const Vec3& top, const Quat& q) {
 
 Vec3 lower_end(const Body& b) { return b.position + b.orientation * Vec3(0, -b.box.y() / 2, 0); }
 
-Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b) {
-  Joint j;
-  j.name = name;
-  j.type = JointType::Ball;
-  j.a = a;
-  j.b = b;
-  j.anchor_a = anchor_a;
-  j.anchor_b = anchor_b;
-  return j;
-}
 
 }  // namespace
 
@@ -143,15 +133,8 @@ Model make_loop(int n, const std::string& name) {
     m.bodies.push_back(b);
   }
   for (int i = 0; i < n; ++i) {
-    Joint j;
-    j.name = fmt::format("rod{}", i + 1);
-    j.type = JointType::Distance;
-    j.a = i == 0 ? kWorld : i - 1;
-    j.anchor_a = i == 0 ? node(0) : Vec3::Zero();
-    j.b = i == n - 1 ? kWorld : i;
-    j.anchor_b = i == n - 1 ? node(n) : Vec3::Zero();
-    j.length = (node(i + 1) - node(i)).norm();
-    m.joints.push_back(j);
+    m.joints.push_back(rod_joint(fmt::format("rod{}", i + 1), i == 0 ? kWorld : i - 1, i == 0 ? node(0) : Vec3::Zero(),
+                                 i == n - 1 ? kWorld : i, i == n - 1 ? node(n) : Vec3::Zero(), (node(i + 1) - node(i)).norm()));
   }
   m.info.name = name;
   m.info.source = "schmitt2003";

@@ -212,9 +212,9 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
       done_ids.insert(id);
     }
   }
-  std::vector<const Case*> todo;
+  std::vector<const Case*> pending;
   for (const Case& c : cases)
-    if (!done_ids.count(c.id)) todo.push_back(&c);
+    if (!done_ids.count(c.id)) pending.push_back(&c);
   sum.resumed = static_cast<long>(done_ids.size());
 
   // the pool: workers take the next case; each finished record is appended as one durable line
@@ -226,15 +226,15 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
   auto worker = [&] {
     for (;;) {
       size_t i = next++;
-      if (i >= todo.size()) return;
-      json rec = run_sweep_case(e, *todo[i]);
+      if (i >= pending.size()) return;
+      json rec = run_sweep_case(e, *pending[i]);
       std::lock_guard<std::mutex> lock(mu);
       if (error) return;
       try {
         append_line_durable(sum.records, rec.dump());
       } catch (...) {
         error = std::current_exception();
-        next = todo.size();
+        next = pending.size();
         return;
       }
       ++sum.ran;
@@ -245,7 +245,7 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
     }
   };
-  const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(std::max<size_t>(1, todo.size()))));
+  const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(std::max<size_t>(1, pending.size()))));
   std::vector<std::thread> pool;
   for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
