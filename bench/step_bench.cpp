@@ -1,5 +1,6 @@
-// Time of one step of each method on the tree of bender2007 s.6 (tree:joints=J, h = 1/30 s, the
-// paper's tolerances), for the Fig. 4 comparison and the scaling exponents, and on chains of N
+// Time of one step of each timing-table method of the registry (MethodInfo::timing_table, at its
+// defaults) on the tree of bender2007 s.6 (tree:joints=J, h = 1/30 s), for the scaling
+// exponents, and on chains of N
 // boxes with ball joints (chain:n=N,body=box, h = 1/240 s, the first 0.25 s of each run; names
 // step/<spec>/chain:n=N). Each benchmark builds
 // the model and the method once and times `step` alone over runs of the tree's default 2 s (60
@@ -14,33 +15,17 @@
 #include <fmt/format.h>
 
 #include "bench/step_benchmark.hpp"
-
-namespace {
-
-struct Case {
-  const char* spec;
-  int max_joints;  // largest tree timed
-};
-
-// the configurations of bender2007 s.6 (iter. at 3 tolerances, SLE at 2, lin.) and ours
-const Case kCases[] = {
-    {"iterative:tol_p=1e-6,tol_v=1e-6", 1023}, {"iterative:tol_p=1e-4,tol_v=1e-4", 1023},
-    {"iterative:tol_p=1e-3,tol_v=1e-3", 1023}, {"sle:tol_p=1e-3,tol_v=1e-3", 1023},
-    {"sle:tol_p=1e-6,tol_v=1e-6", 1023},       {"sle:solver=cholmod,tol_p=1e-6,tol_v=1e-6", 16383},
-    {"linear:tol_p=1e-6,tol_v=1e-6", 16383},
-    {"lagrange", 255},  // bender2007's Lagrange: Baumgarte, RK4, dense LU
-    {"baraff", 16383},  // Baumgarte, RK4, Baraff's O(n) LDL^T
-    {"GC4", 16383},     // reduced coordinates, Featherstone's articulated-body algorithm
-};
-
-}  // namespace
+#include "methods/method.hpp"
 
 int main(int argc, char** argv) {
   // the tree of bender2007 s.6, and chains of boxes with ball joints (chain:n=N,body=box)
+  // the methods: every timing-table method of the registry (MethodInfo::timing_table) at its
+  // defaults, up to its timing_max_joints
   for (const std::string family : {"tree", "chain"}) {
-    for (const Case& c : kCases) {
-      for (int joints = 31; joints <= c.max_joints; joints = 2 * joints + 1) {
-        const std::string spec = c.spec;
+    for (const auto& entry : mb::method_registry()) {
+      if (!entry.info.timing_table) continue;
+      for (int joints = 31; joints <= entry.info.timing_max_joints; joints = 2 * joints + 1) {
+        const std::string spec = entry.info.name;
         const std::string model = family == "tree" ? fmt::format("tree:joints={}", joints) : fmt::format("chain:n={}", joints);
         benchmark::RegisterBenchmark(fmt::format("step/{}/{}", spec, model).c_str(),
                                      [spec, family, joints](benchmark::State& st) {
@@ -53,8 +38,7 @@ int main(int argc, char** argv) {
                                                           joints, tree ? 1.0 / 30 : 1.0 / 240);
                                      })
             ->Unit(benchmark::kMillisecond)
-            ->MeasureProcessCPUTime()
-            ->UseRealTime();
+            ->UseManualTime();
       }
     }
   }

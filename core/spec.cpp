@@ -50,16 +50,108 @@ std::string Spec::text() const {
   return out;
 }
 
+const char* to_string(OptionType t) {
+  switch (t) {
+    case OptionType::Number: return "number";
+    case OptionType::Integer: return "integer";
+    case OptionType::Choice: return "choice";
+    case OptionType::Text: return "text";
+  }
+  return "?";
+}
+
+namespace {
+OptionInfo option(std::string name, std::string def, std::string doc, OptionType type) {
+  OptionInfo o;
+  o.name = std::move(name);
+  o.default_value = std::move(def);
+  o.description = std::move(doc);
+  o.type = type;
+  return o;
+}
+}  // namespace
+
+OptionInfo OptionInfo::number(std::string name, std::string def, std::string doc, double lo, double hi, bool lo_open,
+                              std::vector<std::string> words) {
+  OptionInfo o = option(std::move(name), std::move(def), std::move(doc), OptionType::Number);
+  o.min = lo;
+  o.max = hi;
+  o.min_open = lo_open;
+  o.choices = std::move(words);
+  return o;
+}
+OptionInfo OptionInfo::integer(std::string name, std::string def, std::string doc, double lo, double hi) {
+  OptionInfo o = option(std::move(name), std::move(def), std::move(doc), OptionType::Integer);
+  o.min = lo;
+  o.max = hi;
+  return o;
+}
+OptionInfo OptionInfo::choice(std::string name, std::string def, std::string doc, std::vector<std::string> values) {
+  OptionInfo o = option(std::move(name), std::move(def), std::move(doc), OptionType::Choice);
+  o.choices = std::move(values);
+  return o;
+}
+OptionInfo OptionInfo::text(std::string name, std::string def, std::string doc) {
+  return option(std::move(name), std::move(def), std::move(doc), OptionType::Text);
+}
+
+std::string OptionInfo::range_text() const {
+  std::string words;
+  for (const auto& w : choices) words += (words.empty() ? "" : ", ") + w;
+  if (type == OptionType::Choice) return "one of: " + words;
+  if (type == OptionType::Text) return "";
+  const bool has_lo = min > -1e308, has_hi = max < 1e308;
+  std::string r;
+  if (has_lo && has_hi) r = fmt::format("{}{:g}, {:g}]", min_open ? "(" : "[", min, max);
+  else if (has_lo) r = fmt::format("{} {:g}", min_open ? ">" : ">=", min);
+  else if (has_hi) r = fmt::format("<= {:g}", max);
+  if (!words.empty()) r += (r.empty() ? "" : "; or ") + words;
+  return r;
+}
+
+void Spec::fail(const std::string& message) const { throw InputError(source_, line_, what_, message); }
+
 void Spec::check_options(const std::vector<OptionInfo>& allowed) const {
   for (const auto& [k, v] : options_) {
-    bool ok = false;
-    for (const auto& a : allowed) ok = ok || a.name == k;
-    if (ok) continue;
-    std::string names;
-    for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a.name;
-    throw InputError(source_, line_, what_,
-                     fmt::format("unknown option '{}' for {} '{}'; valid options: {}", k, what_, name_,
-                                 names.empty() ? "(none)" : names));
+    const OptionInfo* info = nullptr;
+    for (const auto& a : allowed)
+      if (a.name == k) info = &a;
+    if (!info) {
+      std::string names;
+      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a.name;
+      throw InputError(source_, line_, what_,
+                       fmt::format("unknown option '{}' for {} '{}'; valid options: {}", k, what_, name_,
+                                   names.empty() ? "(none)" : names));
+    }
+    const OptionInfo& o = *info;
+    auto bad = [&](const std::string& why) {
+      throw InputError(source_, line_, what_,
+                       fmt::format("option '{}' of {} '{}': {} (got '{}'; accepted: {})", k, what_, name_, why, v,
+                                   o.range_text()));
+    };
+    switch (o.type) {
+      case OptionType::Text: break;
+      case OptionType::Choice: {
+        bool ok = false;
+        for (const auto& c : o.choices) ok = ok || c == v;
+        if (!ok) bad("not one of the choices");
+        break;
+      }
+      case OptionType::Number:
+      case OptionType::Integer: {
+        bool word = false;
+        for (const auto& c : o.choices) word = word || c == v;
+        if (word) break;
+        const char* b = v.c_str();
+        char* e = nullptr;
+        errno = 0;
+        const double x = std::strtod(b, &e);
+        if (e == b || *e != '\0' || errno == ERANGE || !std::isfinite(x)) bad("not a finite number");
+        if (o.type == OptionType::Integer && x != std::floor(x)) bad("not an integer");
+        if (x < o.min || (o.min_open && x == o.min) || x > o.max) bad("out of range");
+        break;
+      }
+    }
   }
 }
 

@@ -7,10 +7,29 @@
 
 namespace mb {
 
+// One option of a method or model: its type, default, allowed values and a one-line doc.
+// Spec::check_options validates every given option against these (unknown name, wrong type,
+// out of range or not one of the choices: an InputError naming the option).
+enum class OptionType { Number, Integer, Choice, Text };
+const char* to_string(OptionType t);
+
 struct OptionInfo {
   std::string name;
   std::string default_value;  // as text, shown by `mbbench list`
   std::string description;
+  OptionType type = OptionType::Text;
+  std::vector<std::string> choices;  // Choice: the accepted values; Number/Integer: extra words (e.g. "auto")
+  double min = -1e308, max = 1e308;  // Number/Integer: the closed range of accepted values
+  bool min_open = false;             // true: min itself is excluded (e.g. a tolerance > 0)
+  std::string applies_with;          // options it needs beside it, e.g. "stab=vd" (empty: always applies)
+
+  // builders, so a method's option list reads as a table
+  static OptionInfo number(std::string name, std::string def, std::string doc, double lo = -1e308, double hi = 1e308,
+                           bool lo_open = false, std::vector<std::string> words = {});
+  static OptionInfo integer(std::string name, std::string def, std::string doc, double lo = -1e308, double hi = 1e308);
+  static OptionInfo choice(std::string name, std::string def, std::string doc, std::vector<std::string> values);
+  static OptionInfo text(std::string name, std::string def, std::string doc);
+  std::string range_text() const;  // "> 0", "[1, 100]", "one of: a, b", "" for Text
 };
 
 class Spec {
@@ -24,8 +43,12 @@ class Spec {
   const std::map<std::string, std::string>& options() const { return options_; }
   std::string text() const;  // canonical form: name:k=v,... in key order
 
-  // Throws InputError listing the valid options when an option is not in `allowed`.
+  // Throws InputError listing the valid options when an option is not in `allowed`, and naming
+  // the option when its value has the wrong type, is out of range or is not one of the choices.
   void check_options(const std::vector<OptionInfo>& allowed) const;
+
+  // An InputError at this spec's source, line and field ("method", "model").
+  [[noreturn]] void fail(const std::string& message) const;
 
   bool has(const std::string& key) const { return options_.count(key) != 0; }
   double get_double(const std::string& key, double fallback) const;

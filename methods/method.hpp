@@ -23,15 +23,55 @@ struct StepStats {
   double t_assembly = 0, t_factorization = 0, t_solve = 0, t_integration = 0;
 };
 
+// The model features a method may support. A model needs the features model_features() finds
+// in it; a method runs on a model when it supports all of them (supports()).
+enum Feature : unsigned {
+  kParticles = 1u << 0,       // point masses
+  kRigidBodies = 1u << 1,     // bodies with orientation and inertia
+  kTrees = 1u << 2,           // joints whose graph (world as one node) has no cycle
+  kLoops = 1u << 3,           // closed kinematic loops
+  kRedundant = 1u << 4,       // redundant constraints (dependent rows)
+  kContacts = 1u << 5,        // collision geometry and contacts
+  kAppliedTorques = 1u << 6,  // time-dependent applied torques (the tree's pulse)
+};
+std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
+unsigned model_features(const Model& model);
+
+// An order a method declares: the global error of `quantity` behaves as h^order on `problem`
+// (a catalog model spec) over [h_min, h_max] (the asymptotic range, measured at t = t_end), with
+// the method's options `options` (e.g. tight tolerances). The conformance test checks it within
+// 0.3 (tests/method_conformance_test.cpp).
+struct DeclaredOrder {
+  std::string quantity = "position";  // "position": ref_error_max at t_end
+  std::string problem;                // catalog model spec, e.g. "pendulum90"
+  double order = 0;
+  double h_min = 0, h_max = 0;        // s
+  double t_end = 1;                   // s
+  std::string options;                // spec options added for the measurement ("tol_p=1e-12")
+  std::string note;
+};
+
 struct MethodInfo {
   std::string name;
+  std::string family;       // "impulse", "lagrange", "reduced", "higher-order", ...: groups in docs and reports
+  std::string paper_name;   // the name in the paper's tables ("iter.", "LMBS4"); empty: ours
   std::string description;
-  std::string source;               // citation key, e.g. "schmitt2005 s.5"
-  std::vector<OptionInfo> options;  // accepted options with defaults
-  std::string expands_to;           // for a paper alias: the composition it names
-  int order = 0;                    // claimed order of the global error (0: not applicable)
-  bool fixed_step = true;           // false: adaptive; may step to any time
+  std::string source;       // citation key and section, e.g. "schmitt2005 s.5"
+  std::vector<OptionInfo> options;  // accepted options with type, default, range and doc
+  std::string expands_to;   // for a paper alias: the composition it names
+  std::vector<DeclaredOrder> orders;  // the first is the primary order (records, docs)
+  unsigned supports = kParticles | kRigidBodies | kTrees;  // Feature bits
+  bool fixed_step = true;   // false: adaptive; may step to any time
+  bool reference = false;   // a reference method: the error of the others is measured against it
+  bool timing_table = false;       // timed by the timing experiments and the gate
+  int timing_max_joints = 255;     // the largest tree it is timed on (O(n) methods: 16383)
+  bool timing_reference = false;   // the method timing ratios are taken to (one method)
+
+  double order() const { return orders.empty() ? 0.0 : orders.front().order; }
 };
+
+// Why `info` cannot run a model with `features` (empty: it can).
+std::string unsupported_reason(const MethodInfo& info, unsigned features);
 
 class Method {
  public:
@@ -57,6 +97,18 @@ struct MethodEntry {
 };
 
 const std::vector<MethodEntry>& method_registry();
+// The built-in methods, sorted by name (methods/registry.cpp: one line per method).
+std::vector<MethodEntry> builtin_methods();
+
+// Adds a method to the registry at run time (the test binary registers its example method this
+// way: tests/example_method.cpp). Throws if the name is taken. Call before the registry is used
+// from several threads.
+void register_method(MethodEntry entry);
+
+// The registry entry of a name (nullptr if none), and the reference method's name.
+const MethodEntry* find_method(const std::string& name);
+std::string reference_method_name();
+std::string timing_reference_name();
 
 // Creates a method from "name:key=value,..."; throws InputError listing the valid names/options.
 std::unique_ptr<Method> make_method(const std::string& spec, const std::string& source = "command line",

@@ -7,36 +7,33 @@
 #include "methods/method.hpp"
 #include "methods/reduced/gc4.hpp"
 #include "methods/reduced/ref.hpp"
-#include "methods/testing/test_methods.hpp"
 
 namespace mb {
 
-const std::vector<MethodEntry>& method_registry() {
-  static const std::vector<MethodEntry> entries = [] {
-    std::vector<MethodEntry> e = {
+std::vector<MethodEntry> builtin_methods() {
+  return {
         {Gc4::describe(), Gc4::make},
         {describe_imp(5), [](const Spec& s) { return make_imp(5, s); }},
         {describe_imp(1), [](const Spec& s) { return make_imp(1, s); }},
         {describe_imp(2), [](const Spec& s) { return make_imp(2, s); }},
         {describe_imp(3), [](const Spec& s) { return make_imp(3, s); }},
         {describe_imp(4), [](const Spec& s) { return make_imp(4, s); }},
-        Lagrange::alias("LM4", "stab=none,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4, unstabilised"),
+        Lagrange::alias("LM4", "stab=none,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4, unstabilised",
+                        {{"position", "pendulum90", 4, 0.0025, 0.04, 1, "", "classic RK4"}}),
         Lagrange::alias("LMBS4", "stab=baumgarte,alpha=10,beta=10,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4, Baumgarte stabilisation (his Example 1)"),
-        Lagrange::alias("LMV4", "stab=v,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4 + impulse velocity correction after each step"),
-        Lagrange::alias("LMVD4", "stab=vd,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))"),
+        Lagrange::alias("LMV4", "stab=v,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4 + impulse velocity correction after each step",
+                        {{"position", "double-pendulum", 4, 0.000625, 0.01, 1, "tol_v=1e-14",
+                          "RK4; with the default tol_v = 1e-10 the order is lost once the error nears 1e-9"}}),
+        Lagrange::alias("LMVD4", "stab=vd,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))",
+                        {{"position", "double-pendulum", 4, 0.000625, 0.02, 1, "tol_p=1e-14,tol_v=1e-14",
+                          "RK4; with the default tolerances 1e-10 the order is lost once the error nears 1e-9"}}),
         Lagrange::alias("baraff", "stab=baumgarte,alpha=10,beta=10,solver=baraff", "bender2007 s.6", "Lagrange multipliers + RK4, Baumgarte, Baraff's O(n) LDL^T of H"),
         {IterativeMethod::describe(), IterativeMethod::make},
         {Lagrange::describe(), Lagrange::make},
         {LinearMethod::describe(), LinearMethod::make},
         {Ref::describe(), Ref::make},
         {SleMethod::describe(), SleMethod::make},
-    };
-    // the gate's test-only methods (methods/testing/test_methods.hpp), only with MBBENCH_TEST_METHODS=1
-    if (test_methods_enabled())
-      for (auto& t : test_method_entries()) e.push_back(std::move(t));
-    return e;
-  }();
-  return entries;
+  };
 }
 
 }  // namespace mb

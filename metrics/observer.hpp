@@ -7,10 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "models/kinematics.hpp"
 #include "models/model.hpp"
+#include "records/record.hpp"
 
 namespace mb {
 
@@ -18,8 +17,13 @@ struct RunContext {
   double h = 0;                        // step actually used
   long steps = 0;                      // steps planned
   std::optional<long> steps_per_period;  // when h = T/k for the model's period T
-  bool ld_half_periods = false;   // LD reading: |x| at every crossover i T/2 (k even) instead of i T
-  bool ld_with_start = false;     // LD reading: x(0) = 0 counts as a period end (divides by m + 1)
+};
+
+// LD readings (the experiment's ld_periods): |x| at every crossover i T/2 (k even) instead of
+// i T; x(0) = 0 counted as a period end (divides by m + 1).
+struct LdReading {
+  bool half_periods = false;
+  bool with_start = false;
 };
 
 struct StepView {
@@ -35,14 +39,71 @@ StepView view_state(const Model& model, const State& state, long step);
 class Observer {
  public:
   virtual ~Observer() = default;
-  virtual void begin(const Model& model, const RunContext& ctx, const StepView& initial) = 0;
+  virtual void begin(const Model& model, const State& initial_state, const RunContext& ctx, const StepView& initial) = 0;
   virtual void observe(const Model& model, const State& state, const StepView& view) = 0;
-  // adds this observer's metrics to `metrics` (a JSON object)
-  virtual void write(nlohmann::json& metrics) const = 0;
+  // an adaptive method stopped at t between two grid points (sim/driver.hpp DriverOptions::stops)
+  virtual void observe_stop(const Model&, const State&, double /*t*/) {}
+  // adds this observer's metrics to `metrics`
+  virtual void write(Metrics& metrics) const = 0;
 };
 
 // The observers that apply to a model (LD only where the model has a period).
-std::vector<std::unique_ptr<Observer>> make_observers(const Model& model);
+std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const LdReading& ld = {});
+
+// --- samples and the error against a reference trajectory ---
+// A trajectory that can be evaluated at any time in its range (sim/reference.hpp makes one from
+// the reference method).
+class Trajectory {
+ public:
+  virtual ~Trajectory() = default;
+  virtual State at(double t) const = 0;
+};
+
+// The state at given times: grid times are taken in observe() (a time within 1e-9 relative of a
+// step end t_i counts as t_i and is recorded as the given time), other times in observe_stop().
+Sample sample_of(const Model& model, const State& state, double t);
+class SampleRecorder final : public Observer {
+ public:
+  explicit SampleRecorder(std::vector<double> times) : times_(std::move(times)) {}
+  void begin(const Model& model, const State& state, const RunContext& ctx, const StepView& initial) override;
+  void observe(const Model& model, const State& state, const StepView& view) override;
+  void observe_stop(const Model& model, const State& state, double t) override;
+  void write(Metrics&) const override {}
+  const std::vector<Sample>& samples() const { return samples_; }
+  // the grid index of time t for step h (-1 when t is not within 1e-9 relative of a grid point)
+  static long grid_index(double t, double h);
+
+ private:
+  void take(const Model& model, const State& state, long step, double t_stop);
+  std::vector<double> times_;
+  std::vector<long> index_;
+  size_t next_ = 0;
+  std::vector<Sample> samples_;
+};
+
+// ref_error_max: max over the sample times of the max over dynamic bodies of |x - x_ref(t)|.
+ReferenceError reference_error(const Model& model, const std::vector<Sample>& samples, const Trajectory& reference);
+
+// The error against a reference trajectory at the sample times, as an observer: it records the
+// samples and, at the end, compares them with the reference (ref_error_max).
+class ReferenceErrorObserver final : public Observer {
+ public:
+  ReferenceErrorObserver(std::vector<double> times, const Trajectory& reference)
+      : recorder_(std::move(times)), reference_(reference) {}
+  void begin(const Model& model, const State& state, const RunContext& ctx, const StepView& v) override {
+    model_ = &model;
+    recorder_.begin(model, state, ctx, v);
+  }
+  void observe(const Model& model, const State& state, const StepView& v) override { recorder_.observe(model, state, v); }
+  void observe_stop(const Model& model, const State& state, double t) override { recorder_.observe_stop(model, state, t); }
+  void write(Metrics& metrics) const override { metrics.set("ref_error_max", error().max); }
+  ReferenceError error() const { return reference_error(*model_, recorder_.samples(), reference_); }
+
+ private:
+  SampleRecorder recorder_;
+  const Trajectory& reference_;
+  const Model* model_ = nullptr;
+};
 
 // Names and one-line definitions, for `mbbench list`.
 struct MetricInfo {

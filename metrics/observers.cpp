@@ -21,18 +21,18 @@ namespace {
 // ED = (1/n) sum_{i=1..n} |E_i - E_0|;  EID = (1/n) sum_{i=1..n} |E_i - E_{i-1}|
 class EnergyObserver final : public Observer {
  public:
-  void begin(const Model&, const RunContext&, const StepView& v0) override { e0_ = e_prev_ = v0.energy; }
+  void begin(const Model&, const State&, const RunContext&, const StepView& v0) override { e0_ = e_prev_ = v0.energy; }
   void observe(const Model&, const State&, const StepView& v) override {
     sum_ed_ += std::abs(v.energy - e0_);
     sum_eid_ += std::abs(v.energy - e_prev_);
     e_prev_ = v.energy;
     ++n_;
   }
-  void write(nlohmann::json& m) const override {
-    m["E0"] = e0_;
-    m["E_end"] = e_prev_;
-    m["ED"] = n_ ? sum_ed_ / n_ : 0.0;
-    m["EID"] = n_ ? sum_eid_ / n_ : 0.0;
+  void write(Metrics& m) const override {
+    m.set("E0", e0_);
+    m.set("E_end", e_prev_);
+    m.set("ED", n_ ? sum_ed_ / n_ : 0.0);
+    m.set("EID", n_ ? sum_eid_ / n_ : 0.0);
   }
 
  private:
@@ -45,12 +45,13 @@ class EnergyObserver final : public Observer {
 // crossover i T/2 instead of i T (k even); or x(0) counted as a term (i = 0..m).
 class LocationDriftObserver final : public Observer {
  public:
-  void begin(const Model& model, const RunContext& ctx, const StepView&) override {
+  explicit LocationDriftObserver(const LdReading& r) : reading_(r) {}
+  void begin(const Model& model, const State&, const RunContext& ctx, const StepView&) override {
     body_ = model.info.tracked_body;
     k_ = ctx.steps_per_period.value_or(0);
-    every_ = ctx.ld_half_periods ? k_ / 2 : k_;
-    if (ctx.ld_half_periods && k_ % 2 != 0) k_ = every_ = 0;
-    if (ctx.ld_with_start) m_ = 1;  // |x(0) - x0| = 0 adds a term and nothing to the sum
+    every_ = reading_.half_periods ? k_ / 2 : k_;
+    if (reading_.half_periods && k_ % 2 != 0) k_ = every_ = 0;
+    if (reading_.with_start) m_ = 1;  // |x(0) - x0| = 0 adds a term and nothing to the sum
     if (body_ >= 0) x0_ = model.bodies[body_].position.x();
   }
   void observe(const Model&, const State& s, const StepView& v) override {
@@ -58,18 +59,18 @@ class LocationDriftObserver final : public Observer {
     sum_ += std::abs(s.bodies[body_].x.x() - x0_);
     ++m_;
   }
-  void write(nlohmann::json& m) const override {
+  void write(Metrics& m) const override {
     if (every_ <= 0) {
-      m["LD"] = nullptr;
-      m["LD_note"] = "h is not a whole fraction T/k of the period (k even for half periods)";
+      m.note("LD", "h is not a whole fraction T/k of the period (k even for half periods)");
       return;
     }
-    m["LD"] = m_ ? sum_ / m_ : 0.0;
-    m["LD_periods"] = m_;
-    m["LD_steps_per_period"] = k_;
+    m.set("LD", m_ ? sum_ / m_ : 0.0);
+    m.set("LD_periods", static_cast<double>(m_));
+    m.set("LD_steps_per_period", static_cast<double>(k_));
   }
 
  private:
+  LdReading reading_;
   int body_ = -1;
   long k_ = 0, every_ = 0, m_ = 0;
   double x0_ = 0, sum_ = 0;
@@ -79,7 +80,7 @@ class LocationDriftObserver final : public Observer {
 // as the mean over steps i = 1..n and the max over the run.
 class ConstraintDriftObserver final : public Observer {
  public:
-  void begin(const Model&, const RunContext&, const StepView&) override {}
+  void begin(const Model&, const State&, const RunContext&, const StepView&) override {}
   void observe(const Model&, const State&, const StepView& v) override {
     sum_pos_ += v.joint.pos;
     sum_vel_ += v.joint.vel;
@@ -88,12 +89,12 @@ class ConstraintDriftObserver final : public Observer {
     max_rot_ = std::max(max_rot_, v.joint.rot);
     ++n_;
   }
-  void write(nlohmann::json& m) const override {
-    m["CD_pos_mean"] = n_ ? sum_pos_ / n_ : 0.0;
-    m["CD_pos_max"] = max_pos_;
-    m["CD_vel_mean"] = n_ ? sum_vel_ / n_ : 0.0;
-    m["CD_vel_max"] = max_vel_;
-    m["CD_rot_max"] = max_rot_;
+  void write(Metrics& m) const override {
+    m.set("CD_pos_mean", n_ ? sum_pos_ / n_ : 0.0);
+    m.set("CD_pos_max", max_pos_);
+    m.set("CD_vel_mean", n_ ? sum_vel_ / n_ : 0.0);
+    m.set("CD_vel_max", max_vel_);
+    m.set("CD_rot_max", max_rot_);
   }
 
  private:
@@ -103,10 +104,10 @@ class ConstraintDriftObserver final : public Observer {
 
 }  // namespace
 
-std::vector<std::unique_ptr<Observer>> make_observers(const Model& model) {
+std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const LdReading& ld) {
   std::vector<std::unique_ptr<Observer>> obs;
   obs.push_back(std::make_unique<EnergyObserver>());
-  if (model.info.period && model.info.tracked_body >= 0) obs.push_back(std::make_unique<LocationDriftObserver>());
+  if (model.info.period && model.info.tracked_body >= 0) obs.push_back(std::make_unique<LocationDriftObserver>(ld));
   obs.push_back(std::make_unique<ConstraintDriftObserver>());
   return obs;
 }
@@ -121,9 +122,79 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true},
       {"CD_vel_max", "constraint velocity error: max over the run, m/s", true},
       {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
-      {"ref_error", "max over bodies of |x - x_ref| at each sample time, against the `ref` method, m", false},
+      {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
   };
   return m;
+}
+
+// --- samples ---
+Sample sample_of(const Model& model, const State& s, double t) {
+  Sample out;
+  out.t = t;
+  bool rigid = false;
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    if (model.bodies[i].is_static) continue;
+    const BodyState& b = s.bodies[i];
+    out.positions.push_back({b.x.x(), b.x.y(), b.x.z()});
+    out.velocities.push_back({b.v.x(), b.v.y(), b.v.z()});
+    out.orientations.push_back({b.q.w(), b.q.x(), b.q.y(), b.q.z()});
+    out.angular_velocities.push_back({b.w.x(), b.w.y(), b.w.z()});
+    rigid = rigid || !model.bodies[i].particle;
+  }
+  if (!rigid) {
+    out.orientations.clear();
+    out.angular_velocities.clear();
+  }
+  out.energy = total_energy(model, s);
+  return out;
+}
+
+long SampleRecorder::grid_index(double t, double h) {
+  const double r = t / h;
+  const bool on_grid = std::abs(r - std::round(r)) <= 1e-9 * std::max(1.0, r);
+  return on_grid ? std::lround(r) : -1;
+}
+
+void SampleRecorder::begin(const Model& model, const State& state, const RunContext& ctx, const StepView&) {
+  std::sort(times_.begin(), times_.end());
+  index_.clear();
+  for (double t : times_) index_.push_back(grid_index(t, ctx.h));
+  next_ = 0;
+  samples_.clear();
+  take(model, state, 0, 0);
+}
+
+void SampleRecorder::take(const Model& model, const State& state, long step, double t_stop) {
+  while (next_ < times_.size()) {
+    const bool here = step >= 0 ? index_[next_] == step : (index_[next_] < 0 && times_[next_] == t_stop);
+    if (!here) break;
+    samples_.push_back(sample_of(model, state, times_[next_]));
+    ++next_;
+  }
+}
+
+void SampleRecorder::observe(const Model& model, const State& state, const StepView& view) {
+  take(model, state, view.step, 0);
+}
+void SampleRecorder::observe_stop(const Model& model, const State& state, double t) { take(model, state, -1, t); }
+
+ReferenceError reference_error(const Model& model, const std::vector<Sample>& samples, const Trajectory& reference) {
+  ReferenceError e;
+  for (const Sample& s : samples) {
+    const Sample r = sample_of(model, reference.at(s.t), s.t);
+    double worst = 0;
+    for (size_t k = 0; k < s.positions.size() && k < r.positions.size(); ++k) {
+      double d2 = 0;
+      for (int c = 0; c < 3; ++c) {
+        const double d = s.positions[k][c] - r.positions[k][c];
+        d2 += d * d;
+      }
+      worst = std::max(worst, std::sqrt(d2));
+    }
+    e.per_sample.push_back({s.t, worst});
+    e.max = std::max(e.max, worst);
+  }
+  return e;
 }
 
 }  // namespace mb

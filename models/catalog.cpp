@@ -10,17 +10,19 @@ const std::vector<ModelEntry>& model_catalog() {
   // sorted by name; one line per family
   static const std::vector<ModelEntry> entries = {
       {"chain", "n point masses of 1 kg on 1 m rods (body=particle) or n boxes with ball joints (body=box) from a fixed pivot, at rest, stretched horizontally",
-       "ours", {{"n", "4", "number of links (>= 1)"}, {"body", "particle", "particle (rods) or box (0.04 x 0.1 x 0.04 m boxes, ball joints)"}}, build_chain},
+       "ours", {OptionInfo::integer("n", "4", "number of links", 1, 100000),
+                OptionInfo::choice("body", "particle", "particle (rods) or box (0.04 x 0.1 x 0.04 m boxes, ball joints)", {"particle", "box"})}, build_chain},
       {"double-pendulum", "2 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_double_pendulum},
       {"loop", "closed loop: n rods of 1 m with both ends fixed, n - 1 point masses started on a half circle",
-       "schmitt2003", {{"n", "8", "number of rods (>= 3)"}}, build_loop},
+       "schmitt2003", {OptionInfo::integer("n", "8", "number of rods", 3, 10000)}, build_loop},
       {"pendulum", "planar mathematical pendulum, 1 kg on a 1 m rod, started at the lowest point",
-       "schmitt2005 s.4", {{"amplitude", "10", "amplitude in degrees, (0, 180)"}}, build_pendulum},
+       "schmitt2005 s.4", {OptionInfo::number("amplitude", "10", "amplitude in degrees", 0, 180, true)}, build_pendulum},
       {"pendulum10", "mathematical pendulum, 10 degree amplitude", "schmitt2005 s.4", {}, build_pendulum10},
       {"pendulum90", "mathematical pendulum, 90 degree amplitude", "schmitt2005 s.4", {}, build_pendulum90},
       {"tree", "top box + full binary tree of boxes with ball joints; 10 N m on the top body for 1/30 s",
-       "bender2007 s.6", {{"joints", "31", "2^k - 1 up to 16383"}, {"anchor", "none", "none (free-floating) or ball (top hung from the origin)"}}, build_tree},
+       "bender2007 s.6", {OptionInfo::integer("joints", "31", "2^k - 1 up to 16383", 1, 16383),
+                          OptionInfo::choice("anchor", "none", "none (free-floating) or ball (top hung from the origin)", {"none", "ball"})}, build_tree},
       {"triple-pendulum", "3 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_triple_pendulum},
   };

@@ -72,16 +72,16 @@ Vec3 angular_momentum(const Model& m, const State& s) {
 namespace {
 Quat body_q(const State& s, int body) { return body == kWorld ? Quat::Identity() : s.bodies[body].q; }
 Vec3 body_w(const State& s, int body) { return body == kWorld ? Vec3::Zero() : s.bodies[body].w; }
-// two unit vectors orthogonal to n (rows)
-Eigen::Matrix<double, 2, 3> orthogonal_rows(const Vec3& n) {
-  Vec3 t = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : (std::abs(n.y()) < 0.6 ? Vec3::UnitY() : Vec3::UnitZ());
-  Vec3 e1 = (t - t.dot(n) * n).normalized(), e2 = n.cross(e1);
+}  // namespace
+
+Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& n) {
+  const Vec3 t = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : (std::abs(n.y()) < 0.6 ? Vec3::UnitY() : Vec3::UnitZ());
+  const Vec3 e1 = (t - t.dot(n) * n).normalized(), e2 = n.cross(e1);
   Eigen::Matrix<double, 2, 3> P;
   P.row(0) = e1.transpose();
   P.row(1) = e2.transpose();
   return P;
 }
-}  // namespace
 
 Vec3 rotation_vector(Quat q) {
   if (q.w() < 0) q.coeffs() = -q.coeffs();
@@ -129,7 +129,7 @@ JointError joint_error(const Model& m, const State& s, const Joint& j) {
     }
     case TransPart::Point: e.pos = d.norm(), e.vel = dv.norm(); break;
     case TransPart::Line: {
-      const auto P = orthogonal_rows(n);
+      const auto P = orthogonal_basis(n);
       e.pos = (P * d).norm(), e.vel = (P * dv).norm();
       break;
     }

@@ -30,6 +30,10 @@ Vec3 angular_momentum(const Model& m, const State& s);  // about the world origi
 Vec3 joint_separation(const Model& m, const State& s, const Joint& j);
 Vec3 joint_axis_world(const State& s, const Joint& j);
 Vec3 joint_rotation_error(const State& s, const Joint& j);
+// Two unit vectors orthogonal to the unit vector n and to each other (rows of the 2x3 result):
+// e1 = the projection of the coordinate axis least aligned with n, normalised; e2 = n x e1. The
+// metrics (line/axis joint errors) and the methods (projection rows) share it.
+Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& n);
 // rotation vector of a unit quaternion (angle in [0, pi])
 Vec3 rotation_vector(Quat q);
 

@@ -1,4 +1,4 @@
-// mbbench bench EXPERIMENT: a timing experiment (runners/lib/timing.hpp) run serially through
+// mbbench bench EXPERIMENT: a timing experiment (experiments/experiment.hpp, analysis/timing.hpp) run serially through
 // Google Benchmark (bench/step_benchmark.hpp: warm-up steps untimed, restarts untimed, phase
 // counters), its raw JSON written in Google Benchmark's own format (tools/compare.py reads it),
 // with our provenance in its context; then the timing tables and the log-log plot.
@@ -14,8 +14,9 @@
 
 #include "bench/step_benchmark.hpp"
 #include "core/io.hpp"
-#include "runners/lib/provenance.hpp"
-#include "runners/lib/timing.hpp"
+#include "experiments/experiment.hpp"
+#include "records/record.hpp"
+#include "report/report.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -52,10 +53,13 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
   if (out_dir.empty()) out_dir = "results/out/" + e.name;
   fs::create_directories(out_dir);
   const std::string raw = (fs::path(out_dir) / "bench.json").string();
-  json prov = provenance();
-  if (prov.value("build_type", "") != "Release")
-    std::cerr << "mbbench: warning: a " << prov.value("build_type", "?") << " build: times are not representative\n";
-  for (auto& [k, v] : prov.items()) benchmark::AddCustomContext("mbbench_" + k, v.is_string() ? v.get<std::string>() : v.dump());
+  const Provenance prov = current_provenance();
+  if (prov.build_type != "Release")
+    std::cerr << "mbbench: warning: a " << prov.build_type << " build: times are not representative\n";
+  for (const auto& [k, v] : std::vector<std::pair<std::string, std::string>>{
+           {"mbbench", prov.mbbench}, {"git_commit", prov.git_commit}, {"compiler", prov.compiler}, {"flags", prov.flags},
+           {"build_type", prov.build_type}, {"cpu", prov.cpu}, {"date", prov.date}})
+    benchmark::AddCustomContext("mbbench_" + k, v);
   benchmark::AddCustomContext("mbbench_experiment", e.file);
   const double h = e.h;
   for (const auto& [spec, joints] : timing_cases(e)) {
@@ -65,8 +69,7 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
     benchmark::RegisterBenchmark(timing_case_name(spec, joints).c_str(),
                                  [s, j, h](benchmark::State& st) { step_benchmark(st, s, fmt::format("tree:joints={}", j), j, h); })
         ->Unit(benchmark::kMillisecond)
-        ->MeasureProcessCPUTime()
-        ->UseRealTime()
+        ->UseManualTime()
         ->MinTime(e.min_time)
         ->Repetitions(e.repetitions);
   }

@@ -13,22 +13,20 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "experiments/experiment.hpp"
+#include "gate/gate.hpp"
 #include "methods/method.hpp"
-#include "metrics/fit.hpp"
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
 #include "models/scene.hpp"
-#include "runners/lib/experiment.hpp"
-#include "runners/lib/gate.hpp"
-#include "runners/lib/report.hpp"
-#include "runners/lib/run_case.hpp"
-#include "runners/lib/sweep.hpp"
+#include "records/store.hpp"
+#include "report/report.hpp"
+#include "report/listing.hpp"
+#include "sim/run_case.hpp"
+#include "sweep/sweep.hpp"
 
-using nlohmann::json;
 namespace fs = std::filesystem;
 
 #ifdef MBBENCH_HAVE_BENCHMARK
@@ -45,78 +43,29 @@ mb::Model load_model(const std::string& arg) {
   return mb::build_model(arg);
 }
 
-std::string options_text(const std::vector<mb::OptionInfo>& opts) {
-  std::string s;
-  for (const auto& o : opts) s += fmt::format("{}{}={}", s.empty() ? "" : ",", o.name, o.default_value);
-  return s;
-}
+std::string fmt_num(std::optional<double> v) { return v ? fmt::format("{:.6e}", *v) : std::string("-"); }
 
-int cmd_list(bool as_json) {
-  if (as_json) {
-    json j;
-    for (const auto& e : mb::model_catalog()) {
-      json opts = json::array();
-      for (const auto& o : e.options) opts.push_back({{"name", o.name}, {"default", o.default_value}, {"description", o.description}});
-      j["models"].push_back({{"name", e.name}, {"description", e.description}, {"source", e.source}, {"options", opts}});
-    }
-    for (const auto& e : mb::method_registry()) {
-      json opts = json::array();
-      for (const auto& o : e.info.options) opts.push_back({{"name", o.name}, {"default", o.default_value}, {"description", o.description}});
-      j["methods"].push_back({{"name", e.info.name}, {"description", e.info.description}, {"source", e.info.source},
-                              {"order", e.info.order}, {"fixed_step", e.info.fixed_step},
-                              {"expands_to", e.info.expands_to}, {"options", opts}});
-    }
-    for (const auto& m : mb::metric_catalog()) j["metrics"].push_back({{"name", m.name}, {"definition", m.definition}});
-    std::cout << j.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << "Models (MODEL is one of these specs, or a .toml scene file):\n";
-  for (const auto& e : mb::model_catalog()) {
-    std::string o = options_text(e.options);
-    std::cout << fmt::format("  {:<18} {}\n", e.name + (o.empty() ? "" : ":" + o), e.description);
-    std::cout << fmt::format("  {:<18} source: {}\n", "", e.source);
-    for (const auto& op : e.options) std::cout << fmt::format("  {:<18}   {} (default {}): {}\n", "", op.name, op.default_value, op.description);
-  }
-  std::cout << "\nMethods (METHOD is name[:key=value,...]):\n";
-  for (const auto& e : mb::method_registry()) {
-    const auto& i = e.info;
-    std::cout << fmt::format("  {:<18} {}\n", i.name, i.description);
-    std::cout << fmt::format("  {:<18} source: {}; claimed order: {}; {}\n", "", i.source,
-                             i.order ? std::to_string(i.order) : "n/a", i.fixed_step ? "fixed step" : "adaptive");
-    if (!i.expands_to.empty()) std::cout << fmt::format("  {:<18} = {}\n", "", i.expands_to);
-    for (const auto& op : i.options) std::cout << fmt::format("  {:<18}   {} (default {}): {}\n", "", op.name, op.default_value, op.description);
-  }
-  std::cout << "\nMetrics:\n";
-  for (const auto& m : mb::metric_catalog()) std::cout << fmt::format("  {:<24} {}\n", m.name, m.definition);
-  return 0;
-}
-
-std::string fmt_num(const json& v) {
-  if (v.is_null()) return "-";
-  if (v.is_number()) return fmt::format("{:.6e}", v.get<double>());
-  return v.dump();
-}
-
-void print_summary(const json& r) {
-  const json& m = r["metrics"];
-  std::cout << fmt::format("model {}  method {}  h = {:.12g} s (requested {:.12g})  steps {}/{}\n",
-                           r["model"]["name"].get<std::string>(), r["method"]["spec"].get<std::string>(),
-                           r["h"].get<double>(), r["h_requested"].get<double>(), r["steps_done"].get<long>(),
-                           r["steps"].get<long>());
-  std::cout << "status: " << r["status"].get<std::string>();
-  if (!r["failure"].is_null())
-    std::cout << fmt::format(" ({} at t = {:.6g} s)", r["failure"]["reason"].get<std::string>(), r["failure"]["t"].get<double>());
+void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
+  const mb::Metrics& m = r.metrics;
+  std::cout << fmt::format("model {}  method {}  h = {:.12g} s (requested {:.12g})  steps {}/{}\n", model_arg, r.method.spec, r.h,
+                           r.h_requested, r.steps_done, r.steps);
+  std::cout << "status: " << mb::to_string(r.status);
+  if (!r.ok()) std::cout << fmt::format(" ({} at t = {:.6g} s)", r.reason, r.fail_time);
   std::cout << "\n";
-  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_num(m["ED"]), fmt_num(m["EID"]));
-  if (m.contains("LD")) {
-    std::cout << "LD   = " << fmt_num(m["LD"]);
-    if (m.contains("LD_periods")) std::cout << fmt::format("  ({} periods of {} steps)", m["LD_periods"].get<long>(), m["LD_steps_per_period"].get<long>());
+  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_num(m.get("ED")), fmt_num(m.get("EID")));
+  if (m.get("LD") || m.note_of("LD")) {
+    std::cout << "LD   = " << fmt_num(m.get("LD"));
+    if (auto p = m.get("LD_periods"))
+      std::cout << fmt::format("  ({:.0f} periods of {:.0f} steps)", *p, m.get("LD_steps_per_period").value_or(0));
+    if (const std::string* why = m.note_of("LD")) std::cout << "  (" << *why << ")";
     std::cout << "\n";
   }
   std::cout << fmt::format("constraint drift: position mean {} max {} m; velocity mean {} max {} m/s\n",
-                           fmt_num(m["CD_pos_mean"]), fmt_num(m["CD_pos_max"]), fmt_num(m["CD_vel_mean"]), fmt_num(m["CD_vel_max"]));
-  if (m.contains("ref_error_max")) std::cout << "max position error against ref at the samples: " << fmt_num(m["ref_error_max"]) << " m\n";
-  std::cout << fmt::format("fail: {}\n", r["status"] == "failed" ? "yes" : "no");
+                           fmt_num(m.get("CD_pos_mean")), fmt_num(m.get("CD_pos_max")), fmt_num(m.get("CD_vel_mean")),
+                           fmt_num(m.get("CD_vel_max")));
+  if (auto e = m.get("ref_error_max")) std::cout << "max position error against the reference at the samples: " << fmt_num(e) << " m\n";
+  if (r.ref_error && !r.ref_error->note.empty()) std::cout << r.ref_error->note << "\n";
+  std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }
 
 // The report's tables (Markdown) of records, beside the published values if given.
@@ -205,18 +154,20 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
       for (double x : parse_samples(a.joints)) cfg.timing_joints.push_back(static_cast<int>(x));
   }
   cfg.progress = ::isatty(STDERR_FILENO) != 0;
-  std::optional<json> base;
+  std::optional<mb::GateRecord> base;
   if (fs::exists(a.baseline)) {
     std::ifstream in(a.baseline);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     try {
-      base = json::parse(in);
-    } catch (const json::exception& e) {
-      throw mb::InputError(a.baseline, 0, "baseline", e.what());
+      base = mb::gate_record_from_json(text, a.baseline);
+    } catch (const mb::InputError& e) {
+      if (!a.update) throw;
+      std::cerr << "mbbench: note: the old baseline is not readable (" << e.what() << "); writing a new one\n";
     }
   } else if (!a.update) {
     throw mb::InputError(a.baseline, 0, "baseline", "no such file; make one with mbbench gate --update");
   }
-  json now = mb::run_gate(cfg);
+  const mb::GateRecord now = mb::run_gate(cfg);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   int rc = 0;
   if (base) {
@@ -225,14 +176,13 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
     if (!a.update && c.regressions > 0) rc = 1;
   }
   if (a.update) {
-    mb::write_file_atomic(a.baseline, now.dump(1) + "\n");
-    std::cout << fmt::format("gate: wrote the baseline {} ({} cases, {} timings){}\n", a.baseline, now["cases"].size(),
-                             now["timing"].size(), base ? "; the table above is what changed against the previous one" : "");
+    mb::write_file_atomic(a.baseline, mb::gate_record_to_json(now));
+    std::cout << fmt::format("gate: wrote the baseline {} ({} cases, {} timings){}\n", a.baseline, now.cases.size(),
+                             now.timing.size(), base ? "; the table above is what changed against the previous one" : "");
   }
   std::cout << fmt::format("gate: {} in {:.1f} s (accuracy {:.1f} s, timing {:.1f} s)\n",
                            a.update ? "updated" : (rc ? "FAILED" : "passed"), secs,
-                           now["provenance"]["gate_seconds"]["accuracy"].get<double>(),
-                           now["provenance"]["gate_seconds"]["timing"].get<double>());
+                           now.accuracy_seconds, now.timing_seconds);
   return rc;
 }
 
@@ -242,16 +192,19 @@ int main(int argc, char** argv) {
   CLI::App app{"mbbench: benchmarking and validation of multibody-dynamics simulation methods"};
   app.require_subcommand(1);
 
-  bool list_json = false;
-  auto* list = app.add_subcommand("list", "list the models, methods (with options and defaults) and metrics");
+  bool list_json = false, list_markdown = false;
+  std::string list_what = "all";
+  auto* list = app.add_subcommand("list", "list the models, methods (with their metadata and options) and metrics");
   list->add_flag("--json", list_json, "print as JSON");
+  list->add_flag("--markdown", list_markdown, "print as Markdown (docs/methods.md and docs/models.md are made this way)");
+  list->add_option("what", list_what, "all (default), methods, models or metrics")->check(CLI::IsMember({"all", "methods", "models", "metrics"}));
 
   std::string model_arg, method_arg, out_file, append_file, samples_text;
   double h = 0, duration = 0, fail_threshold = 1.0;
   bool no_round = false, no_ref = false, quiet = false;
   auto* run = app.add_subcommand("run", "simulate one case and print its metrics");
   run->add_option("model", model_arg, "catalog model spec (e.g. pendulum90, chain:n=5) or scene file")->required();
-  run->add_option("method", method_arg, "method spec (e.g. GC4, ref:tol=1e-12)")->required();
+  run->add_option("method", method_arg, "method spec: a name from `mbbench list methods`, with options name:key=value,...")->required();
   run->add_option("--h", h, "step size in s (default: the model's; rounded to T/k for models with a period)");
   run->add_option("--duration", duration, "simulated time in s (default: the model's, 60 s)");
   run->add_option("--samples", samples_text, "comma-separated times at which the state is recorded");
@@ -259,7 +212,7 @@ int main(int argc, char** argv) {
   run->add_option("--append", append_file, "append the record as one JSON line to this file");
   run->add_option("--fail-threshold", fail_threshold, "max constraint error in m that marks the case failed (default 1)");
   run->add_flag("--no-round", no_round, "keep h as given even when the model has a period");
-  run->add_flag("--no-ref", no_ref, "do not compute the error against ref at the sample times");
+  run->add_flag("--no-ref", no_ref, "do not compute the error against the reference method at the sample times");
   run->add_flag("--quiet", quiet, "print nothing on success");
 
   std::string scene_out;
@@ -302,7 +255,7 @@ int main(int argc, char** argv) {
   gate->add_option("--baseline", gate_args.baseline, "baseline JSON (default results/baselines/gate.json)");
   gate->add_flag("--update", gate_args.update, "write this run as the new baseline (atomically) and say what changed");
   gate->add_option("--jobs,-j", gate_cfg.jobs, "accuracy cases in parallel (default 1; timing is always serial)");
-  gate->add_option("--methods", gate_args.methods, "comma-separated methods (default: every registered one but ref)");
+  gate->add_option("--methods", gate_args.methods, "comma-separated methods (default: every registered one but the reference method)");
   gate->add_option("--models", gate_args.models, "comma-separated accuracy models, or none (default pendulum10,pendulum90,double-pendulum)");
   gate->add_option("--h", gate_args.h, "comma-separated step sizes (default 0.01,0.02,0.04)");
   gate->add_option("--duration", gate_args.duration, "simulated time of each accuracy case in s (default 10)");
@@ -326,7 +279,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*list) return cmd_list(list_json);
+    if (*list) {
+      std::cout << mb::listing(list_what, list_json ? mb::ListFormat::Json : list_markdown ? mb::ListFormat::Markdown : mb::ListFormat::Text);
+      return 0;
+    }
     if (*exp) {
       mb::Model m = mb::build_model(model_arg);
       mb::write_scene(m, scene_out);
@@ -364,11 +320,11 @@ int main(int argc, char** argv) {
       cfg.round_to_period = !no_round;
       cfg.ref_error = !no_ref;
       cfg.fail_threshold = fail_threshold;
-      json rec = mb::run_case(model, method_arg, cfg);
-      rec["model"]["arg"] = model_arg;
-      if (!out_file.empty()) mb::write_file_atomic(out_file, rec.dump(1) + "\n");
-      if (!append_file.empty()) mb::append_line_durable(append_file, rec.dump());
-      if (!quiet) print_summary(rec);
+      mb::CaseRecord rec = mb::run_case(model, method_arg, cfg);
+      rec.model.spec = model_arg;
+      if (!out_file.empty()) mb::write_file_atomic(out_file, mb::record_to_json_pretty(rec) + "\n");
+      if (!append_file.empty()) mb::append_record(append_file, rec);
+      if (!quiet) print_summary(rec, model_arg);
       return 0;
     }
   } catch (const mb::InputError& e) {

@@ -14,7 +14,7 @@
 #include "methods/reduced/articulated.hpp"
 #include "methods/reduced/planar_chain.hpp"
 #include "models/kinematics.hpp"
-#include "runners/lib/run_case.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -254,8 +254,8 @@ TEST_CASE("linear and baraff converge toward ref on tree:joints=31", "[methods][
       c.duration = 0.5;
       c.samples = {0.5};
       const auto rec = mb::run_case(m, spec, c);
-      REQUIRE(rec["status"] == "ok");
-      err.push_back(rec["metrics"]["ref_error_max"].get<double>());
+      REQUIRE(rec.ok());
+      err.push_back(*rec.metrics.get("ref_error_max"));
     }
     std::string orders;
     for (size_t i = 1; i < hs.size(); ++i) orders += fmt::format(" {:.3f}", std::log2(err[i - 1] / err[i]));

@@ -34,7 +34,7 @@ TEST_CASE("mbbench list prints models, methods with options and metrics", "[cli]
   auto r = run("list");
   CHECK(r.code == 0);
   for (const char* s : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum", "chain:n=4", "GC4", "ref",
-                        "tol (default auto)", "ED", "EID", "LD"})
+                        "tol (number, default auto", "ED", "EID", "LD"})
     CHECK_THAT(r.output, Catch::Contains(s));
   auto j = run("list --json");
   CHECK(j.code == 0);
@@ -47,7 +47,7 @@ TEST_CASE("mbbench run prints the metrics and writes the record", "[cli]") {
   REQUIRE(r.code == 0);
   for (const char* s : {"ED ", "EID", "LD ", "constraint drift", "fail: no", "status: ok"}) CHECK_THAT(r.output, Catch::Contains(s));
   json rec = read_json(d / "rec.json");
-  CHECK(rec["schema_version"] == 2);
+  CHECK(rec["schema_version"] == 3);
   CHECK(rec["status"] == "ok");
   CHECK(rec["method"]["name"] == "GC4");
   CHECK(rec["model"]["name"] == "pendulum90");

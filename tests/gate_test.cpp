@@ -1,7 +1,8 @@
-// The CI gate (README "The CI gate"): it passes on the committed baseline, and fails, naming the
+// The CI gate (docs/usage.md "gate"): it passes on the committed baseline, and fails, naming the
 // metric and the case, on a small accuracy bias, a new failure and a timing ratio beyond its
-// tolerance, simulated with the test-only methods (MBBENCH_TEST_METHODS=1). Baselines for the
-// test methods are made by the gate itself from GC4 / linear and renamed. Cases are kept short
+// tolerance, simulated with the test-only methods the test binary registers (tests/test_methods.cpp;
+// the mbbench binary never has them, so these run the gate in-process). Baselines for the test
+// methods are made by the gate itself from GC4 / linear and renamed. Cases are kept short
 // (pendulum10, 2 s; tree:joints=15) so the suite stays fast under the sanitizers.
 #include <catch2/catch.hpp>
 
@@ -9,44 +10,41 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
-#include <nlohmann/json.hpp>
-
+#include "analysis/analysis.hpp"
+#include "analysis/fit.hpp"
 #include "cli_util.hpp"
-#include "metrics/fit.hpp"
-#include "runners/lib/gate.hpp"
-#include "runners/lib/report.hpp"
+#include "gate/gate.hpp"
+#include "methods/method.hpp"
 
 #include <fmt/format.h>
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
 
 const std::string kBaseline = std::string(MBBENCH_TEST_DATA) + "/../../results/baselines/gate.json";
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
-void write_json(const fs::path& p, const json& j) { std::ofstream(p) << j.dump(1); }
-
 // the baseline `from` ran, as if method `to` had run it
-json rename_method(json b, const std::string& from, const std::string& to) {
-  for (auto& m : b["methods"])
+mb::GateRecord rename_method(mb::GateRecord b, const std::string& from, const std::string& to) {
+  for (auto& m : b.methods)
     if (m == from) m = to;
-  for (auto& c : b["cases"])
-    if (c["method"] == from) c["method"] = to;
+  for (auto& c : b.cases)
+    if (c.method == from) c.method = to;
+  for (auto& t : b.timing)
+    if (t.method == from) t.method = to;
   return b;
 }
 
-// runs the gate with the test-only methods registered
-mbtest::CliResult gate_with_test_methods(const std::string& args) {
-  ::setenv("MBBENCH_TEST_METHODS", "1", 1);
-  auto r = mbtest::run_cli("gate " + args);
-  ::unsetenv("MBBENCH_TEST_METHODS");
-  return r;
+// the quick configuration: pendulum10 for 2 s, no timing
+mb::GateConfig quick(std::vector<std::string> methods) {
+  mb::GateConfig c;
+  c.methods = std::move(methods);
+  c.models = {"pendulum10"};
+  c.duration = 2;
+  c.timing_joints = {};
+  return c;
 }
 
 const std::string kQuick = "--models pendulum10 --duration 2 --timing-joints none";
@@ -83,72 +81,84 @@ TEST_CASE("a rerun is bit-identical and --update writes a baseline the gate pass
 }
 
 TEST_CASE("the gate fails on a small bias of GC4, naming the metric and the case", "[gate]") {
-  fs::path d = mbtest::temp_dir("gate_bias");
-  REQUIRE(mbtest::run_cli("gate --update --baseline " + (d / "gc4.json").string() + " --methods GC4 " + kQuick).code == 0);
-  write_json(d / "bias.json", rename_method(read_json(d / "gc4.json"), "GC4", "test-gc4-bias"));
-  auto r = gate_with_test_methods("--baseline " + (d / "bias.json").string() + " --methods test-gc4-bias " + kQuick);
-  INFO(r.output);
-  CHECK(r.code == 1);
-  CHECK(r.output.find("REGRESSION") != std::string::npos);
-  CHECK(r.output.find("ED ") != std::string::npos);
-  CHECK(r.output.find("test-gc4-bias pendulum10 h=0.01") != std::string::npos);
-  CHECK(r.output.find("gate: FAILED") != std::string::npos);
+  const mb::GateRecord base = rename_method(mb::run_gate(quick({"GC4"})), "GC4", "test-gc4-bias");
+  const mb::GateComparison c = mb::compare_gate(base, mb::run_gate(quick({"test-gc4-bias"})));
+  const std::string out = mb::gate_text(c);
+  INFO(out);
+  CHECK(c.regressions > 0);
+  CHECK(out.find("REGRESSION") != std::string::npos);
+  CHECK(out.find("ED ") != std::string::npos);
+  CHECK(out.find("test-gc4-bias pendulum10 h=0.01") != std::string::npos);
 }
 
 TEST_CASE("the gate fails when a case newly fails", "[gate]") {
-  fs::path d = mbtest::temp_dir("gate_fail");
-  REQUIRE(mbtest::run_cli("gate --update --baseline " + (d / "gc4.json").string() + " --methods GC4 " + kQuick).code == 0);
-  write_json(d / "fail.json", rename_method(read_json(d / "gc4.json"), "GC4", "test-fail"));
-  auto r = gate_with_test_methods("--baseline " + (d / "fail.json").string() + " --methods test-fail " + kQuick);
-  INFO(r.output);
-  CHECK(r.code == 1);
-  CHECK(r.output.find("REGRESSION (newly failed)") != std::string::npos);
-  CHECK(r.output.find("test-fail pendulum10 h=0.02") != std::string::npos);
+  const mb::GateRecord base = rename_method(mb::run_gate(quick({"GC4"})), "GC4", "test-fail");
+  const mb::GateComparison c = mb::compare_gate(base, mb::run_gate(quick({"test-fail"})));
+  const std::string out = mb::gate_text(c);
+  INFO(out);
+  CHECK(c.regressions > 0);
+  CHECK(out.find("REGRESSION (newly failed)") != std::string::npos);
+  CHECK(out.find("test-fail pendulum10 h=0.02") != std::string::npos);
 }
 
-TEST_CASE("the gate fails when a timing ratio to linear exceeds its tolerance", "[gate][timing]") {
-  fs::path d = mbtest::temp_dir("gate_timing");
-  const std::string timing = "--models none --timing-joints 15 --timing-reps 9";
-  REQUIRE(mbtest::run_cli("gate --update --baseline " + (d / "lin.json").string() + " --methods linear " + timing).code == 0);
-  // the baseline: test-sleep as fast as linear (ratio 1)
-  json b = read_json(d / "lin.json");
-  b["methods"].push_back("test-sleep");
-  json t = b["timing"][0];
-  REQUIRE(t["method"] == "linear");
-  t["method"] = "test-sleep";
-  b["timing"].push_back(t);
-  write_json(d / "sleep.json", b);
-  auto r = gate_with_test_methods("--baseline " + (d / "sleep.json").string() + " --methods linear,test-sleep " + timing);
-  INFO(r.output);
-  CHECK(r.code == 1);
-  CHECK(r.output.find("time/linear") != std::string::npos);
-  CHECK(r.output.find("test-sleep tree:joints=15") != std::string::npos);
-  CHECK(r.output.find("slower") != std::string::npos);
+TEST_CASE("the gate fails when a timing ratio to the timing reference exceeds its tolerance", "[gate][timing]") {
+  mb::GateConfig cfg;
+  cfg.models = {};
+  cfg.timing_joints = {15};
+  cfg.timing_reps = 9;
+  cfg.methods = {mb::timing_reference_name()};
+  mb::GateRecord base = mb::run_gate(cfg);
+  // the baseline: test-sleep as fast as the reference (ratio 1)
+  REQUIRE(base.timing.size() == 1);
+  mb::GateTiming t = base.timing[0];
+  t.method = "test-sleep";
+  base.timing.push_back(t);
+  base.methods.push_back("test-sleep");
+  cfg.methods.push_back("test-sleep");
+  const mb::GateComparison c = mb::compare_gate(base, mb::run_gate(cfg));
+  const std::string out = mb::gate_text(c);
+  INFO(out);
+  CHECK(c.regressions == 1);
+  CHECK(out.find("time/" + mb::timing_reference_name()) != std::string::npos);
+  CHECK(out.find("test-sleep tree:joints=15") != std::string::npos);
+  CHECK(out.find("slower") != std::string::npos);
 }
 
-TEST_CASE("the test-only methods are absent from a normal list", "[gate]") {
-  ::unsetenv("MBBENCH_TEST_METHODS");
-  auto r = mbtest::run_cli("list");
+TEST_CASE("the test-only methods are absent from the mbbench binary", "[gate]") {
+  auto r = mbtest::run_cli("list methods");
   REQUIRE(r.code == 0);
   CHECK(r.output.find("test-") == std::string::npos);
-  auto t = gate_with_test_methods("--baseline /nonexistent.json --methods test-sleep " + kQuick);
-  CHECK(t.code == 2);  // the baseline is missing: an input error, after the method was accepted
-  CHECK(t.output.find("unknown method") == std::string::npos);
+  CHECK(r.output.find("example-") == std::string::npos);
+  auto t = mbtest::run_cli("run pendulum10 test-fail --duration 1");
+  CHECK(t.code == 2);
+  CHECK(t.output.find("unknown method") != std::string::npos);
 }
 
 TEST_CASE("gate comparison: tolerances of orders, drifts and timing", "[gate]") {
   auto make = [](double ed1, double ed4, double ratio, const std::string& status) {
-    json j;
-    j["config"] = {{"models", {"pendulum10"}}, {"h", {0.01, 0.04}}, {"duration", 10.0}};
-    j["methods"] = {"GC4"};
-    j["cases"] = {{{"method", "GC4"}, {"model", "pendulum10"}, {"h", 0.01}, {"h_simulated", 0.01}, {"status", "ok"},
-                   {"metrics", {{"ED", ed1}}}},
-                  {{"method", "GC4"}, {"model", "pendulum10"}, {"h", 0.04}, {"h_simulated", 0.04}, {"status", status},
-                   {"metrics", {{"ED", ed4}}}}};
-    j["timing"] = {{{"method", "GC4"}, {"joints", 63}, {"status", "ok"}, {"ratio_to_linear", ratio}}};
-    return j;
+    mb::GateRecord g;
+    g.models = {"pendulum10"};
+    g.h = {0.01, 0.04};
+    g.duration = 10;
+    g.timing_reference = "ref-method";
+    g.methods = {"GC4"};
+    mb::GateCase a, b;
+    a.method = b.method = "GC4";
+    a.model = b.model = "pendulum10";
+    a.h = a.h_simulated = 0.01;
+    b.h = b.h_simulated = 0.04;
+    a.metrics.set("ED", ed1);
+    b.metrics.set("ED", ed4);
+    b.status = status == "ok" ? mb::Status::Ok : mb::Status::Failed;
+    g.cases = {a, b};
+    mb::GateTiming t;
+    t.method = "GC4";
+    t.joints = 63;
+    t.ratio = t.ratio_min = t.ratio_max = ratio;
+    g.timing = {t};
+    return g;
   };
-  const json base = make(1e-8, 1e-8 * std::pow(4.0, 4), 2.0, "ok");
+  const mb::GateRecord base = make(1e-8, 1e-8 * std::pow(4.0, 4), 2.0, "ok");
   CHECK(mb::compare_gate(base, base).regressions == 0);
   CHECK(mb::compare_gate(base, base).rows.empty());
   // 20 % worse energy drift at both steps: a regression (order unchanged)
@@ -163,12 +173,15 @@ TEST_CASE("gate comparison: tolerances of orders, drifts and timing", "[gate]") 
   bool order_row = false;
   for (const auto& r : o.rows) order_row = order_row || (r.metric == "order ED" && r.regression);
   CHECK(order_row);
-  // timing: 2.5x slower relative to linear is within x3; 4x is not
+  // timing: 2.5x slower relative to the reference is within x3; 4x is not
   CHECK(mb::compare_gate(base, make(1e-8, 1e-8 * std::pow(4.0, 4), 5.0, "ok")).regressions == 0);
   CHECK(mb::compare_gate(base, make(1e-8, 1e-8 * std::pow(4.0, 4), 8.0, "ok")).regressions == 1);
   // a new failure; the reverse is reported, not failed
   CHECK(mb::compare_gate(base, make(1e-8, 1e-8, 2.0, "failed")).regressions == 1);
   CHECK(mb::compare_gate(make(1e-8, 1e-8, 2.0, "failed"), base).regressions == 0);
+  // the baseline file round trip
+  const mb::GateRecord back = mb::gate_record_from_json(mb::gate_record_to_json(base), "round trip");
+  CHECK(mb::gate_record_to_json(back) == mb::gate_record_to_json(base));
 }
 
 TEST_CASE("the scaling fit recovers the exponent of synthetic n^p timings exactly", "[fit][timing]") {

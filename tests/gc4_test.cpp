@@ -6,8 +6,8 @@
 
 #include "core/error.hpp"
 #include "methods/reduced/planar_chain.hpp"
-#include "metrics/fit.hpp"
-#include "runners/lib/run_case.hpp"
+#include "analysis/fit.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -78,12 +78,12 @@ TEST_CASE("GC4 energy drift on pendulum10 has order 5 (schmitt2005 table: 5.00)"
   c1.h = 0.005;
   c2.h = 0.04;
   auto r1 = mb::run_case(m, "GC4", c1), r2 = mb::run_case(m, "GC4", c2);
-  REQUIRE(r1["status"] == "ok");
-  REQUIRE(r2["status"] == "ok");
+  REQUIRE(r1.ok());
+  REQUIRE(r2.ok());
   // both steps are rounded to T/k
   const double T = *m.info.period;
-  CHECK(mbtest::is_close(T / r1["h"].get<double>(), std::round(T / r1["h"].get<double>()), 1e-9));
-  auto fit = mb::two_point_fit(r1["h"], r1["metrics"]["ED"], r2["h"], r2["metrics"]["ED"]);
+  CHECK(mbtest::is_close(T / r1.h, std::round(T / r1.h), 1e-9));
+  auto fit = mb::two_point_fit(r1.h, *r1.metrics.get("ED"), r2.h, *r2.metrics.get("ED"));
   INFO("order " << fit.order << " factor " << fit.factor << " (paper: 5.00, 57.489726)");
   CHECK(std::abs(fit.order - 5.0) < 0.1);
 }

@@ -12,7 +12,7 @@
 
 #include "methods/higher_order/weights.hpp"
 #include "models/kinematics.hpp"
-#include "runners/lib/run_case.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 TEST_CASE("the extrapolation weights equal the printed ones", "[methods][imp][weights]") {

@@ -5,7 +5,7 @@
 #include "methods/common/free_motion.hpp"
 #include "metrics/observer.hpp"
 #include "models/kinematics.hpp"
-#include "runners/lib/run_case.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -155,6 +155,6 @@ TEST_CASE("a non-convergent correction is recorded as the case's failure", "[met
   c.h = 0.01;
   c.duration = 0.1;
   auto r = mb::run_case(mb::build_model("triple-pendulum"), "iterative:max_iter=1,tol_p=1e-12", c);
-  CHECK(r["status"] == "failed");
-  CHECK_THAT(r["failure"]["reason"].get<std::string>(), Catch::Contains("did not converge"));
+  CHECK(r.status == mb::Status::Failed);
+  CHECK_THAT(r.reason, Catch::Contains("did not converge"));
 }

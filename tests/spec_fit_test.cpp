@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 #include "methods/method.hpp"
-#include "metrics/fit.hpp"
+#include "analysis/fit.hpp"
 #include "models/catalog.hpp"
 
 TEST_CASE("spec strings parse names and options", "[spec]") {

@@ -14,15 +14,14 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
 #include "models/catalog.hpp"
-#include "runners/lib/experiment.hpp"
-#include "runners/lib/sweep.hpp"
+#include "experiments/experiment.hpp"
+#include "records/store.hpp"
+#include "sweep/sweep.hpp"
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 namespace {
 
@@ -31,11 +30,12 @@ const std::string kSmall = std::string(MBBENCH_TEST_DATA) + "/experiments/small.
 // case id -> record without provenance (what must be bit-identical), checking ids are unique
 std::map<std::string, std::string> record_set(const fs::path& file) {
   std::map<std::string, std::string> set;
-  for (const json& r : mb::read_records_file(file.string()).records) {
-    std::string id = r["experiment"]["case_id"];
+  for (const mb::CaseRecord& r : mb::read_records_file(file.string()).records) {
+    REQUIRE(r.experiment);
+    std::string id = r.experiment->case_id;
     INFO("case " << id);
     CHECK(set.count(id) == 0);
-    set[id] = mb::without_provenance(r).dump();
+    set[id] = mb::accuracy_fields(r);
   }
   return set;
 }
@@ -116,7 +116,7 @@ TEST_CASE("shards 1/3, 2/3, 3/3 merged equal the unsharded sweep", "[sweep][shar
   auto a = mb::read_records_file((d / "all" / "records.jsonl").string()).records;
   auto b = mb::read_records_file((d / "merged.jsonl").string()).records;
   REQUIRE(a.size() == b.size());
-  for (size_t i = 0; i < a.size(); ++i) CHECK(mb::without_provenance(a[i]).dump() == mb::without_provenance(b[i]).dump());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(mb::accuracy_fields(a[i]) == mb::accuracy_fields(b[i]));
   CHECK(mbtest::run_cli("sweep " + kSmall + " --shard 4/3").code == 2);
   fs::remove_all(d);
 }

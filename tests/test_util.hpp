@@ -5,7 +5,9 @@
 #include <string>
 
 #include "methods/method.hpp"
+#include "core/error.hpp"
 #include "models/catalog.hpp"
+#include "sim/driver.hpp"
 
 namespace mbtest {
 
@@ -13,17 +15,20 @@ inline bool is_close(double a, double b, double atol, double rtol = 0) {
   return std::abs(a - b) <= atol + rtol * std::abs(b);
 }
 
-// Steps `method` with step h from the initial state to t = n h, n = round(t_end / h).
+// Steps `method` with step h from the initial state to t = n h, n = round(t_end / h), through
+// the driver (no divergence limit; a SimulationError of the method is rethrown).
 inline mb::State simulate(const mb::Model& model, const std::string& method, double h, double t_end) {
   auto m = mb::make_method(method);
   mb::State s = mb::initial_state(model);
   m->init(model, s);
-  long n = std::lround(t_end / h);
-  mb::StepStats st;
-  for (long i = 1; i <= n; ++i) {
-    m->step(model, s, h, st);
-    s.t = static_cast<double>(i) * h;
-  }
+  mb::StepPlan plan;
+  plan.h_requested = plan.h = h;
+  plan.steps = std::lround(t_end / h);
+  plan.duration = static_cast<double>(plan.steps) * h;
+  mb::DriverOptions opt;
+  opt.fail_threshold = 1e300;
+  const mb::RunOutcome out = mb::simulate(model, *m, s, plan, {}, opt);
+  if (out.failure && *out.failure != "non-finite state") throw mb::SimulationError(*out.failure);
   return s;
 }
 

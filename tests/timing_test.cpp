@@ -1,4 +1,4 @@
-// Timing experiments (runners/lib/timing.hpp): the bender2007 experiment file, and the analysis of
+// Timing experiments (experiments/, analysis/timing.hpp, report/timing.cpp): the bender2007 experiment file, and the analysis of
 // Google Benchmark JSON: median and spread over repetitions, ratios to linear, and the scaling
 // exponent recovered exactly from synthetic n^p timings.
 #include <catch2/catch.hpp>
@@ -7,7 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runners/lib/timing.hpp"
+#include "analysis/timing.hpp"
+#include "experiments/experiment.hpp"
+#include "report/report.hpp"
 
 using nlohmann::json;
 

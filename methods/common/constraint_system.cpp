@@ -16,16 +16,6 @@ Mat3 cross_matrix(const Vec3& r) {
   return m;
 }
 
-Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& u) {
-  Vec3 n = u.normalized();
-  Vec3 t = std::abs(n.x()) < 0.6 ? Vec3::UnitX() : (std::abs(n.y()) < 0.6 ? Vec3::UnitY() : Vec3::UnitZ());
-  Vec3 e1 = (t - t.dot(n) * n).normalized();
-  Vec3 e2 = n.cross(e1);
-  Eigen::Matrix<double, 2, 3> P;
-  P.row(0) = e1.transpose();
-  P.row(1) = e2.transpose();
-  return P;
-}
 
 namespace {
 
@@ -110,14 +100,14 @@ void ConstraintSystem::update(const Model& m, const State& s) {
         Pt.row(0) = (d / n).transpose();
         break;
       }
-      case TransPart::Line: Pt.topRows<2>() = orthogonal_basis(axis); break;
+      case TransPart::Line: Pt.topRows<2>() = orthogonal_basis(axis.normalized()); break;
       case TransPart::Plane: Pt.row(0) = axis.transpose(); break;
       case TransPart::Point:
       case TransPart::None: break;
     }
     Mat3& Pr = b.P_rot;
     Pr.setIdentity();
-    if (parts.rot == RotPart::Axis) Pr.topRows<2>() = orthogonal_basis(axis);
+    if (parts.rot == RotPart::Axis) Pr.topRows<2>() = orthogonal_basis(axis.normalized());
     if (parts.rot == RotPart::Twist) Pr.row(0) = axis.transpose();
     const int nt = b.rot_row, nr = b.dim - b.rot_row;
     const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};

@@ -121,7 +121,5 @@ void ConstraintSystem::for_each_coupling(F&& f) const {
 
 // Cross-product matrix r* with r* x = r x x.
 Mat3 cross_matrix(const Vec3& r);
-// Two unit vectors orthogonal to u and to each other (rows of the returned 2x3 matrix).
-Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& u);
 
 }  // namespace mb

@@ -17,9 +17,9 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 }  // namespace
 
 std::vector<OptionInfo> impulse_options_info() {
-  return {{"tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off"},
-          {"tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off"},
-          {"max_iter", "1000", "maximum sweeps per correction; more is a failure"}};
+  return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
+          OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
+          OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9)};
 }
 
 ImpulseOptions parse_impulse_options(const Spec& s) {
@@ -28,8 +28,7 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.tol_v = s.get_double("tol_v", o.tol_v);
   o.max_iter = s.get_int("max_iter", o.max_iter);
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
-    throw InputError("command line", 0, "method",
-                     fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
+    s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
 }
 

@@ -42,7 +42,7 @@ PointMotion point_motion(const Model& m, const State& s, const JointBlock& b) {
   return p;
 }
 
-// d/dt of the rows of orthogonal_basis(n) (constraint_system.cpp) for n' = ndot: the same
+// d/dt of the rows of orthogonal_basis(n) (models/kinematics.cpp) for n' = ndot: the same
 // piecewise choice of the helper vector t, differentiated (docs/lagrange.md, hinge).
 Eigen::Matrix<double, 2, 3> orthogonal_basis_rate(const Vec3& u, const Vec3& ndot_of_unit) {
   const Vec3 n = u.normalized();

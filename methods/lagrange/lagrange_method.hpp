@@ -30,8 +30,9 @@ struct Lagrange {
   static std::unique_ptr<Method> make(const Spec& spec);
   // A registered alias: `name` = lagrange:`expansion`. The alias accepts the family's options that
   // apply to its stabilisation (except stab itself), with the expansion's values as defaults.
+  // orders: the declared orders (empty: the family's, order 4 on pendulum90)
   static MethodEntry alias(const std::string& name, const std::string& expansion, const std::string& source,
-                           const std::string& description);
+                           const std::string& description, std::vector<DeclaredOrder> orders = {});
   static std::unique_ptr<Method> make_alias(const Spec& spec);
 };
 

@@ -10,8 +10,13 @@ MethodInfo Gc4::describe() {
   i.description = "generalized coordinates (rod angles for planar point-mass chains; articulated-body algorithm for trees of "
       "rigid bodies with free/ball/hinge/fixed joints) + classic RK4, fixed step";
   i.source = "schmitt2005 s.5";
-  i.order = 4;
+  i.family = "reduced";
+  i.paper_name = "GC4";
+  i.orders = {{"position", "pendulum90", 4, 0.0025, 0.01, 1, "", "classic RK4 (pre-asymptotic above h = 0.01 on pendulum90)"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
   i.fixed_step = true;
+  i.timing_table = true;
+  i.timing_max_joints = 16383;
   return i;
 }
 

@@ -21,11 +21,14 @@ MethodInfo Ref::describe() {
   i.name = "ref";
   i.description = "reference: reduced coordinates + adaptive high-order Odeint stepper, lands on every step end";
   i.source = "ours";
-  i.options = {{"tol", "auto",
-                "absolute and relative error tolerance of the adaptive stepper (auto: 1e-13 on point-mass chains, "
-                "1e-12 on rigid-body trees)"},
-               {"stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)"}};
-  i.order = 0;
+  i.family = "reduced";
+  i.options = {OptionInfo::number("tol", "auto",
+                                  "absolute and relative error tolerance of the adaptive stepper (auto: 1e-13 on point-mass chains, "
+                                  "1e-12 on rigid-body trees)",
+                                  0, 1, true, {"auto"}),
+               OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.reference = true;
   i.fixed_step = false;
   return i;
 }
@@ -34,11 +37,11 @@ std::unique_ptr<Method> Ref::make(const Spec& spec) {
   double tol = 0;  // 0: auto, chosen from the model in do_init
   if (spec.get_string("tol", "auto") != "auto") {
     tol = spec.get_double("tol", 0);
-    if (!(tol > 0)) throw InputError("command line", 0, "method", fmt::format("ref: tol must be positive, got {}", tol));
+    if (!(tol > 0)) spec.fail(fmt::format("ref: tol must be positive, got {}", tol));
   }
   std::string st = spec.get_string("stepper", "rkf78");
   if (st != "rkf78" && st != "bs")
-    throw InputError("command line", 0, "method", fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
+    spec.fail(fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
   return std::make_unique<Ref>(tol, st == "bs");
 }
 

@@ -74,7 +74,7 @@ Model build_pendulum90(const Spec&) { return amplitude_pendulum(90, "pendulum90"
 Model build_pendulum(const Spec& s) {
   double a = s.get_double("amplitude", 10);
   if (!(a > 0 && a < 180))
-    throw InputError("command line", 0, "model", fmt::format("pendulum amplitude must be in (0, 180) degrees, got {}", a));
+    s.fail(fmt::format("pendulum amplitude must be in (0, 180) degrees, got {}", a));
   return amplitude_pendulum(a, s.text());
 }
 
@@ -93,12 +93,12 @@ Model build_triple_pendulum(const Spec&) {
 Model build_chain(const Spec& s) {
   long n = s.get_int("n", 4);
   if (n < 1 || n > 100000)
-    throw InputError("command line", 0, "model", fmt::format("chain needs 1 <= n <= 100000, got {}", n));
+    s.fail(fmt::format("chain needs 1 <= n <= 100000, got {}", n));
   const std::string body = s.get_string("body", "particle");
   const std::string name = s.text() == "chain" ? "chain:n=4" : s.text();
   if (body == "box") return make_box_chain({static_cast<int>(n), 0.1}, name);
   if (body != "particle")
-    throw InputError("command line", 0, "model", fmt::format("chain: body must be particle or box, got '{}'", body));
+    s.fail(fmt::format("chain: body must be particle or box, got '{}'", body));
   Model m = make_chain({static_cast<int>(n)}, name);
   m.info.source = "ours";
   return m;

@@ -152,18 +152,17 @@ Model build_tree(const Spec& s) {
   p.joints = static_cast<int>(s.get_int("joints", 31));
   std::string anchor = s.get_string("anchor", "none");
   if (anchor != "none" && anchor != "ball")
-    throw InputError("command line", 0, "model", fmt::format("tree: anchor must be none or ball, got '{}'", anchor));
+    s.fail(fmt::format("tree: anchor must be none or ball, got '{}'", anchor));
   p.anchor_ball = anchor == "ball";
   bool pow2 = p.joints >= 1 && ((p.joints + 1) & p.joints) == 0;
   if (!pow2 || p.joints > 16383)
-    throw InputError("command line", 0, "model",
-                     fmt::format("tree: joints must be 2^k - 1 between 1 and 16383 (31, 63, 127, 255, ...), got {}", p.joints));
+    s.fail(fmt::format("tree: joints must be 2^k - 1 between 1 and 16383 (31, 63, 127, 255, ...), got {}", p.joints));
   return make_tree(p, s.text() == "tree" ? "tree:joints=31" : s.text());
 }
 
 Model build_loop(const Spec& s) {
   long n = s.get_int("n", 8);
-  if (n < 3 || n > 10000) throw InputError("command line", 0, "model", fmt::format("loop needs 3 <= n <= 10000, got {}", n));
+  if (n < 3 || n > 10000) s.fail(fmt::format("loop needs 3 <= n <= 10000, got {}", n));
   return make_loop(static_cast<int>(n), s.text() == "loop" ? "loop:n=8" : s.text());
 }
 

@@ -1,0 +1,285 @@
+// The analysis stage: published values, series, fits, compared rows with their verdicts,
+// findings, provenance summary.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/toml_reader.hpp"
+#include "analysis/analysis.hpp"
+
+namespace mb {
+
+
+Paper read_paper(const std::string& path) {
+  toml::table root = read_toml_file(path);
+  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim"});
+  Paper p;
+  p.file = path;
+  p.citation = r.str("citation");
+  p.title = r.str("title", "");
+  p.fit = r.str("fit", "");
+  auto tables = r.tables("table");
+  for (size_t i = 0; i < tables.size(); ++i) {
+    TableReader t(*tables[i], path, fmt::format("table[{}]", i), {"model", "paper_model", "function", "metric", "source", "rows"});
+    PaperTable pt{t.str("model"), t.str("paper_model"), t.str("function"), t.str("metric"), t.str("source"), {}};
+    const toml::array& rows = t.array("rows");
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const toml::table* rt = rows[k].as_table();
+      std::string ctx = fmt::format("table[{}].rows[{}]", i, k);
+      if (!rt) throw InputError(path, toml_line(rows[k]), ctx, "expected { method = ..., order = ..., factor = ... }");
+      TableReader row(*rt, path, ctx, {"method", "order", "factor"});
+      pt.rows.push_back({row.str("method"), row.num("order"), row.positive("factor")});
+    }
+    p.tables.push_back(std::move(pt));
+  }
+  auto figures = r.tables("figure");
+  for (size_t i = 0; i < figures.size(); ++i) {
+    TableReader f(*figures[i], path, fmt::format("figure[{}]", i), {"number", "model", "metric"});
+    p.figures.push_back({f.str("number"), f.str("model"), f.str("metric")});
+  }
+  if (const toml::table* ctx = root["context"].as_table())
+    for (const auto& [k, v] : *ctx) {
+      if (auto s = v.value<std::string>()) p.context.emplace_back(std::string(k.str()), *s);
+      else if (auto x = v.value<double>()) p.context.emplace_back(std::string(k.str()), fmt::format("{:.12g}", *x));
+    }
+  auto timings = r.tables("timing");
+  for (size_t i = 0; i < timings.size(); ++i) {
+    TableReader t(*timings[i], path, fmt::format("timing[{}]", i), {"method", "paper_method", "joints", "ms", "quantity", "source", "quote"});
+    PaperTiming pt{t.str("method"), t.str("paper_method"), t.str("quantity"), t.str("source"), t.str("quote"),
+                   static_cast<int>(t.num("joints")), t.positive("ms")};
+    p.timings.push_back(std::move(pt));
+  }
+  auto claims = r.tables("claim");
+  for (size_t i = 0; i < claims.size(); ++i) {
+    TableReader t(*claims[i], path, fmt::format("claim[{}]", i), {"method", "than", "joints", "relation", "factor", "source", "quote"});
+    PaperClaim pc{t.str("method"), t.str("than", ""), t.str("relation"), t.str("source"), t.str("quote"),
+                  static_cast<int>(t.num("joints", 0)), t.num("factor", 0)};
+    p.claims.push_back(std::move(pc));
+  }
+  return p;
+}
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::Reproduced: return "reproduced";
+    case Verdict::Differs: return "differs";
+    case Verdict::NoPublishedValue: return "no published value";
+    case Verdict::NoFit: return "no fit";
+    case Verdict::NotRun: return "not run";
+  }
+  return "?";
+}
+
+Comparison compare_fit(const SeriesFit& f, const std::optional<PaperRow>& p) {
+  Comparison c;
+  c.ours = f.two_point;
+  c.paper = p;
+  if (!f.two_point) {
+    c.verdict = Verdict::NoFit;
+    c.note = f.two_point_note;
+    return c;
+  }
+  if (!p) {
+    c.verdict = Verdict::NoPublishedValue;
+    return c;
+  }
+  c.order_diff = f.two_point->order - p->order;
+  c.factor_ratio = f.two_point->factor / p->factor;
+  // the paper prints orders to 2 decimals: compare ours rounded the same way
+  const bool ok = std::abs(std::round(f.two_point->order * 100) / 100 - p->order) <= kOrderTolerance + 1e-9 &&
+                  std::abs(c.factor_ratio - 1) <= kFactorTolerance;
+  c.verdict = ok ? Verdict::Reproduced : Verdict::Differs;
+  return c;
+}
+
+namespace {
+
+std::string readings_text(const CaseRecord& r) { return fmt::format("steps={} ld={}", r.readings.steps, r.readings.ld_periods); }
+// a method spec's registered name ("LMBS4:alpha=10" -> "LMBS4")
+std::string method_name(const std::string& spec) { return spec.substr(0, spec.find(':')); }
+
+// the same case (whatever experiment ran it): model, method, h, duration and readings
+std::string content_key(const CaseRecord& r) {
+  return fmt::format("{}|{}|{}|{}|{}", r.model.spec, r.method.spec, r.h_requested, r.duration, readings_text(r));
+}
+
+// two-point fits at every pair of grid points with the ratio h2 / h1
+void pair_fits(Series& s) {
+  const double ratio = s.fit_h2 / s.fit_h1;
+  for (const auto& a : s.points)
+    for (const auto& b : s.points) {
+      if (std::abs(b.h_nominal / a.h_nominal - ratio) > 1e-9 * ratio) continue;
+      if (a.failed || b.failed || !a.w || !b.w || !(*a.w > 0) || !(*b.w > 0)) continue;
+      s.pair_fits.push_back(two_point_fit(a.h, *a.w, b.h, *b.w));
+      s.pairs.emplace_back(a.h_nominal, b.h_nominal);
+    }
+}
+
+ProvenanceSummary provenance_summary(const std::vector<CaseRecord>& recs, long failed) {
+  ProvenanceSummary p;
+  p.records = static_cast<long>(recs.size());
+  p.failed = failed;
+  std::map<std::string, ProvenanceSummary::Exp> experiments;
+  for (const auto& r : recs) {
+    p.git_commits.insert(r.provenance.git_commit);
+    p.build_types.insert(r.provenance.build_type);
+    p.compilers.insert(r.provenance.compiler);
+    p.cpus.insert(r.provenance.cpu);
+    p.versions.insert(r.provenance.mbbench);
+    const std::string& d = r.provenance.date;
+    if (p.first_date.empty() || d < p.first_date) p.first_date = d;
+    if (d > p.last_date) p.last_date = d;
+    if (r.experiment) experiments[r.experiment->name] = {r.experiment->name, r.experiment->file, r.experiment->reproduces};
+  }
+  for (auto& [k, v] : experiments) p.experiments.push_back(v);
+  return p;
+}
+
+FitH other(FitH f) { return f == FitH::Simulated ? FitH::Nominal : FitH::Simulated; }
+
+Finding find_closest(const ReportData& d, const ComparedRow& r) {
+  Finding fd;
+  fd.row = &r;
+  const PaperTable& t = *r.table;
+  fd.main_reading = fmt::format("{}, fit h {}", r.ours->readings, to_string(r.ours->fit_h));
+  double best = 1e300;
+  fd.order_min = fd.ratio_min = 1e300;
+  fd.order_max = fd.ratio_max = -1e300;
+  for (const auto& s : d.series) {
+    if (s.model != t.model || s.metric != t.metric || s.method != r.method) continue;
+    for (const SeriesFit* f : {&s.fit, &s.fit_other}) {
+      const Comparison c = compare_fit(*f, r.paper);
+      if (!c.ours) continue;
+      const FitH fh = f == &s.fit ? s.fit_h : other(s.fit_h);
+      const double score = std::abs(c.order_diff) / kOrderTolerance + std::abs(std::log(c.factor_ratio)) / kFactorTolerance;
+      ++fd.tried;
+      if (c.verdict == Verdict::Reproduced) ++fd.reproduced;
+      fd.order_min = std::min(fd.order_min, c.ours->order), fd.order_max = std::max(fd.order_max, c.ours->order);
+      fd.ratio_min = std::min(fd.ratio_min, c.factor_ratio), fd.ratio_max = std::max(fd.ratio_max, c.factor_ratio);
+      if (score < best) {
+        best = score;
+        fd.closest_reading = fmt::format("{}, fit h {}", s.readings, to_string(fh));
+        fd.closest = *c.ours;
+        fd.closest_ratio = c.factor_ratio;
+      }
+    }
+  }
+  return fd;
+}
+
+}  // namespace
+
+ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& paper) {
+  ReportData d;
+  d.paper = paper;
+  // one record per case content, in the order given (merge/sweep order)
+  std::set<std::string> seen;
+  for (auto& r : records)
+    if (seen.insert(content_key(r)).second) d.records.push_back(std::move(r));
+  for (const auto& r : d.records)
+    if (!r.ok()) ++d.failed;
+
+  // the metrics asked for (records without an experiment: the paper's)
+  for (const auto& r : d.records) {
+    std::vector<std::string> ms = {"ED", "EID", "LD", "CD_pos_mean"};
+    if (r.experiment) ms = r.experiment->metrics;
+    for (const auto& m : ms)
+      if (std::find(d.metrics.begin(), d.metrics.end(), m) == d.metrics.end()) d.metrics.push_back(m);
+  }
+
+  // group records into series: model x method x readings, then one series per metric
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::vector<const CaseRecord*>> groups;
+  std::vector<Key> order;
+  for (const auto& r : d.records) {
+    Key key{r.model.spec, r.method.spec, readings_text(r)};
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  for (const auto& key : order) {
+    auto& rs = groups[key];
+    std::sort(rs.begin(), rs.end(), [](const CaseRecord* a, const CaseRecord* b) { return a->h < b->h; });
+    const CaseRecord& r0 = *rs.front();
+    for (const auto& metric : d.metrics) {
+      Series s;
+      std::tie(s.model, s.method, s.readings) = key;
+      s.metric = metric;
+      if (r0.experiment) {
+        const ExperimentRef& e = *r0.experiment;
+        s.primary = e.readings_primary;
+        s.fit_h = fit_h_from(e.fit_h);
+        s.fit_h1 = e.fit_h1;
+        s.fit_h2 = e.fit_h2;
+      }
+      bool any = false;
+      for (const CaseRecord* r : rs) {
+        SeriesPoint p;
+        p.h_nominal = r->h_requested;
+        p.h = r->h;
+        p.failed = !r->ok();
+        if (auto w = r->metrics.get(metric)) {
+          p.w = *w;
+          any = true;
+        }
+        if (p.failed) {
+          s.failures.push_back(fmt::format("h={:.6g}: {}{} at t = {:.6g} s", p.h, r->status == Status::Unsupported ? "unsupported: " : "",
+                                           r->reason, r->fail_time));
+          any = true;
+        }
+        s.points.push_back(p);
+      }
+      if (!any) continue;  // e.g. LD of a model without a period
+      s.fit = fit_series(s.points, s.fit_h1, s.fit_h2, s.fit_h);
+      s.fit_other = fit_series(s.points, s.fit_h1, s.fit_h2, other(s.fit_h));
+      pair_fits(s);
+      d.series.push_back(std::move(s));
+    }
+  }
+
+  // every row of the paper's tables beside our primary series; then our methods it does not list
+  if (d.paper)
+    for (const auto& t : d.paper->tables) {
+      std::set<std::string> listed;
+      for (const auto& row : t.rows) {
+        listed.insert(row.method);
+        bool found = false;
+        for (const auto& s : d.series)
+          if (s.primary && s.model == t.model && s.metric == t.metric && method_name(s.method) == row.method) {
+            d.rows.push_back({&t, s.method, row, &s, compare_fit(s.fit, row)});
+            found = true;
+          }
+        if (!found) d.rows.push_back({&t, row.method, row, nullptr, Comparison{std::nullopt, row, 0, 0, Verdict::NotRun, ""}});
+      }
+      for (const auto& s : d.series)
+        if (s.primary && s.model == t.model && s.metric == t.metric && !listed.count(method_name(s.method)))
+          d.rows.push_back({&t, s.method, std::nullopt, &s, compare_fit(s.fit, std::nullopt)});
+    }
+
+  // findings and readings: every reading of the rows the paper publishes
+  if (d.paper) {
+    for (const auto& r : d.rows) {
+      if (!r.ours || !r.paper) continue;
+      Finding f = find_closest(d, r);
+      if (f.tried) d.findings.push_back(f);
+    }
+    for (const auto& t : d.paper->tables)
+      for (const auto& s : d.series) {
+        if (s.model != t.model || s.metric != t.metric) continue;
+        std::optional<PaperRow> p;
+        for (const auto& r : t.rows)
+          if (r.method == method_name(s.method)) p = r;
+        for (const SeriesFit* f : {&s.fit, &s.fit_other})
+          d.readings.push_back({&t, &s, f == &s.fit ? s.fit_h : other(s.fit_h), f, compare_fit(*f, p)});
+      }
+  }
+  d.provenance = provenance_summary(d.records, d.failed);
+  return d;
+}
+
+}  // namespace mb

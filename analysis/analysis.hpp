@@ -1,0 +1,135 @@
+// The analysis stage (design.md s.1): records -> series of each metric over h -> fits
+// (analysis/fit.hpp) -> the comparison with the published values, with verdicts computed here,
+// once, as data. The report (report/) only formats what analyse() returns (style.md 13).
+#pragma once
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/fit.hpp"
+#include "records/record.hpp"
+
+namespace mb {
+
+// --- published values (results/paper/*.toml) ---
+struct PaperRow {
+  std::string method;
+  double order = 0, factor = 0;
+};
+struct PaperTable {
+  std::string model, paper_model, function, metric, source;
+  std::vector<PaperRow> rows;
+};
+struct PaperFigure {
+  std::string number, model, metric;  // model "*": every model
+};
+// A published time (ms) per step, or of one part of a step (quantity), at a tree size.
+struct PaperTiming {
+  std::string method, paper_method, quantity, source, quote;
+  int joints = 0;
+  double ms = 0;
+};
+// A published statement relative to real time or to another method (`than`).
+struct PaperClaim {
+  std::string method, than, relation, source, quote;
+  int joints = 0;        // 0: every size
+  double factor = 0;     // the speed-up stated (0: none)
+};
+struct Paper {
+  std::string file, citation, title, fit;
+  std::vector<PaperTable> tables;
+  std::vector<PaperFigure> figures;
+  std::vector<std::pair<std::string, std::string>> context;  // [context]: machine, h, integrator, ...
+  std::vector<PaperTiming> timings;
+  std::vector<PaperClaim> claims;
+};
+Paper read_paper(const std::string& path);
+
+// --- what the report shows, computed once ---
+// One metric of one model x method (x readings) over the step sizes.
+struct Series {
+  std::string model, method, metric;
+  std::string readings;      // "steps=floor ld=whole"
+  bool primary = true;       // the experiment's first (main) reading
+  FitH fit_h = FitH::Simulated;
+  double fit_h1 = 0.005, fit_h2 = 0.04;
+  std::vector<SeriesPoint> points;  // by h
+  std::vector<std::string> failures;  // "h=0.08: reason at t = ..."
+  SeriesFit fit;             // with the experiment's fit reading
+  SeriesFit fit_other;       // with the other fit reading (nominal <-> simulated)
+  std::vector<PowerFit> pair_fits;  // two-point fits at every (h_i, h_j) with h_j / h_i = h2 / h1
+  std::vector<std::pair<double, double>> pairs;  // their (h_i, h_j), nominal
+};
+
+// Tolerances within which a row counts as reproduced: order 0.02 absolute (the paper prints two
+// decimals; ours is rounded the same way before the comparison), factor 1 %.
+constexpr double kOrderTolerance = 0.02;
+constexpr double kFactorTolerance = 0.01;
+
+// Ours beside a published row: the differences and the verdict.
+enum class Verdict { Reproduced, Differs, NoPublishedValue, NoFit, NotRun };
+const char* to_string(Verdict v);
+struct Comparison {
+  std::optional<PowerFit> ours;  // the two-point fit
+  std::optional<PaperRow> paper;
+  double order_diff = 0, factor_ratio = 0;  // ours - paper, ours / paper
+  Verdict verdict = Verdict::NotRun;
+  std::string note;                         // why there is no fit
+};
+Comparison compare_fit(const SeriesFit& fit, const std::optional<PaperRow>& paper);
+
+// A row of a paper table: ours beside the published values.
+struct ComparedRow {
+  const PaperTable* table = nullptr;
+  std::string method;
+  std::optional<PaperRow> paper;
+  const Series* ours = nullptr;  // the primary series; nullptr: not run
+  Comparison comparison;         // of the primary series' fit
+};
+
+// For a published row, over every reading in the records and both fit readings: the closest
+// (minimising |d order| / 0.02 + |log factor ratio| / 0.01) and how many reproduce it.
+struct Finding {
+  const ComparedRow* row = nullptr;
+  std::string main_reading, closest_reading;
+  PowerFit closest;
+  double closest_ratio = 0;
+  int tried = 0, reproduced = 0;
+  double order_min = 0, order_max = 0, ratio_min = 0, ratio_max = 0;
+};
+
+// One fit reading of one series beside the published row of its table (the readings table).
+struct ReadingRow {
+  const PaperTable* table = nullptr;
+  const Series* series = nullptr;
+  FitH fit_h = FitH::Simulated;
+  const SeriesFit* fit = nullptr;
+  Comparison comparison;
+};
+
+struct ProvenanceSummary {
+  long records = 0, failed = 0;
+  struct Exp {
+    std::string name, file, reproduces;
+  };
+  std::vector<Exp> experiments;
+  std::set<std::string> git_commits, build_types, compilers, cpus, versions;
+  std::string first_date, last_date;
+};
+
+struct ReportData {
+  std::vector<CaseRecord> records;      // deduplicated, in case order
+  std::vector<Series> series;
+  std::optional<Paper> paper;
+  std::vector<ComparedRow> rows;        // every paper table row, and our extra methods
+  std::vector<Finding> findings;        // every published row we ran
+  std::vector<ReadingRow> readings;     // every reading of every series with a paper table
+  std::vector<std::string> metrics;     // the metrics the experiments ask for
+  ProvenanceSummary provenance;
+  long failed = 0;
+};
+
+ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& paper);
+
+}  // namespace mb

@@ -1,0 +1,55 @@
+#include "bench/harness.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "sim/driver.hpp"
+
+namespace mb {
+
+StepTimer::StepTimer(const Model& model, const std::string& method_spec, double h, int warm_steps, int run_steps)
+    : model_(model), method_(make_method(method_spec)), h_(h), warm_(warm_steps), run_steps_(run_steps) {
+  if (std::string why = unsupported_reason(method_->info(), model_features(model)); !why.empty()) throw UnsupportedModel(why);
+  if (run_steps_ <= warm_) throw Error(fmt::format("StepTimer: run_steps {} must exceed warm_steps {}", run_steps_, warm_));
+}
+
+double StepTimer::run(int k, bool timed) {
+  StepPlan plan;
+  plan.h_requested = plan.h = h_;
+  plan.t0 = static_cast<double>(taken_) * h_;
+  plan.steps = k;
+  plan.duration = k * h_;
+  const RunOutcome out = simulate(model_, *method_, state_, plan, {});
+  taken_ += out.steps_done;
+  if (out.failure) throw SimulationError(fmt::format("{} at t = {}", *out.failure, out.fail_time));
+  if (timed) {
+    timed_ += out.steps_done;
+    stats_.pos_iterations += out.stats.pos_iterations;
+    stats_.vel_iterations += out.stats.vel_iterations;
+    stats_.internal_steps += out.stats.internal_steps;
+    stats_.rejected_steps += out.stats.rejected_steps;
+    stats_.pos_residual_last = out.stats.pos_residual_last;
+    stats_.vel_residual_last = out.stats.vel_residual_last;
+    phases_.step_seconds_total += out.timing.step_seconds_total;
+    phases_.assembly += out.timing.assembly;
+    phases_.factorization += out.timing.factorization;
+    phases_.solve += out.timing.solve;
+    phases_.integration += out.timing.integration;
+  }
+  return out.timing.step_seconds_total;
+}
+
+void StepTimer::restart() {
+  state_ = initial_state(model_);
+  method_->init(model_, state_);
+  taken_ = 0;
+  started_ = true;
+  if (warm_ > 0) run(warm_, false);
+}
+
+double StepTimer::window(int k) {
+  if (!started_ || taken_ + k > run_steps_) restart();
+  return run(k, true);
+}
+
+}  // namespace mb

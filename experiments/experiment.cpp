@@ -1,0 +1,251 @@
+#include "experiments/experiment.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+#include "core/toml_reader.hpp"
+#include "methods/method.hpp"
+#include "metrics/observer.hpp"
+#include "models/catalog.hpp"
+
+namespace mb {
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"name", "description", "reproduces", "paper", "models", "methods",
+                                           "h", "duration", "metrics", "fit", "readings"};
+const std::vector<std::string> kFitKeys = {"h1", "h2", "h"};
+const std::vector<std::string> kReadingKeys = {"steps", "ld_periods"};
+
+// rethrows a registry's error with this file's line and field
+template <class F>
+auto at_field(const std::string& file, int line, const std::string& field, F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    throw InputError(file, line, field, e.message);
+  }
+}
+
+// the record metrics an experiment may name
+std::vector<std::string> metric_names() {
+  std::vector<std::string> v;
+  for (const auto& m : metric_catalog())
+    if (m.per_case) v.push_back(m.name);
+  return v;
+}
+
+// [readings]: each key a string or an array of strings (swept)
+template <class E>
+std::vector<E> reading(const TableReader& r, const std::string& key, E (*from)(const std::string&), E fallback) {
+  if (!r.has(key)) return {fallback};
+  std::vector<E> v;
+  for (const auto& s : r.string_or_strings(key)) {
+    try {
+      E x = from(s);
+      if (std::find(v.begin(), v.end(), x) != v.end()) r.fail(key, fmt::format("\"{}\" listed twice", s));
+      v.push_back(x);
+    } catch (const std::invalid_argument& e) {
+      r.fail(key, e.what());
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+Experiment parse_experiment(const std::string& text, const std::string& file) {
+  toml::table root = parse_toml(text, file);
+  TableReader r(root, file, "", kTopKeys);
+  Experiment e;
+  e.file = file;
+  e.name = r.str("name");
+  if (e.name.empty() || e.name.find_first_of("/\\ ") != std::string::npos)
+    r.fail("name", fmt::format("must be a non-empty name without '/', '\\\\' or spaces (it names a folder), got \"{}\"", e.name));
+  e.description = r.str("description", "");
+  e.reproduces = r.str("reproduces", "");
+  if (r.has("paper")) {
+    namespace fs = std::filesystem;
+    fs::path p = fs::path(file).parent_path() / r.str("paper");
+    e.paper = p.lexically_normal().string();
+    if (!fs::is_regular_file(e.paper)) r.fail("paper", fmt::format("no such file '{}'", e.paper));
+  }
+
+  // models and methods: every spec is built once here, so a bad one stops the sweep before any case
+  std::vector<int> model_lines, method_lines;
+  e.models = r.strings("models", &model_lines);
+  e.methods = r.strings("methods", &method_lines);
+  if (e.models.empty()) r.fail("models", "needs at least one model");
+  if (e.methods.empty()) r.fail("methods", "needs at least one method");
+  std::vector<Model> built;
+  for (size_t i = 0; i < e.models.size(); ++i) {
+    std::string field = fmt::format("models[{}]", i);
+    if (std::find(e.models.begin(), e.models.begin() + i, e.models[i]) != e.models.begin() + i)
+      throw InputError(file, model_lines[i], field, fmt::format("model '{}' listed twice", e.models[i]));
+    built.push_back(at_field(file, model_lines[i], field, [&] { return build_model(e.models[i], file, model_lines[i]); }));
+  }
+  for (size_t i = 0; i < e.methods.size(); ++i) {
+    std::string field = fmt::format("methods[{}]", i);
+    if (std::find(e.methods.begin(), e.methods.begin() + i, e.methods[i]) != e.methods.begin() + i)
+      throw InputError(file, method_lines[i], field, fmt::format("method '{}' listed twice", e.methods[i]));
+    at_field(file, method_lines[i], field, [&] { return make_method(e.methods[i], file, method_lines[i]); });
+  }
+
+  // step sizes and duration
+  if (r.has("h")) {
+    e.h = r.numbers("h");
+    if (e.h.empty()) r.fail("h", "needs at least one step size (or leave it out for each model's grid)");
+    const toml::array& a = r.array("h");
+    for (size_t i = 0; i < e.h.size(); ++i)
+      if (!(e.h[i] > 0))
+        throw InputError(file, toml_line(a[i]), fmt::format("h[{}]", i), fmt::format("step size must be positive, got {}", e.h[i]));
+  }
+  if (r.has("duration")) e.duration = r.positive("duration");
+
+  // metrics
+  std::vector<int> metric_lines;
+  e.metrics = r.strings("metrics", &metric_lines);
+  if (e.metrics.empty()) r.fail("metrics", "needs at least one metric");
+  const auto valid = metric_names();
+  for (size_t i = 0; i < e.metrics.size(); ++i)
+    if (std::find(valid.begin(), valid.end(), e.metrics[i]) == valid.end())
+      throw InputError(file, metric_lines[i], fmt::format("metrics[{}]", i),
+                       fmt::format("unknown metric '{}'; valid metrics: {}", e.metrics[i], fmt::join(valid, ", ")));
+
+  // [fit]
+  if (const toml::table* ft = r.subtable("fit")) {
+    TableReader f(*ft, file, "fit", kFitKeys);
+    e.fit_h1 = f.has("h1") ? f.positive("h1") : e.fit_h1;
+    e.fit_h2 = f.has("h2") ? f.positive("h2") : e.fit_h2;
+    if (e.fit_h1 == e.fit_h2) f.fail("h2", "h1 and h2 must differ");
+    e.fit_h = fit_h_from(f.choice("h", fit_h_names(), "simulated"));
+  }
+  // [readings]
+  if (const toml::table* rt = r.subtable("readings")) {
+    TableReader rr(*rt, file, "readings", kReadingKeys);
+    e.steps = reading<StepCount>(rr, "steps", step_count_from, StepCount::Floor);
+    e.ld_periods = reading<LdPeriods>(rr, "ld_periods", ld_periods_from, LdPeriods::Whole);
+  }
+
+  // every step of every model must plan (e.g. not longer than the duration)
+  for (const Case& c : expand_cases(e)) {
+    size_t mi = std::find(e.models.begin(), e.models.end(), c.model) - e.models.begin();
+    size_t hi = 0;
+    while (hi < e.h.size() && e.h[hi] != c.h_nominal) ++hi;
+    int line = e.h.empty() ? model_lines[mi] : toml_line(r.array("h")[hi]);
+    std::string field = e.h.empty() ? fmt::format("models[{}]", mi) : fmt::format("h[{}]", hi);
+    at_field(file, line, field, [&] { return plan_steps(built[mi], c.cfg); });
+  }
+  return e;
+}
+
+Experiment read_experiment(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open experiment file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_experiment(ss.str(), path);
+}
+
+std::vector<Case> expand_cases(const Experiment& e) {
+  std::vector<Case> cases;
+  for (const auto& model_spec : e.models) {
+    // each model's own grid unless the experiment gives one
+    std::vector<double> grid = e.h.empty() ? build_model(model_spec).info.h_grid : e.h;
+    for (const auto& method : e.methods)
+      for (StepCount steps : e.steps)
+        for (LdPeriods ld : e.ld_periods)
+          for (double h : grid) {
+            Case c;
+            c.index = static_cast<long>(cases.size());
+            c.model = model_spec;
+            c.method = method;
+            c.h_nominal = h;
+            c.cfg.h = h;
+            c.cfg.duration = e.duration;
+            c.cfg.steps = steps;
+            c.cfg.ld_periods = ld;
+            c.id = fmt::format("{} {} h={} steps={} ld={}", model_spec, method, h, to_string(steps), to_string(ld));
+            cases.push_back(std::move(c));
+          }
+  }
+  return cases;
+}
+
+ExperimentRef experiment_ref(const Experiment& e) {
+  ExperimentRef r;
+  r.name = e.name;
+  r.file = e.file;
+  r.reproduces = e.reproduces;
+  r.paper = e.paper;
+  r.metrics = e.metrics;
+  r.fit_h1 = e.fit_h1;
+  r.fit_h2 = e.fit_h2;
+  r.fit_h = to_string(e.fit_h);
+  return r;
+}
+
+std::string experiment_kind(const std::string& path) {
+  toml::table root = read_toml_file(path);
+  if (auto k = root["kind"].value<std::string>()) return *k;
+  return "accuracy";
+}
+
+TimingExperiment read_timing_experiment(const std::string& path) {
+  toml::table root = read_toml_file(path);
+  TableReader r(root, path, "",
+                {"name", "kind", "description", "reproduces", "paper", "model", "joints", "h", "repetitions", "min_time",
+                 "reference", "method"});
+  TimingExperiment e;
+  e.file = path;
+  e.name = r.str("name");
+  if (r.str("kind") != "timing") r.fail("kind", "a timing experiment has kind = \"timing\"");
+  if (r.str("model", "tree") != "tree") r.fail("model", "only the tree of bender2007 (tree:joints=J) is timed");
+  e.description = r.str("description", "");
+  e.reproduces = r.str("reproduces", "");
+  if (r.has("paper")) e.paper = (std::filesystem::path(path).parent_path() / r.str("paper")).lexically_normal().string();
+  for (double j : r.numbers("joints")) {
+    int ji = static_cast<int>(j);
+    if (ji != j || ji < 1 || ((ji + 1) & ji) != 0) r.fail("joints", fmt::format("{} is not 2^k - 1", j));
+    e.joints.push_back(ji);
+  }
+  if (e.joints.empty()) r.fail("joints", "at least one tree size");
+  e.h = r.positive("h");
+  e.repetitions = static_cast<int>(r.num("repetitions", 9));
+  if (e.repetitions < 1) r.fail("repetitions", "at least 1");
+  e.min_time = r.num("min_time", 0.1);
+  e.reference = r.str("reference");
+  auto ms = r.tables("method");
+  for (size_t i = 0; i < ms.size(); ++i) {
+    TableReader m(*ms[i], path, fmt::format("method[{}]", i), {"spec", "max_joints"});
+    TimingMethod tm{m.str("spec"), static_cast<int>(m.num("max_joints", e.joints.back()))};
+    make_method(tm.spec, path, m.line());
+    e.methods.push_back(tm);
+  }
+  bool has_ref = false;
+  for (const auto& m : e.methods) has_ref = has_ref || m.spec == e.reference;
+  if (!has_ref) r.fail("reference", fmt::format("'{}' is not one of the [[method]] specs", e.reference));
+  return e;
+}
+
+std::vector<std::pair<std::string, int>> timing_cases(const TimingExperiment& e) {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& m : e.methods) {
+    std::set<int> sizes;
+    for (int j : e.joints)
+      if (j <= m.max_joints) sizes.insert(j);
+    for (int j = e.joints.back(); j <= m.max_joints; j = 2 * j + 1) sizes.insert(j);
+    for (int j : sizes) out.emplace_back(m.spec, j);
+  }
+  return out;
+}
+
+}  // namespace mb

@@ -1,0 +1,75 @@
+// Experiment files (TOML, results/experiments/*.toml; format in docs/experiments.md). The one
+// reader of experiment files, for both kinds: accuracy sweeps and timing experiments.
+// models x method specs x step sizes x readings, the duration, the metrics to tabulate and plot,
+// the paper table or figure reproduced and the fit. The whole file is validated before any case
+// runs: every model is built, every method made, every step planned; any problem is an
+// InputError naming the file, the line and the field.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/fit.hpp"
+#include "records/record.hpp"
+#include "sim/driver.hpp"
+
+namespace mb {
+
+struct Experiment {
+  std::string file;         // path as given
+  std::string name;         // names the output folder and goes into every record
+  std::string description;
+  std::string reproduces;   // which paper table or figure ("schmitt2005 s.6 ...")
+  std::string paper;        // published values (results/paper/*.toml), resolved against the file's folder
+  std::vector<std::string> models, methods;  // specs
+  std::vector<double> h;    // nominal step sizes; empty: each model's default grid
+  double duration = 0;      // s; 0: each model's default
+  std::vector<std::string> metrics;  // record metrics to tabulate and plot
+  // fit: the paper's two-point fit at h1, h2 with the simulated or the nominal steps
+  double fit_h1 = 0.005, fit_h2 = 0.04;
+  FitH fit_h = FitH::Simulated;
+  // run readings; more than one value sweeps them (README "Readings")
+  std::vector<StepCount> steps = {StepCount::Floor};
+  std::vector<LdPeriods> ld_periods = {LdPeriods::Whole};
+};
+
+// One case of the grid. `id` is stable (made of the case's inputs), `index` is its place in the
+// deterministic expansion order: models, then methods, then readings, then h (innermost).
+struct Case {
+  long index = 0;
+  std::string id;
+  std::string model, method;  // specs
+  double h_nominal = 0;
+  RunConfig cfg;
+};
+
+Experiment read_experiment(const std::string& path);
+Experiment parse_experiment(const std::string& text, const std::string& path);
+std::vector<Case> expand_cases(const Experiment& e);
+
+// What goes into every record of the experiment (name, file, fit, metrics, ...), without the case.
+ExperimentRef experiment_ref(const Experiment& e);
+
+// --- timing experiments (kind = "timing"): bender2007 s.6, Fig. 4 ---
+struct TimingMethod {
+  std::string spec;
+  int max_joints = 255;  // the largest tree timed (sizes 2J+1 from the first)
+};
+
+struct TimingExperiment {
+  std::string file, name, description, reproduces, paper;  // paper resolved against the file's folder
+  std::vector<int> joints;   // the paper's sizes; a method with max_joints beyond them continues 2J+1
+  double h = 1.0 / 30;
+  int repetitions = 9;
+  double min_time = 0.1;     // s per repetition (Google Benchmark's --benchmark_min_time)
+  std::string reference;     // the spec ratios are taken to ("linear:tol_p=1e-6,tol_v=1e-6")
+  std::vector<TimingMethod> methods;
+};
+
+// The kind of an experiment file: "accuracy" (the default; read_experiment) or "timing"
+// (read_timing_experiment). Both are validated the same way: InputError with file, line, field.
+std::string experiment_kind(const std::string& path);
+TimingExperiment read_timing_experiment(const std::string& path);
+// The (spec, joints) pairs the experiment times, in order.
+std::vector<std::pair<std::string, int>> timing_cases(const TimingExperiment& e);
+
+}  // namespace mb

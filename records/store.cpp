@@ -1,0 +1,102 @@
+#include "records/store.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+namespace mb {
+
+namespace fs = std::filesystem;
+
+RecordsRead read_records_file(const std::string& path, bool truncate) {
+  RecordsRead out;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "", "cannot open records file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  in.close();
+  // complete lines end with '\n'; a tail without one was cut short
+  size_t end_of_complete = text.rfind('\n');
+  end_of_complete = end_of_complete == std::string::npos ? 0 : end_of_complete + 1;
+  if (end_of_complete < text.size()) {
+    out.dropped_partial = true;
+    if (truncate) fs::resize_file(path, end_of_complete);
+  }
+  size_t pos = 0;
+  int line = 0;
+  while (pos < end_of_complete) {
+    const size_t nl = text.find('\n', pos);
+    const std::string s = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line;
+    if (s.find_first_not_of(" \t\r") == std::string::npos) continue;
+    out.records.push_back(record_from_json_line(s, path, line));
+  }
+  return out;
+}
+
+std::vector<CaseRecord> read_records(const std::vector<std::string>& files) {
+  std::vector<CaseRecord> all;
+  for (const auto& f : files) {
+    auto r = read_records_file(f);
+    if (r.dropped_partial) fmt::print(stderr, "mbbench: note: {}: ignored an incomplete last line\n", f);
+    for (auto& x : r.records) all.push_back(std::move(x));
+  }
+  return all;
+}
+
+void append_record(const std::string& path, const CaseRecord& r) { append_line_durable(path, record_to_json_line(r)); }
+
+void write_records(const std::string& path, const std::vector<CaseRecord>& records) {
+  std::string s;
+  for (const auto& r : records) s += record_to_json_line(r) + "\n";
+  write_file_atomic(path, s);
+}
+
+void sort_records(std::vector<CaseRecord>& records) {
+  auto key = [](const CaseRecord& r) {
+    return r.experiment ? std::make_tuple(r.experiment->name, r.experiment->case_index, r.experiment->case_id)
+                        : std::make_tuple(std::string(), 0L, std::string());
+  };
+  std::stable_sort(records.begin(), records.end(), [&](const CaseRecord& a, const CaseRecord& b) { return key(a) < key(b); });
+}
+
+long merge_records(const std::vector<std::string>& files, const std::string& out, std::string* notes) {
+  std::vector<CaseRecord> merged;
+  std::map<std::string, std::string> first;  // case -> its accuracy fields
+  long duplicates = 0, differing = 0;
+  for (const auto& f : files) {
+    auto r = read_records_file(f);
+    if (r.dropped_partial && notes) *notes += fmt::format("{}: ignored an incomplete last line\n", f);
+    for (auto& rec : r.records) {
+      if (!rec.experiment) throw InputError(f, 0, "experiment.case_id", "a record without a case id (not from mbbench sweep)");
+      const std::string id = rec.experiment->name + "\n" + rec.experiment->case_id;
+      auto it = first.find(id);
+      if (it == first.end()) {
+        first.emplace(id, accuracy_fields(rec));
+        merged.push_back(std::move(rec));
+      } else {
+        ++duplicates;
+        if (accuracy_fields(rec) != it->second) ++differing;
+      }
+    }
+  }
+  sort_records(merged);
+  write_records(out, merged);
+  if (notes && duplicates)
+    *notes += fmt::format("{} duplicated case(s) dropped (the first kept){}\n", duplicates,
+                          differing ? fmt::format("; {} of them had different numbers", differing) : "");
+  return static_cast<long>(merged.size());
+}
+
+}  // namespace mb

@@ -1,0 +1,189 @@
+// The report's tables as text cells (report_tables) and their Markdown rendering. Formatting only:
+// every number and every verdict comes from analyse() (analysis/analysis.cpp).
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "report/report.hpp"
+
+namespace mb {
+
+namespace {
+
+std::string order_text(double a) { return fmt::format("{:.2f}", a); }
+std::string factor_text(double c) { return fmt::format("{:.6g}", c); }
+std::string h_text(double h) { return fmt::format("{:.6g}", h); }
+
+// ours beside the paper's: order difference (absolute), factor ratio and the analysis' verdict
+void compare_cells(const Comparison& c, std::vector<Cell>& row) {
+  if (!c.ours) {
+    row.insert(row.end(), {"-", "-"});
+  } else {
+    row.push_back(order_text(c.ours->order));
+    row.push_back(factor_text(c.ours->factor));
+  }
+  row.push_back(c.paper ? fmt::format("{:.2f}", c.paper->order) : "-");
+  row.push_back(c.paper ? fmt::format("{:.6f}", c.paper->factor) : "-");
+  if (c.verdict == Verdict::Reproduced || c.verdict == Verdict::Differs) {
+    row.push_back(fmt::format("{:+.2f}", c.order_diff));
+    row.push_back(fmt::format("{:.4f}", c.factor_ratio));
+    row.push_back(Cell(to_string(c.verdict), verdict_style(c.verdict)));
+  } else {
+    row.insert(row.end(), {"-", "-", c.verdict == Verdict::NoFit ? c.note : to_string(c.verdict)});
+  }
+}
+
+std::string ls_cells(const SeriesFit& f) {
+  if (!f.least_squares) return "-";
+  return fmt::format("{:.2f} / {} (rms {:.2g}, h {}..{})", f.least_squares->order, factor_text(f.least_squares->factor),
+                     f.least_squares->residual, h_text(f.h_min), h_text(f.h_max));
+}
+
+std::string points_cell(const Series& s) {
+  int used = s.fit.least_squares ? s.fit.least_squares->points : 0;
+  return fmt::format("{} used, {} failed{}", used, s.fit.failed, s.fit.unusable ? fmt::format(", {} without value", s.fit.unusable) : "");
+}
+
+}  // namespace
+
+std::string verdict_style(Verdict v) {
+  return v == Verdict::Reproduced ? "ok" : v == Verdict::Differs ? "bad" : "";
+}
+
+std::vector<TextTable> report_tables(const ReportData& d) {
+  std::vector<TextTable> out;
+  const std::vector<std::string> cmp = {"Order", "Factor", "Order (paper)", "Factor (paper)", "Δ order", "factor ratio", "status"};
+
+  // the paper's tables: Model / Function / Method / Order / Factor, published values beside ours
+  if (d.paper)
+    for (const auto& t : d.paper->tables) {
+      TextTable tt;
+      tt.id = fmt::format("paper-{}-{}", t.model, t.metric);
+      tt.title = fmt::format("Model: {}  Function: {}", t.paper_model, t.function);
+      tt.caption = fmt::format("{} {} (metric {}, model {}). Two-point fit at h1 = 0.005, h2 = 0.04; 'reproduced' = order within "
+                               "{} and factor within {} % of the published value. Least squares over all non-failed points.",
+                               d.paper->citation, t.source, t.metric, t.model, kOrderTolerance, kFactorTolerance * 100);
+      tt.header = {"Model", "Function", "Method"};
+      tt.header.insert(tt.header.end(), cmp.begin(), cmp.end());
+      tt.header.insert(tt.header.end(), {"least squares order / factor", "points"});
+      for (const auto& r : d.rows) {
+        if (r.table != &t) continue;
+        std::vector<Cell> row = {t.paper_model, t.function, r.method};
+        if (!r.ours) {
+          row.insert(row.end(), {"not run", "-"});
+          row.push_back(r.paper ? fmt::format("{:.2f}", r.paper->order) : "-");
+          row.push_back(r.paper ? fmt::format("{:.6f}", r.paper->factor) : "-");
+          row.insert(row.end(), {"-", "-", "method not registered", "-", "-"});
+        } else {
+          compare_cells(r.comparison, row);
+          row.push_back(ls_cells(r.ours->fit));
+          row.push_back(points_cell(*r.ours));
+        }
+        tt.rows.push_back(row);
+      }
+      out.push_back(std::move(tt));
+    }
+
+  // findings: for each published row we ran, the reading closest to it and whether any reproduces it
+  if (d.paper) {
+    TextTable fd;
+    fd.id = "findings";
+    fd.title = "Findings: which reading reproduces each published row";
+    fd.caption = "Over every run reading in the records and both fit readings. 'closest' minimises |Δ order| / 0.02 + "
+                 "|log factor ratio| / 0.01. When no reading reproduces a row, the difference is not a reading of the "
+                 "paper's text; the pair table below shows how the order depends on the pair of steps.";
+    fd.header = {"Model", "Function", "Method", "main reading", "closest reading", "order / factor there", "readings tried",
+                 "reproduced by", "order range", "factor ratio range"};
+    for (const Finding& f : d.findings) {
+      const ComparedRow& r = *f.row;
+      fd.rows.push_back({r.table->paper_model, r.table->function, r.method, f.main_reading, f.closest_reading,
+                         fmt::format("{:.4f} / {:.7g} (ratio {:.6f})", f.closest.order, f.closest.factor, f.closest_ratio),
+                         std::to_string(f.tried), f.reproduced ? fmt::format("{} of {}", f.reproduced, f.tried) : "none",
+                         fmt::format("{:.2f} .. {:.2f}", f.order_min, f.order_max),
+                         fmt::format("{:.4f} .. {:.4f}", f.ratio_min, f.ratio_max)});
+    }
+    if (!fd.rows.empty()) out.push_back(std::move(fd));
+  }
+
+  // the readings: every reading of the runs and of the fit, for the rows the paper publishes
+  if (d.paper) {
+    TextTable rd;
+    rd.id = "readings";
+    rd.title = "Readings where the paper is not explicit";
+    rd.caption = "Each row: one reading of the run (steps: does the step crossing 60 s count; ld: which period ends LD "
+                 "averages) and of the fit (h put into the two-point formula: the simulated T/k or the nominal grid step).";
+    rd.header = {"Model", "Function", "Method", "run reading", "fit h"};
+    rd.header.insert(rd.header.end(), cmp.begin(), cmp.end());
+    for (const ReadingRow& x : d.readings) {
+      const Series& s = *x.series;
+      std::vector<Cell> row = {x.table->paper_model, x.table->function, s.method, s.readings + (s.primary ? " (main)" : ""),
+                                      to_string(x.fit_h)};
+      compare_cells(x.comparison, row);
+      rd.rows.push_back(row);
+    }
+    if (!rd.rows.empty()) out.push_back(std::move(rd));
+  }
+
+  // the two-point fit at every pair of grid points h, 8h: where on the curve a published order sits
+  TextTable pf;
+  pf.id = "pairs";
+  pf.title = "Two-point fits at every pair (h, 8 h) of the grid";
+  pf.caption = "The paper's fit uses the pair (0.005, 0.04); where the error curve is not a power law, the order depends on "
+               "the pair. Main readings, simulated h.";
+  pf.header = {"Model", "Metric", "Method", "h1", "h2", "order", "factor"};
+  if (d.paper)
+    for (const auto& t : d.paper->tables)
+      for (const auto& s : d.series) {
+        if (!s.primary || s.model != t.model || s.metric != t.metric) continue;
+        for (size_t i = 0; i < s.pair_fits.size(); ++i)
+          pf.rows.push_back({t.paper_model, s.metric, s.method, h_text(s.pairs[i].first), h_text(s.pairs[i].second),
+                             order_text(s.pair_fits[i].order), factor_text(s.pair_fits[i].factor)});
+      }
+  if (!pf.rows.empty()) out.push_back(std::move(pf));
+
+  // every series: both fits
+  TextTable all;
+  all.id = "fits";
+  all.title = "All fits";
+  all.caption = "Every model x method x metric x reading. Two-point: the paper's fit; least squares: log w on log h over every "
+                "non-failed point with a positive value, with the RMS of the log residuals and the h range used.";
+  all.header = {"Model", "Metric", "Method", "run reading", "two-point order", "two-point factor", "least squares order",
+                "least squares factor", "rms", "h range", "points", "failures"};
+  for (const auto& s : d.series) {
+    std::vector<Cell> row = {s.model, s.metric, s.method, s.readings + (s.primary ? " (main)" : "")};
+    if (s.fit.two_point) row.insert(row.end(), {order_text(s.fit.two_point->order), factor_text(s.fit.two_point->factor)});
+    else row.insert(row.end(), {"-", s.fit.two_point_note});
+    if (s.fit.least_squares)
+      row.insert(row.end(), {order_text(s.fit.least_squares->order), factor_text(s.fit.least_squares->factor),
+                             fmt::format("{:.2g}", s.fit.least_squares->residual),
+                             fmt::format("{}..{}", h_text(s.fit.h_min), h_text(s.fit.h_max))});
+    else row.insert(row.end(), {"-", "-", "-", "-"});
+    row.push_back(points_cell(s));
+    std::string fails;
+    for (const auto& f : s.failures) fails += (fails.empty() ? "" : "; ") + f;
+    row.push_back(fails.empty() ? "-" : fails);
+    all.rows.push_back(row);
+  }
+  out.push_back(std::move(all));
+  return out;
+}
+
+std::string markdown_tables(const ReportData& d) {
+  std::string s = "# mbbench report: tables\n";
+  for (const auto& t : report_tables(d)) {
+    s += fmt::format("\n## {}\n\n{}\n\n|", t.title, t.caption);
+    for (const auto& h : t.header) s += " " + h + " |";
+    s += "\n|";
+    for (size_t i = 0; i < t.header.size(); ++i) s += "---|";
+    s += "\n";
+    for (const auto& r : t.rows) {
+      s += "|";
+      for (const auto& c : r) s += " " + c.text + " |";
+      s += "\n";
+    }
+  }
+  return s;
+}
+
+}  // namespace mb

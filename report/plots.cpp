@@ -1,0 +1,136 @@
+// Log-log plots of each metric over h, one line per method, failed cases marked 'fail'
+// (schmitt2005 figs 2-9), drawn by gnuplot from data files the report writes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "core/io.hpp"
+#include "report/report.hpp"
+
+namespace mb {
+
+namespace fs = std::filesystem;
+
+std::string find_gnuplot() {
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    fs::path p = fs::path(dir.empty() ? "." : dir) / "gnuplot";
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string gp_string(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+// the paper's figure number for this model and metric, if any
+std::string paper_figure(const ReportData& d, const std::string& model, const std::string& metric) {
+  if (!d.paper) return "";
+  for (const auto& f : d.paper->figures)
+    if ((f.model == model || f.model == "*") && f.metric == metric) return "fig. " + f.number;
+  return "";
+}
+
+}  // namespace
+
+std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
+  const fs::path plots = fs::path(dir) / "plots";
+  fs::create_directories(plots);
+  const std::string gnuplot = find_gnuplot();
+
+  // one figure per model x metric, over the main-reading series
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const auto& s : d.series)
+    if (s.primary && std::find(keys.begin(), keys.end(), std::make_pair(s.model, s.metric)) == keys.end())
+      keys.emplace_back(s.model, s.metric);
+
+  std::vector<Figure> figures;
+  for (const auto& [model, metric] : keys) {
+    Figure fig;
+    fig.model = model;
+    fig.metric = metric;
+    fig.id = fmt::format("{}_{}", model, metric);
+    for (char& c : fig.id)
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    fig.paper_figure = paper_figure(d, model, metric);
+    fig.title = fmt::format("{}: {} over h{}", model, metric, fig.paper_figure.empty() ? "" : " (schmitt2005 " + fig.paper_figure + ")");
+
+    // data: one block per method (h, w > 0); failed points become 'fail' labels
+    std::string data, labels, plot;
+    int block = 0, failed = 0, nonpositive = 0;
+    for (const auto& s : d.series) {
+      if (!s.primary || s.model != model || s.metric != metric) continue;
+      std::string rows;
+      for (const auto& p : s.points) {
+        if (p.failed) {
+          ++failed;
+          labels += fmt::format("set label \"fail\" at first {:.17g}, graph 0.96 center point pt 2 ps 0.8 offset 0,0.6 font \",8\"\n", p.h);
+        } else if (p.w && *p.w > 0) {
+          rows += fmt::format("{:.17g} {:.17g}\n", p.h, *p.w);
+        } else if (p.w) {
+          ++nonpositive;
+        }
+      }
+      if (rows.empty()) continue;
+      data += fmt::format("# {}\n{}\n\n", s.method, rows);
+      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 title {}", plot.empty() ? "plot " : ", \\\n     ",
+                          fig.id, block++, gp_string(s.method));
+    }
+    if (plot.empty()) {
+      fig.note = failed ? "every case failed" : "no positive values to draw on a log scale";
+      figures.push_back(fig);
+      continue;
+    }
+    if (nonpositive) fig.note = fmt::format("{} point(s) with value 0 not drawn (log scale)", nonpositive);
+    std::string gp = fmt::format(
+        "# {}\n# drawn by mbbench report; data in {}.dat (one block per method: h, {})\n"
+        "set terminal svg size 720,460 dynamic enhanced font 'sans,11' background rgb 'white'\n"
+        "set output '{}.svg'\nset title {}\nset logscale xy\nset xlabel 'h [s]'\nset ylabel {}\n"
+        "set format y '10^{{%L}}'\nset grid\nset key left top\nset offsets graph 0.02, graph 0.02, graph 0.08, graph 0.02\n"
+        "{}{}\n",
+        fig.title, fig.id, metric, fig.id, gp_string(fig.title), gp_string(metric), labels, plot);
+    write_file_atomic((plots / (fig.id + ".dat")).string(), data);
+    write_file_atomic((plots / (fig.id + ".gp")).string(), gp);
+    if (gnuplot.empty()) {
+      fig.note = "not drawn: gnuplot was not found on PATH (install gnuplot-nox); the .gp script and data are in plots/";
+      figures.push_back(fig);
+      continue;
+    }
+    const std::string cmd = fmt::format("cd {} && {} {}.gp 2> {}.log", shell_quote(plots.string()), shell_quote(gnuplot),
+                                        fig.id, fig.id);
+    int rc = std::system(cmd.c_str());
+    if (rc != 0 || !fs::exists(plots / (fig.id + ".svg"))) {
+      fig.note = fmt::format("gnuplot failed (exit {}); see plots/{}.log", rc, fig.id);
+    } else {
+      fig.svg_file = "plots/" + fig.id + ".svg";
+      fs::remove(plots / (fig.id + ".log"));
+    }
+    figures.push_back(fig);
+  }
+  return figures;
+}
+
+}  // namespace mb

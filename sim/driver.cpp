@@ -1,0 +1,145 @@
+#include "sim/driver.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+// --- readings: names as they appear in experiment files and records ---
+const std::vector<std::string>& step_count_names() {
+  static const std::vector<std::string> n = {"floor", "ceil", "round"};
+  return n;
+}
+const std::vector<std::string>& ld_periods_names() {
+  static const std::vector<std::string> n = {"whole", "whole-with-start", "half"};
+  return n;
+}
+const char* to_string(StepCount s) { return step_count_names()[static_cast<size_t>(s)].c_str(); }
+const char* to_string(LdPeriods p) { return ld_periods_names()[static_cast<size_t>(p)].c_str(); }
+
+namespace {
+template <class E>
+E enum_from(const std::string& text, const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == text) return static_cast<E>(i);
+  throw std::invalid_argument(fmt::format("\"{}\" is not one of: {}", text, fmt::join(names, ", ")));
+}
+}  // namespace
+StepCount step_count_from(const std::string& text) { return enum_from<StepCount>(text, step_count_names()); }
+LdPeriods ld_periods_from(const std::string& text) { return enum_from<LdPeriods>(text, ld_periods_names()); }
+
+StepPlan plan_steps(const Model& model, const RunConfig& cfg, const std::string& source, int line) {
+  StepPlan p;
+  if (!(cfg.h >= 0) || !std::isfinite(cfg.h))
+    throw InputError(source, line, "h", fmt::format("step size must be a positive number, got {}", cfg.h));
+  if (!(cfg.duration >= 0) || !std::isfinite(cfg.duration))
+    throw InputError(source, line, "duration", fmt::format("duration must be a positive number, got {}", cfg.duration));
+  p.h_requested = cfg.h > 0 ? cfg.h : model.info.default_h;
+  p.duration = cfg.duration > 0 ? cfg.duration : model.info.duration;
+  p.h = p.h_requested;
+  if (model.info.period) {
+    const double T = *model.info.period;
+    const double r = T / p.h_requested;
+    // LD at half periods needs an even number of steps per period
+    const long per = cfg.ld_periods == LdPeriods::Half ? 2 : 1;
+    if (cfg.round_to_period && r < static_cast<double>(kMaxSteps)) {
+      const long k = per * std::max(1L, std::lround(r / static_cast<double>(per)));
+      p.h = T / static_cast<double>(k);
+      p.steps_per_period = k;
+    } else if (r < static_cast<double>(kMaxSteps) && std::abs(r - std::round(r)) <= 1e-9 * r && std::lround(r) % per == 0) {
+      p.steps_per_period = std::lround(r);
+    }
+  }
+  // the step count rule (driver.hpp); q is checked before any conversion to an integer
+  const double q = p.duration / p.h;
+  if (!(q < static_cast<double>(kMaxSteps)))
+    throw InputError(source, line, "h",
+                     fmt::format("h = {} s over {} s is {:.3g} steps, more than the limit {:.3g}", p.h, p.duration, q,
+                                 static_cast<double>(kMaxSteps)));
+  switch (cfg.steps) {
+    case StepCount::Floor: p.steps = static_cast<long>(std::floor(q * (1 + 1e-12))); break;
+    case StepCount::Ceil: p.steps = static_cast<long>(std::ceil(q * (1 - 1e-12))); break;
+    case StepCount::Round: p.steps = std::lround(q); break;
+  }
+  if (p.steps < 1)
+    throw InputError(source, line, "h", fmt::format("step {} s is longer than the duration {} s", p.h, p.duration));
+  return p;
+}
+
+RunOutcome simulate(const Model& model, Method& method, State& state, const StepPlan& plan,
+                    const std::vector<Observer*>& observers, const DriverOptions& opt) {
+  using clock = std::chrono::steady_clock;
+  RunOutcome out;
+  const double h = plan.h;
+  auto time_at = [&](long i) { return plan.t0 + static_cast<double>(i) * h; };
+  state.t = plan.t0;
+
+  // the observers' context and the initial view
+  RunContext ctx{h, plan.steps, plan.steps_per_period};
+  const StepView v0 = view_state(model, state, 0);
+  for (Observer* o : observers) o->begin(model, state, ctx, v0);
+
+  size_t next_stop = 0;
+  for (long i = 1; i <= plan.steps; ++i) {
+    const double t_i = time_at(i);
+    try {
+      const auto c0 = clock::now();
+      // an adaptive method also lands on the extra stops before t_i
+      while (next_stop < opt.stops.size() && opt.stops[next_stop] < t_i) {
+        const double ts = opt.stops[next_stop++];
+        if (ts <= state.t) continue;
+        StepStats one;
+        method.step(model, state, ts - state.t, one);
+        state.t = ts;
+        out.stats.internal_steps += one.internal_steps;
+        out.stats.rejected_steps += one.rejected_steps;
+        out.timing.step_seconds_total += std::chrono::duration<double>(clock::now() - c0).count();
+        for (Observer* o : observers) o->observe_stop(model, state, ts);
+      }
+      const auto c1 = clock::now();
+      StepStats one;
+      method.step(model, state, t_i - state.t, one);
+      out.timing.step_seconds_total += std::chrono::duration<double>(clock::now() - c1).count();
+      out.stats.pos_iterations += one.pos_iterations;
+      out.stats.vel_iterations += one.vel_iterations;
+      out.stats.internal_steps += one.internal_steps;
+      out.stats.rejected_steps += one.rejected_steps;
+      out.stats.pos_residual_last = one.pos_residual;
+      out.stats.vel_residual_last = one.vel_residual;
+      out.timing.assembly += one.t_assembly;
+      out.timing.factorization += one.t_factorization;
+      out.timing.solve += one.t_solve;
+      out.timing.integration += one.t_integration;
+    } catch (const SimulationError& e) {
+      out.failure = e.what();
+      out.fail_time = t_i;
+      break;
+    }
+    state.t = t_i;  // the driver's clock
+    const StepView v = view_state(model, state, i);
+    if (!v.finite) {
+      out.failure = "non-finite state";
+      out.fail_time = t_i;
+      break;
+    }
+    if (v.joint.pos > opt.fail_threshold) {
+      out.failure = fmt::format("max constraint error {:.3g} m exceeds {} m", v.joint.pos, opt.fail_threshold);
+      out.fail_time = t_i;
+      break;
+    }
+    for (Observer* o : observers) o->observe(model, state, v);
+    out.steps_done = i;
+  }
+  out.timing.step_seconds_mean =
+      out.steps_done ? out.timing.step_seconds_total / static_cast<double>(out.steps_done) : 0.0;
+  return out;
+}
+
+}  // namespace mb

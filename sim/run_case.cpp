@@ -1,0 +1,95 @@
+#include "sim/run_case.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/method.hpp"
+#include "metrics/observer.hpp"
+#include "sim/reference.hpp"
+
+namespace mb {
+
+CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg, const std::string& source,
+                    int line) {
+  auto method = make_method(method_spec, source, line);
+  const MethodInfo& info = method->info();
+  const StepPlan plan = plan_steps(model, cfg, source, line);
+  if (std::string why = unsupported_reason(info, model_features(model)); !why.empty()) throw UnsupportedModel(why);
+
+  // sample times: on the step grid for fixed-step methods; anywhere in the run for adaptive ones
+  std::vector<double> samples = cfg.samples;
+  std::sort(samples.begin(), samples.end());
+  const double t_end = static_cast<double>(plan.steps) * plan.h;
+  DriverOptions opt;
+  opt.fail_threshold = cfg.fail_threshold;
+  for (double s : samples) {
+    if (!(s >= 0) || s > t_end * (1 + 1e-12))
+      throw InputError(source, line, "samples", fmt::format("sample time {} is outside the run [0, {}]", s, t_end));
+    if (SampleRecorder::grid_index(s, plan.h) >= 0) continue;
+    if (info.fixed_step)
+      throw InputError(source, line, "samples",
+                       fmt::format("sample time {} is not a whole multiple of h = {} (fixed-step method {}); "
+                                   "choose h dividing every sample time",
+                                   s, plan.h, info.name));
+    opt.stops.push_back(s);
+  }
+
+  State state = initial_state(model);
+  method->init(model, state);
+
+  // the observers: the model's metrics, the samples, and the error against the reference
+  auto metrics = make_observers(model, {cfg.ld_periods == LdPeriods::Half, cfg.ld_periods == LdPeriods::WholeWithStart});
+  SampleRecorder recorder(samples);
+  std::vector<Observer*> observers;
+  for (auto& o : metrics) observers.push_back(o.get());
+  if (!samples.empty()) observers.push_back(&recorder);
+  std::shared_ptr<const ReferenceTrajectory> reference;
+  std::string no_reference;
+  if (!samples.empty() && cfg.ref_error && !info.reference) {
+    try {
+      reference = ReferenceTrajectory::get(model, cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec, plan.duration);
+    } catch (const UnsupportedModel& e) {
+      no_reference = std::string("no reference: ") + e.what();
+    }
+  }
+  std::optional<ReferenceErrorObserver> ref_observer;
+  if (reference) {
+    ref_observer.emplace(samples, *reference);
+    observers.push_back(&*ref_observer);
+  }
+  const RunOutcome out = simulate(model, *method, state, plan, observers, opt);
+
+  CaseRecord r;
+  r.model = {model.info.name, model.info.name, model.info.source, static_cast<long>(model.bodies.size()),
+             static_cast<long>(model.joints.size()), model.info.period};
+  r.method = {method_spec, info.name, info.order()};
+  r.h_requested = plan.h_requested;
+  r.h = plan.h;
+  r.duration = plan.duration;
+  r.steps = plan.steps;
+  r.steps_done = out.steps_done;
+  if (out.failure) {
+    r.status = Status::Failed;
+    r.reason = *out.failure;
+    r.fail_time = out.fail_time;
+  }
+  for (const auto& o : metrics) o->write(r.metrics);
+  if (ref_observer) {
+    ref_observer->write(r.metrics);
+    r.ref_error = ref_observer->error();
+  } else if (!no_reference.empty()) {
+    r.ref_error = ReferenceError{{}, 0, no_reference};
+  }
+  r.readings = {to_string(cfg.steps), to_string(cfg.ld_periods), cfg.round_to_period, cfg.fail_threshold};
+  r.stats = out.stats;
+  r.timing = out.timing;
+  r.provenance = current_provenance();
+  r.samples = recorder.samples();
+  return r;
+}
+
+}  // namespace mb

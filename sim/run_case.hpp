@@ -1,0 +1,21 @@
+// One case: model x method x h x duration -> a CaseRecord (design.md s.6). It makes the method,
+// plans the steps, sets up the observers (the model's metrics, the samples, the error against the
+// cached reference trajectory), steps through the driver and fills the record. A numerical
+// failure is a status in the record, never an exception.
+#pragma once
+#include <string>
+
+#include "models/model.hpp"
+#include "records/record.hpp"
+#include "sim/driver.hpp"
+
+namespace mb {
+
+// Bad input (unknown method, bad options, h <= 0, a sample time off the step grid of a fixed-step
+// method, outside the run) throws InputError (source and line name where the input came from); a
+// model the method's metadata does not support, or that it refuses at init, throws
+// UnsupportedModel. Anything that goes wrong during the simulation is status Failed.
+CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg,
+                    const std::string& source = "command line", int line = 0);
+
+}  // namespace mb

@@ -1,0 +1,196 @@
+#include "sweep/sweep.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "models/catalog.hpp"
+#include "sim/run_case.hpp"
+
+namespace mb {
+
+namespace fs = std::filesystem;
+
+void parse_shard(const std::string& text, int& shard, int& shards) {
+  int k = 0, n = 0;
+  char tail = 0;
+  if (std::sscanf(text.c_str(), "%d/%d%c", &k, &n, &tail) != 2 || n < 1 || k < 1 || k > n)
+    throw InputError("command line", 0, "shard", fmt::format("expected k/N with 1 <= k <= N, got '{}'", text));
+  shard = k;
+  shards = n;
+}
+
+namespace {
+
+// the first non-finite metric, if any (JSON would silently write it as null)
+std::string non_finite_metric(const Metrics& metrics) {
+  for (const auto& [k, v] : metrics.values)
+    if (!std::isfinite(v)) return k;
+  return "";
+}
+
+// a record for a case that did not run: its inputs and the reason
+CaseRecord record_without_run(const Case& c, Status status, const std::string& reason) {
+  CaseRecord r;
+  r.model.spec = r.model.name = c.model;
+  r.method.spec = r.method.name = c.method;
+  r.h_requested = r.h = c.h_nominal;
+  r.duration = c.cfg.duration;
+  try {  // the planned step and duration, when the model builds
+    const Model model = build_model(c.model);
+    r.model = {c.model, model.info.name, model.info.source, static_cast<long>(model.bodies.size()),
+               static_cast<long>(model.joints.size()), model.info.period};
+    const StepPlan p = plan_steps(model, c.cfg);
+    r.h = p.h;
+    r.duration = p.duration;
+  } catch (const std::exception&) {
+  }
+  r.status = status;
+  r.reason = reason;
+  r.readings = {to_string(c.cfg.steps), to_string(c.cfg.ld_periods), c.cfg.round_to_period, c.cfg.fail_threshold};
+  r.provenance = current_provenance();
+  return r;
+}
+
+}  // namespace
+
+CaseRecord run_sweep_case(const Experiment& e, const Case& c) {
+  CaseRecord r;
+  try {
+    const Model model = build_model(c.model);
+    r = run_case(model, c.method, c.cfg);
+    if (std::string bad = non_finite_metric(r.metrics); !bad.empty() && r.ok()) {
+      r.status = Status::Failed;
+      r.reason = fmt::format("non-finite metric '{}'", bad);
+      r.fail_time = r.duration;
+    }
+  } catch (const UnsupportedModel& ex) {
+    r = record_without_run(c, Status::Unsupported, ex.what());
+  } catch (const std::exception& ex) {
+    r = record_without_run(c, Status::Failed, ex.what());
+  } catch (...) {
+    r = record_without_run(c, Status::Failed, "unknown exception");
+  }
+  r.model.spec = c.model;
+  r.experiment = experiment_ref(e);
+  r.experiment->case_id = c.id;
+  r.experiment->case_index = c.index;
+  r.experiment->readings_primary = c.cfg.steps == e.steps.front() && c.cfg.ld_periods == e.ld_periods.front();
+  return r;
+}
+
+namespace {
+
+// the progress line: cases done, failures, ETA
+void print_progress(long done, long total, long failed, double elapsed, bool final) {
+  double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
+  fmt::print(stderr, "\r[{:>5}/{:<5}] {} failed  elapsed {:.0f} s  ETA {:.0f} s   {}", done, total, failed, elapsed,
+             eta, final ? "\n" : "");
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
+  SweepSummary sum;
+  // this shard's cases, in expansion order
+  std::vector<Case> cases;
+  for (Case& c : expand_cases(e))
+    if (c.index % opt.shards == opt.shard - 1) cases.push_back(std::move(c));
+  sum.cases = static_cast<long>(cases.size());
+
+  // the records file
+  fs::path dir = opt.out_dir.empty() ? fs::path("results/out") / e.name : fs::path(opt.out_dir);
+  fs::create_directories(dir);
+  std::string name = opt.shards == 1 ? "records.jsonl" : fmt::format("records.shard-{}-of-{}.jsonl", opt.shard, opt.shards);
+  sum.records = (dir / name).string();
+
+  // resume: keep finished cases (dropping a line cut short by a kill); otherwise start afresh
+  std::map<std::string, const Case*> wanted;
+  for (const Case& c : cases) wanted[c.id] = &c;
+  std::set<std::string> done_ids;
+  if (fs::exists(sum.records)) {
+    if (!opt.resume)
+      throw InputError(sum.records, 0, "", "records file exists; pass --resume to continue it, or remove it to start afresh");
+    auto prev = read_records_file(sum.records, /*truncate=*/true);
+    if (prev.dropped_partial) fmt::print(stderr, "mbbench: note: {}: dropped an incomplete last line\n", sum.records);
+    for (const CaseRecord& r : prev.records) {
+      // a record must be a case of this experiment and shard, run with today's duration
+      const std::string id = r.experiment ? r.experiment->case_id : "";
+      auto it = wanted.find(id);
+      if (it == wanted.end() || !r.experiment || r.experiment->name != e.name)
+        throw InputError(sum.records, 0, "", fmt::format("holds case '{}', which is not a case of this experiment and shard; "
+                                                         "use another --out or remove the file", id));
+      const Case& c = *it->second;
+      const double planned = plan_steps(build_model(c.model), c.cfg).duration;
+      if (r.duration != planned)
+        throw InputError(sum.records, 0, "", fmt::format("case '{}' was run with duration {}, the experiment now gives {}",
+                                                         id, r.duration, planned));
+      done_ids.insert(id);
+    }
+  }
+  std::vector<const Case*> pending;
+  for (const Case& c : cases)
+    if (!done_ids.count(c.id)) pending.push_back(&c);
+  sum.resumed = static_cast<long>(done_ids.size());
+
+  // the pool: workers take the next case; each finished record is appended as one durable line
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::exception_ptr error;
+  const auto t0 = std::chrono::steady_clock::now();
+  long done = sum.resumed;
+  auto worker = [&] {
+    for (;;) {
+      size_t i = next++;
+      if (i >= pending.size()) return;
+      CaseRecord rec = run_sweep_case(e, *pending[i]);
+      std::lock_guard<std::mutex> lock(mu);
+      if (error) return;
+      try {
+        append_record(sum.records, rec);
+      } catch (...) {
+        error = std::current_exception();
+        next = pending.size();
+        return;
+      }
+      ++sum.ran;
+      ++done;
+      if (!rec.ok()) ++sum.failed;
+      if (opt.progress)
+        print_progress(done, sum.cases, sum.failed,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(std::max<size_t>(1, pending.size()))));
+  std::vector<std::thread> pool;
+  for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  if (opt.progress)
+    print_progress(done, sum.cases, sum.failed, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), true);
+
+  // complete: rewrite the file in case order (atomically), so it is the same whatever --jobs was
+  auto all = read_records_file(sum.records).records;
+  sort_records(all);
+  write_records(sum.records, all);
+  return sum;
+}
+
+}  // namespace mb

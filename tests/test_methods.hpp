@@ -1,0 +1,17 @@
+// Test-only methods for the CI gate's own tests. They live in the test binary, which registers
+// them (with register_method) before any test runs; the mbbench binary never has them:
+//   test-gc4-bias  GC4 stepping under gravity scaled by 1 + 1e-3 (a small bias: an accuracy regression)
+//   test-fail      GC4 that throws SimulationError once t >= 1 s (a newly failing case)
+//   test-sleep     linear (tol 1e-6) that sleeps 20 ms in each step (a timing regression)
+#pragma once
+#include <vector>
+
+#include "methods/method.hpp"
+
+namespace mbtest {
+
+std::vector<mb::MethodEntry> test_method_entries();
+// the names above: excluded from the conformance test (they are wrong on purpose)
+bool is_gate_test_method(const std::string& name);
+
+}  // namespace mbtest
