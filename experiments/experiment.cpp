@@ -90,7 +90,12 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     std::string field = fmt::format("models[{}]", i);
     if (std::find(e.models.begin(), e.models.begin() + i, e.models[i]) != e.models.begin() + i)
       throw InputError(file, model_lines[i], field, fmt::format("model '{}' listed twice", e.models[i]));
-    built.push_back(at_field(file, model_lines[i], field, [&] { return build_model(e.models[i], file, model_lines[i]); }));
+    // a scene path is relative to the experiment file's folder
+    if (is_scene_path(e.models[i]) || e.models[i].find('/') != std::string::npos) {
+      const std::filesystem::path p = std::filesystem::path(e.models[i]);
+      if (p.is_relative()) e.models[i] = (std::filesystem::path(file).parent_path() / p).lexically_normal().string();
+    }
+    built.push_back(at_field(file, model_lines[i], field, [&] { return load_model(e.models[i], file, model_lines[i]); }));
   }
   for (size_t i = 0; i < e.methods.size(); ++i) {
     std::string field = fmt::format("methods[{}]", i);
@@ -104,9 +109,13 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     e.h = r.numbers("h");
     if (e.h.empty()) r.fail("h", "needs at least one step size (or leave it out for each model's grid)");
     const toml::array& a = r.array("h");
-    for (size_t i = 0; i < e.h.size(); ++i)
+    for (size_t i = 0; i < e.h.size(); ++i) {
       if (!(e.h[i] > 0))
         throw InputError(file, toml_line(a[i]), fmt::format("h[{}]", i), fmt::format("step size must be positive, got {}", e.h[i]));
+      // a repeated step would be two cases with one id
+      if (std::find(e.h.begin(), e.h.begin() + static_cast<long>(i), e.h[i]) != e.h.begin() + static_cast<long>(i))
+        throw InputError(file, toml_line(a[i]), fmt::format("h[{}]", i), fmt::format("step size {} listed twice", e.h[i]));
+    }
   }
   if (r.has("duration")) e.duration = r.positive("duration");
 
@@ -159,7 +168,7 @@ std::vector<Case> expand_cases(const Experiment& e) {
   std::vector<Case> cases;
   for (const auto& model_spec : e.models) {
     // each model's own grid unless the experiment gives one
-    std::vector<double> grid = e.h.empty() ? build_model(model_spec).info.h_grid : e.h;
+    std::vector<double> grid = e.h.empty() ? load_model(model_spec).info.h_grid : e.h;
     for (const auto& method : e.methods)
       for (StepCount steps : e.steps)
         for (LdPeriods ld : e.ld_periods)

@@ -46,7 +46,7 @@ GateCase accuracy_case(const std::string& model_spec, const std::string& method,
   c.model = model_spec;
   c.h = h;
   try {
-    Model model = build_model(model_spec);
+    Model model = load_model(model_spec);
     RunConfig rc;
     rc.h = h;
     rc.duration = duration;
@@ -94,7 +94,7 @@ std::vector<GateTiming> timing_set(const GateConfig& cfg, const std::vector<std:
   for (int joints : cfg.timing_joints) {
     const std::string spec = fmt::format("tree:joints={}", joints);
     if (cfg.progress) std::cerr << fmt::format("gate: timing on {}\n", spec);
-    const Model model = build_model(spec);
+    const Model model = load_model(spec);
     std::vector<Timed> st;
     for (const auto& name : methods) {
       if (!gate_times(name, joints)) continue;
@@ -166,7 +166,7 @@ GateRecord run_gate(const GateConfig& cfg) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::string> methods = gate_methods(cfg);
   for (const auto& m : methods) make_method(m);  // an unknown name stops here, before any case
-  for (const auto& m : cfg.models) build_model(m);
+  for (const auto& m : cfg.models) load_model(m);
   const std::string reference = timing_reference_name();
 
   struct Job {

@@ -1,5 +1,9 @@
 #include "models/catalog.hpp"
 
+#include <filesystem>
+
+#include "models/scene.hpp"
+
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -45,6 +49,18 @@ Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, co
   j.anchor_a = anchor_a;
   j.anchor_b = anchor_b;
   return j;
+}
+
+bool is_scene_path(const std::string& text) {
+  return (text.size() > 5 && text.compare(text.size() - 5, 5, ".toml") == 0) || std::filesystem::is_regular_file(text);
+}
+
+Model load_model(const std::string& text, const std::string& source, int line) {
+  if (is_scene_path(text)) {
+    if (!std::filesystem::is_regular_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
+    return read_scene(text);
+  }
+  return build_model(text, source, line);
 }
 
 Model build_model(const std::string& text, const std::string& source, int line) {

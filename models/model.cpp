@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -103,12 +104,13 @@ std::vector<double> default_h_grid() {
 }
 
 void check_model(const Model& m, const std::string& src) {
+  std::unordered_set<std::string> names;
+  names.reserve(m.bodies.size());
   for (size_t i = 0; i < m.bodies.size(); ++i) {
     const Body& b = m.bodies[i];
     std::string f = fmt::format("body[{}] '{}'", i, b.name);
     if (b.name.empty()) throw InputError(src, 0, fmt::format("body[{}].name", i), "empty body name");
-    if (m.body_index(b.name) != static_cast<int>(i))
-      throw InputError(src, 0, f + ".name", "duplicated body name");
+    if (!names.insert(b.name).second) throw InputError(src, 0, f + ".name", "duplicated body name");
     if (!b.is_static && !(b.mass > 0 && std::isfinite(b.mass)))
       throw InputError(src, 0, f + ".mass", fmt::format("mass must be positive and finite, got {}", b.mass));
     if (!b.is_static && !b.particle && !is_spd(b.inertia))
@@ -137,6 +139,8 @@ void check_model(const Model& m, const std::string& src) {
     if (parts.rot == RotPart::Axis && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
+    auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
+    if (fixed(J.a) && fixed(J.b)) throw InputError(src, 0, f, "a joint between two bodies that never move constrains nothing");
   }
 }
 

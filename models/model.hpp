@@ -123,6 +123,13 @@ std::vector<double> default_h_grid();
 // Structural checks a builder's output must pass (the scene reader reports the same problems with
 // file and line). Throws InputError with `source` as the file.
 void check_model(const Model& model, const std::string& source);
+// A rod's length may differ from the initial distance of its points by this much (relative to
+// max(1, L)): round-off of a builder's positions, not a different length.
+constexpr double kRodLengthTolerance = 1e-9;
+// The limits of a run (sim/driver.hpp plan_steps; a scene's duration and default_h are checked
+// against them when it is read): at most 2^40 steps, at most 10^9 s.
+constexpr long kMaxSteps = 1L << 40;
+constexpr double kMaxDuration = 1e9;  // s
 
 // Average of the applied torques on each body over the step [t, t + h] (nbody).
 void average_torques(const Model& model, double t, double h, std::vector<Vec3>& torque);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <algorithm>
 #include <sstream>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -15,6 +16,14 @@
 namespace mb {
 
 namespace {
+
+// names: printable; a control character breaks tables and file names (body and joint names may
+// hold any character: the scene writer escapes them)
+const char* bad_name_char(const std::string& s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return c == '\n' ? "a newline" : "a control character";
+  return nullptr;
+}
 
 // Eigen-typed fields on top of the shared TableReader (core/toml_reader.hpp)
 Vec3 vec3(const TableReader& r, const std::string& key) {
@@ -70,13 +79,22 @@ Model parse_scene(const std::string& text, const std::string& file) {
   if (!mt) throw InputError(file, toml_line(mnode), "model", "expected a [model] table");
   TableReader mr(*mt, file, "model", kModelKeys);
   m.info.name = mr.str("name");
+  if (m.info.name.empty()) mr.fail("name", "a model needs a name");
+  if (const char* why = bad_name_char(m.info.name)) mr.fail("name", fmt::format("a model name may not contain {} (it names tables and files)", why));
   m.info.source = mr.str("source", "");
   m.info.description = mr.str("description", "");
   m.gravity = vec3(mr, "gravity");
   m.info.duration = mr.has("duration") ? mr.positive("duration") : 60.0;
   m.info.default_h = mr.has("default_h") ? mr.positive("default_h") : 0.005;
+  if (m.info.duration > kMaxDuration) mr.fail("duration", fmt::format("duration {} s is longer than the limit {:g} s", m.info.duration, kMaxDuration));
+  if (m.info.default_h > m.info.duration)
+    mr.fail("default_h", fmt::format("default step {} s is longer than the duration {} s", m.info.default_h, m.info.duration));
+  if (!(m.info.duration / m.info.default_h < static_cast<double>(kMaxSteps)))
+    mr.fail("default_h", fmt::format("default_h = {:g} s over the duration {:g} s is more than {:.3g} steps", m.info.default_h,
+                                     m.info.duration, static_cast<double>(kMaxSteps)));
   if (mr.has("h_grid")) {
     m.info.h_grid = mr.numbers("h_grid");
+    if (m.info.h_grid.empty()) mr.fail("h_grid", "needs at least one step size (or leave it out for the default grid)");
     for (double h : m.info.h_grid)
       if (!(h > 0)) mr.fail("h_grid", fmt::format("every step size must be positive, got {}", h));
   } else {
@@ -86,21 +104,27 @@ Model parse_scene(const std::string& text, const std::string& file) {
   m.info.energy_conserved = mr.boolean("energy_conserved", true);
   std::string tracked = mr.str("tracked_body", "");
 
-  // [[body]]
+  // [[body]]; names are looked up through a hash map (scenes of 10^6 bodies load in seconds)
   auto bodies = top.tables("body");
   if (bodies.empty()) throw InputError(file, 0, "body", "a scene needs at least one [[body]]");
+  std::unordered_map<std::string, int> index;
+  index.reserve(bodies.size());
+  m.bodies.reserve(bodies.size());
   for (size_t i = 0; i < bodies.size(); ++i) {
     TableReader br(*bodies[i], file, fmt::format("body[{}]", i), kBodyKeys);
     Body b;
     b.name = br.str("name");
     if (b.name.empty() || b.name == "world") br.fail("name", fmt::format("invalid body name '{}'", b.name));
-    if (m.body_index(b.name) >= 0) br.fail("name", fmt::format("duplicated body name '{}'", b.name));
+    if (!index.emplace(b.name, static_cast<int>(i)).second) br.fail("name", fmt::format("duplicated body name '{}'", b.name));
     std::string type = br.str("type");
     if (type != "particle" && type != "rigid") br.fail("type", fmt::format("must be \"particle\" or \"rigid\", got \"{}\"", type));
     b.particle = type == "particle";
     b.is_static = br.boolean("static", false);
-    if (b.is_static) b.mass = br.num("mass", 0.0);
-    else b.mass = br.positive("mass");
+    // a static body never moves: it has no mass (infinite); a mass given to it is a mistake
+    if (b.is_static && br.has("mass"))
+      br.fail("mass", "a static body never moves and has no mass; leave mass out (or set static = false)");
+    if (!b.is_static) b.mass = br.positive("mass");
+    if (b.particle && br.has("inertia")) br.fail("inertia", "a particle has no rotational inertia; leave inertia out (or use type = \"rigid\")");
     if (!b.particle) {
       if (b.is_static && !br.has("inertia")) b.inertia = Mat3::Zero();
       else {
@@ -115,8 +139,12 @@ Model parse_scene(const std::string& text, const std::string& file) {
     b.angular_velocity = vec3(br, "angular_velocity", Vec3::Zero());
     m.bodies.push_back(b);
   }
+  auto find_body = [&](const std::string& name) {
+    auto it = index.find(name);
+    return it == index.end() ? -1 : it->second;
+  };
   if (!tracked.empty()) {
-    m.info.tracked_body = m.body_index(tracked);
+    m.info.tracked_body = find_body(tracked);
     if (m.info.tracked_body < 0) mr.fail("tracked_body", fmt::format("no body named '{}'", tracked));
   }
 
@@ -136,10 +164,11 @@ Model parse_scene(const std::string& text, const std::string& file) {
     auto body_ref = [&](const std::string& key) {
       std::string name = jr.str(key);
       if (name == "world") return kWorld;
-      int idx = m.body_index(name);
+      int idx = find_body(name);
       if (idx < 0) {
         std::string names;
-        for (const auto& b : m.bodies) names += (names.empty() ? "" : ", ") + b.name;
+        for (size_t k = 0; k < m.bodies.size() && k < 20; ++k) names += (names.empty() ? "" : ", ") + m.bodies[k].name;
+        if (m.bodies.size() > 20) names += fmt::format(", ... ({} bodies)", m.bodies.size());
         jr.fail(key, fmt::format("no body named '{}'; bodies: world, {}", name, names));
       }
       return idx;
@@ -147,9 +176,21 @@ Model parse_scene(const std::string& text, const std::string& file) {
     j.a = body_ref("a");
     j.b = body_ref("b");
     if (j.a == j.b) jr.fail("b", "a joint must connect two different bodies");
+    auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
+    if (fixed(j.a) && fixed(j.b)) jr.fail("b", "a joint between two bodies that never move (static or world) constrains nothing");
     j.anchor_a = vec3(jr, "anchor_a", Vec3::Zero());
     j.anchor_b = vec3(jr, "anchor_b", Vec3::Zero());
-    if (j.type == JointType::Distance) j.length = jr.positive("length");
+    if (j.type == JointType::Distance) {
+      j.length = jr.positive("length");
+      // the rod must hold at the start: its length is the initial distance of its points
+      const Vec3 pa = j.a == kWorld ? j.anchor_a : m.bodies[j.a].position + m.bodies[j.a].orientation * j.anchor_a;
+      const Vec3 pb = j.b == kWorld ? j.anchor_b : m.bodies[j.b].position + m.bodies[j.b].orientation * j.anchor_b;
+      const double d = (pa - pb).norm();
+      if (std::abs(d - j.length) > kRodLengthTolerance * std::max(1.0, j.length))
+        jr.fail("length", fmt::format("rod length {} differs from the initial distance {} of its points (tolerance {:g} relative); "
+                                      "the initial state must satisfy the joints",
+                                      j.length, d, kRodLengthTolerance));
+    }
     const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane ||
                               parts.rot == RotPart::Axis || parts.rot == RotPart::Twist;
     if (needs_axis_a) {
@@ -170,7 +211,7 @@ Model parse_scene(const std::string& text, const std::string& file) {
     TableReader tr(*torques[i], file, fmt::format("torque[{}]", i), kTorqueKeys);
     AppliedTorque a;
     std::string name = tr.str("body");
-    a.body = m.body_index(name);
+    a.body = find_body(name);
     if (a.body < 0) tr.fail("body", fmt::format("no body named '{}'", name));
     a.torque = vec3(tr, "torque");
     a.t_begin = tr.num("t_begin");
@@ -199,11 +240,19 @@ std::string num(double x) {
 }
 std::string vec(const Vec3& v) { return fmt::format("[{}, {}, {}]", num(v.x()), num(v.y()), num(v.z())); }
 std::string quat(const Quat& q) { return fmt::format("[{}, {}, {}, {}]", num(q.w()), num(q.x()), num(q.y()), num(q.z())); }
+// a TOML basic string: quotes and backslashes escaped, control characters as \uXXXX, UTF-8 as is
 std::string str(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(u));
+    } else {
+      out += c;
+    }
   }
   return out + "\"";
 }
@@ -221,8 +270,9 @@ std::string scene_to_toml(const Model& m) {
   if (m.info.tracked_body >= 0) o += fmt::format("tracked_body = {}\n", str(m.bodies[m.info.tracked_body].name));
   o += fmt::format("energy_conserved = {}\n", m.info.energy_conserved);
   for (const Body& b : m.bodies) {
-    o += fmt::format("\n[[body]]\nname = {}\ntype = {}\nmass = {}\n", str(b.name), b.particle ? "\"particle\"" : "\"rigid\"", num(b.mass));
-    if (!b.particle) {
+    o += fmt::format("\n[[body]]\nname = {}\ntype = {}\n", str(b.name), b.particle ? "\"particle\"" : "\"rigid\"");
+    if (!b.is_static) o += fmt::format("mass = {}\n", num(b.mass));
+    if (!b.particle && !(b.is_static && b.inertia == Mat3::Zero())) {
       const Mat3& I = b.inertia;
       o += fmt::format("inertia = [{}, {}, {}]\n", vec(I.row(0).transpose()), vec(I.row(1).transpose()), vec(I.row(2).transpose()));
     }

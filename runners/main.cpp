@@ -37,11 +37,6 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
 
 namespace {
 
-// MODEL is a catalog spec or a path to a scene file
-mb::Model load_model(const std::string& arg) {
-  if ((arg.size() > 5 && arg.substr(arg.size() - 5) == ".toml") || fs::is_regular_file(arg)) return mb::read_scene(arg);
-  return mb::build_model(arg);
-}
 
 std::string fmt_num(std::optional<double> v) { return v ? fmt::format("{:.6e}", *v) : std::string("-"); }
 
@@ -312,7 +307,7 @@ int main(int argc, char** argv) {
         throw mb::InputError("command line", 0, "h", fmt::format("step size must be positive, got {}", h));
       if (run->count("--duration") && !(duration > 0))
         throw mb::InputError("command line", 0, "duration", fmt::format("duration must be positive, got {}", duration));
-      mb::Model model = load_model(model_arg);
+      mb::Model model = mb::load_model(model_arg);
       mb::RunConfig cfg;
       cfg.h = h;
       cfg.duration = duration;

@@ -41,8 +41,15 @@ StepPlan plan_steps(const Model& model, const RunConfig& cfg, const std::string&
     throw InputError(source, line, "h", fmt::format("step size must be a positive number, got {}", cfg.h));
   if (!(cfg.duration >= 0) || !std::isfinite(cfg.duration))
     throw InputError(source, line, "duration", fmt::format("duration must be a positive number, got {}", cfg.duration));
+  if (!(cfg.fail_threshold > 0) || !std::isfinite(cfg.fail_threshold))
+    throw InputError(source, line, "fail_threshold",
+                     fmt::format("the failure threshold must be a positive number of metres, got {}", cfg.fail_threshold));
   p.h_requested = cfg.h > 0 ? cfg.h : model.info.default_h;
   p.duration = cfg.duration > 0 ? cfg.duration : model.info.duration;
+  if (p.duration > kMaxDuration)
+    throw InputError(source, line, "duration", fmt::format("duration {} s is longer than the limit {:g} s", p.duration, kMaxDuration));
+  if (p.h_requested > p.duration)
+    throw InputError(source, line, "h", fmt::format("step {} s is longer than the duration {} s", p.h_requested, p.duration));
   p.h = p.h_requested;
   if (model.info.period) {
     const double T = *model.info.period;
@@ -61,8 +68,9 @@ StepPlan plan_steps(const Model& model, const RunConfig& cfg, const std::string&
   const double q = p.duration / p.h;
   if (!(q < static_cast<double>(kMaxSteps)))
     throw InputError(source, line, "h",
-                     fmt::format("h = {} s over {} s is {:.3g} steps, more than the limit {:.3g}", p.h, p.duration, q,
-                                 static_cast<double>(kMaxSteps)));
+                     fmt::format("h = {:g} s over the duration {:g} s is {:.3g} steps, more than the limit {:.3g}; use a "
+                                 "larger h or a shorter duration",
+                                 p.h, p.duration, q, static_cast<double>(kMaxSteps)));
   switch (cfg.steps) {
     case StepCount::Floor: p.steps = static_cast<long>(std::floor(q * (1 + 1e-12))); break;
     case StepCount::Ceil: p.steps = static_cast<long>(std::ceil(q * (1 - 1e-12))); break;
@@ -130,6 +138,8 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
       break;
     }
     if (v.joint.pos > opt.fail_threshold) {
+      // the observers see the failing step: a failed record's metrics include it
+      for (Observer* o : observers) o->observe(model, state, v);
       out.failure = fmt::format("max constraint error {:.3g} m exceeds {} m", v.joint.pos, opt.fail_threshold);
       out.fail_time = t_i;
       break;

@@ -16,7 +16,12 @@
 // Divergence. After each step the driver checks that the state is finite and that the largest
 // joint position error is at most fail_threshold (1 m, schmitt2005's 'fail'); a SimulationError
 // thrown by the method ends the run too. The run stops there with the failure's reason and
-// time; the observers hold the steps before it.
+// time. The observers hold every step up to and including the failing one when the threshold
+// was exceeded (so a failed record's CD_pos_max is at least the error that failed it), and the
+// steps before it when the state became non-finite or the method threw.
+//
+// Limits (input errors): h and the duration positive and finite, h at most the duration, the
+// duration at most kMaxDuration, at most kMaxSteps steps, fail_threshold positive and finite.
 #pragma once
 #include <optional>
 #include <string>
@@ -63,7 +68,7 @@ struct StepPlan {
 // Throws InputError (field "h" or "duration", source as given) when h or the duration is not a
 // positive finite number or the step count is below 1 or above kMaxSteps.
 StepPlan plan_steps(const Model& model, const RunConfig& cfg, const std::string& source = "command line", int line = 0);
-constexpr long kMaxSteps = 1L << 40;
+// (kMaxSteps and kMaxDuration: models/model.hpp, where scene files are checked against them too)
 
 struct DriverOptions {
   double fail_threshold = 1.0;

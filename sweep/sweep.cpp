@@ -53,7 +53,7 @@ CaseRecord record_without_run(const Case& c, Status status, const std::string& r
   r.h_requested = r.h = c.h_nominal;
   r.duration = c.cfg.duration;
   try {  // the planned step and duration, when the model builds
-    const Model model = build_model(c.model);
+    const Model model = load_model(c.model);
     r.model = {c.model, model.info.name, model.info.source, static_cast<long>(model.bodies.size()),
                static_cast<long>(model.joints.size()), model.info.period};
     const StepPlan p = plan_steps(model, c.cfg);
@@ -73,7 +73,7 @@ CaseRecord record_without_run(const Case& c, Status status, const std::string& r
 CaseRecord run_sweep_case(const Experiment& e, const Case& c) {
   CaseRecord r;
   try {
-    const Model model = build_model(c.model);
+    const Model model = load_model(c.model);
     r = run_case(model, c.method, c.cfg);
     if (std::string bad = non_finite_metric(r.metrics); !bad.empty() && r.ok()) {
       r.status = Status::Failed;
@@ -125,6 +125,7 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
   std::map<std::string, const Case*> wanted;
   for (const Case& c : cases) wanted[c.id] = &c;
   std::set<std::string> done_ids;
+  long duplicates = 0;
   if (fs::exists(sum.records)) {
     if (!opt.resume)
       throw InputError(sum.records, 0, "", "records file exists; pass --resume to continue it, or remove it to start afresh");
@@ -138,11 +139,20 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
         throw InputError(sum.records, 0, "", fmt::format("holds case '{}', which is not a case of this experiment and shard; "
                                                          "use another --out or remove the file", id));
       const Case& c = *it->second;
-      const double planned = plan_steps(build_model(c.model), c.cfg).duration;
+      const double planned = plan_steps(load_model(c.model), c.cfg).duration;
       if (r.duration != planned)
         throw InputError(sum.records, 0, "", fmt::format("case '{}' was run with duration {}, the experiment now gives {}",
                                                          id, r.duration, planned));
-      done_ids.insert(id);
+      if (!done_ids.insert(id).second) ++duplicates;  // a case written twice: the first is kept
+    }
+    if (duplicates) {
+      fmt::print(stderr, "mbbench: note: {}: {} case(s) appeared more than once; the first of each is kept\n", sum.records,
+                 duplicates);
+      std::vector<CaseRecord> kept;
+      std::set<std::string> seen;
+      for (auto& r : prev.records)
+        if (seen.insert(r.experiment->case_id).second) kept.push_back(std::move(r));
+      write_records(sum.records, kept);
     }
   }
   std::vector<const Case*> pending;

@@ -102,7 +102,7 @@ TEST_CASE("an exported scene gives bit-identical numbers to the catalog model", 
 }
 
 TEST_CASE("bad input exits with code 2 and names file, line and field", "[cli][errors]") {
-  const std::string data = std::string(MBBENCH_TEST_DATA) + "/bad/";
+  const std::string data = std::string(MBBENCH_TEST_DATA) + "/bad/scenes/";
   for (const char* f : {"missing_mass.toml", "misspelled_key.toml", "negative_mass.toml", "zero_mass.toml", "nonfinite.toml",
                         "unknown_body.toml", "zero_length_rod.toml", "non_spd_inertia.toml", "duplicate_body.toml",
                         "not_toml.toml"}) {
@@ -129,14 +129,23 @@ TEST_CASE("bad input exits with code 2 and names file, line and field", "[cli][e
 
 TEST_CASE("a failing case is recorded with its reason and time", "[cli][fail]") {
   fs::path d = temp_dir();
-  // a negative threshold makes every step fail: the mechanism, not the physics, is tested here
-  auto r = run("run pendulum10 GC4 --h 0.01 --duration 1 --no-round --fail-threshold -1 --out " + (d / "f.json").string());
+  // a threshold below round-off makes the first step fail: the mechanism, not the physics, is tested here
+  auto r = run("run pendulum10 GC4 --h 0.01 --duration 1 --no-round --fail-threshold 1e-300 --out " + (d / "f.json").string());
   REQUIRE(r.code == 0);
   CHECK_THAT(r.output, Catch::Contains("status: failed"));
   json rec = read_json(d / "f.json");
   CHECK(rec["status"] == "failed");
-  CHECK(rec["failure"]["t"] == 0.01);
+  // the first step whose joint error is not exactly zero fails; the clock says which one
+  CHECK(rec["failure"]["t"].get<double>() == (rec["steps_done"].get<long>() + 1) * rec["h"].get<double>());
   CHECK_THAT(rec["failure"]["reason"].get<std::string>(), Catch::Contains("max constraint error"));
-  CHECK(rec["steps_done"] == 0);
+  CHECK(rec["steps_done"].get<long>() < rec["steps"].get<long>());
+  // the failed record holds the failing step: its largest error is the one that failed it
+  CHECK(rec["metrics"]["CD_pos_max"].get<double>() > 1e-300);
+  // a threshold that is not a positive number is bad input
+  for (const char* t : {"-1", "0", "nan", "inf"}) {
+    auto b = run(std::string("run pendulum10 GC4 --duration 1 --fail-threshold ") + t);
+    CHECK(b.code == 2);
+    CHECK_THAT(b.output, Catch::Contains("fail_threshold"));
+  }
   fs::remove_all(d);
 }

@@ -1,7 +1,7 @@
-// The records did not change with the foundation's rework: a fresh schmitt2005 sweep gives the
-// accuracy fields (status, failure, h, step counts, every metric, step statistics) of the set
-// committed before it (tests/data/records/schmitt2005-before-v2.jsonl, made by the record schema
-// 2 code at commit 2b740fd with `mbbench sweep results/experiments/schmitt2005.toml`).
+// The records do not change unless a change says so: a fresh schmitt2005 sweep gives the accuracy
+// fields (status, failure, h, step counts, every metric, step statistics) of the committed set
+// (tests/data/records/schmitt2005.jsonl; its README states its history: made before "Foundation
+// v2" by the schema 2 code, equal bit for bit after it).
 //   [records]       in the suite: the cheap cases (h >= 0.02), every method and model;
 //   [.records-full] every one of the 520 cases (3 min on 2 cores in Release): .ci/run runs it on
 //                   the Release build, where the numbers must be equal bit for bit.
@@ -28,7 +28,7 @@ const std::string kRoot = std::string(MBBENCH_TEST_DATA) + "/../..";
 
 std::map<std::string, json> committed() {
   std::map<std::string, json> m;
-  std::ifstream in(std::string(MBBENCH_TEST_DATA) + "/records/schmitt2005-before-v2.jsonl");
+  std::ifstream in(std::string(MBBENCH_TEST_DATA) + "/records/schmitt2005.jsonl");
   for (std::string line; std::getline(in, line);) {
     json j = json::parse(line);
     m[j["case_id"].get<std::string>()] = j;
@@ -98,7 +98,7 @@ void check_cases(bool all) {
 
 }  // namespace
 
-TEST_CASE("records: the schmitt2005 accuracy fields equal the set committed before the rework (cheap cases)", "[records]") {
+TEST_CASE("records: the schmitt2005 accuracy fields equal the committed set (cheap cases)", "[records]") {
   check_cases(false);
 }
 

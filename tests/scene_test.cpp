@@ -116,7 +116,7 @@ TEST_CASE("bad scene files name the file, the line and the field", "[scene][erro
   };
   for (const auto& c : cases) {
     INFO(c.file);
-    const std::string path = std::string(MBBENCH_TEST_DATA) + "/bad/" + c.file;
+    const std::string path = std::string(MBBENCH_TEST_DATA) + "/bad/scenes/" + c.file;
     try {
       mb::read_scene(path);
       FAIL("no error for " << c.file);
@@ -131,4 +131,31 @@ TEST_CASE("bad scene files name the file, the line and the field", "[scene][erro
 
 TEST_CASE("a missing scene file is an input error", "[scene][errors]") {
   CHECK_THROWS_AS(mb::read_scene("/nonexistent/scene.toml"), mb::InputError);
+}
+
+TEST_CASE("export-scene and read back: names with quotes, backslashes, control characters and non-ASCII", "[scene]") {
+  mb::Model m = mb::build_model("double-pendulum");
+  m.info.name = "pendel \"zwei\" \\ gr\u00fc\u00dfe \u03b8";  // the model name: printable, any UTF-8
+  m.bodies[0].name = "m\"1\\\ttab\nnewline\x01" "bell\x7f";      // body names: anything but empty or "world"
+  m.bodies[1].name = "\u00e9l\u00e8ve \U0001F600";
+  m.joints[0].name = "rod \"a\"\r";
+  const std::string text = mb::scene_to_toml(m);
+  for (char c : text) CHECK((static_cast<unsigned char>(c) >= 0x20 || c == '\n'));  // no raw control character
+  const mb::Model back = mb::parse_scene(text, "roundtrip.toml");
+  CHECK(back.info.name == m.info.name);
+  CHECK(back.bodies[0].name == m.bodies[0].name);
+  CHECK(back.bodies[1].name == m.bodies[1].name);
+  CHECK(back.joints[0].name == m.joints[0].name);
+  CHECK(mb::scene_to_toml(back) == text);
+}
+
+TEST_CASE("scene loading is linear in the bodies: a chain of 20000 bodies loads", "[scene][large]") {
+  mb::ChainParams p;
+  p.n = 20000;
+  const mb::Model m = mb::make_chain(p, "long-chain");
+  const std::string text = mb::scene_to_toml(m);
+  const mb::Model back = mb::parse_scene(text, "long.toml");
+  CHECK(back.bodies.size() == 20000);
+  CHECK(back.joints.size() == 20000);
+  CHECK(back.joints.back().b == 19999);
 }

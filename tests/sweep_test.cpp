@@ -79,15 +79,24 @@ TEST_CASE("a sweep killed mid-way and resumed gives the uninterrupted record set
   INFO("records before the kill: " << before << " of " << total);
   REQUIRE(before >= 3);
   REQUIRE(before < total);
-  // a write cut short: a half line at the end must be dropped, never duplicated
-  { std::ofstream(records, std::ios::app) << R"({"schema_version":2,"experiment":{"case_id":"pendul)"; }
+  // a complete line written twice (e.g. a copy) is kept once, and a write cut short (a half line
+  // at the end) is dropped, never duplicated
+  std::string first_line;
+  {
+    std::ifstream in(records);
+    std::getline(in, first_line);
+  }
+  REQUIRE(!first_line.empty());
+  { std::ofstream(records, std::ios::app) << first_line << "\n" << R"({"schema_version":3,"experiment":{"case_id":"pendul)"; }
 
   // without --resume the existing file is refused; with it the sweep completes
   auto refused = mbtest::run_cli("sweep " + kSmall + " --out " + (d / "killed").string());
   CHECK(refused.code == 2);
   CHECK_THAT(refused.output, Catch::Contains("--resume"));
   auto resumed = mbtest::run_cli("sweep " + kSmall + " --jobs 1 --resume --out " + (d / "killed").string());
+  INFO(resumed.output);
   REQUIRE(resumed.code == 0);
+  CHECK_THAT(resumed.output, Catch::Contains("appeared more than once"));
   CHECK_THAT(resumed.output, Catch::Contains(fmt::format("{} already done", before)));
   CHECK(line_count(records) == total);
   CHECK(record_set(records) == expected);
@@ -95,6 +104,18 @@ TEST_CASE("a sweep killed mid-way and resumed gives the uninterrupted record set
   auto again = mbtest::run_cli("sweep " + kSmall + " --resume --out " + (d / "killed").string());
   CHECK_THAT(again.output, Catch::Contains("0 run now"));
   CHECK(record_set(records) == expected);
+  // a line of another experiment in the file: refused, naming the case, nothing changed
+  {
+    std::string other = first_line;
+    const std::string from = "\"name\":\"small\"";
+    REQUIRE(other.find(from) != std::string::npos);
+    other.replace(other.find(from), from.size(), "\"name\":\"other\"");
+    std::ofstream(records, std::ios::app) << other << "\n";
+  }
+  auto foreign = mbtest::run_cli("sweep " + kSmall + " --resume --out " + (d / "killed").string());
+  CHECK(foreign.code == 2);
+  CHECK_THAT(foreign.output, Catch::Contains("not a case of this experiment"));
+  CHECK(line_count(records) == total + 1);
   fs::remove_all(d);
 }
 

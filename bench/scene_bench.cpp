@@ -1,0 +1,40 @@
+// Scene loading over the model size (issue "Bad input ... large scenes"): the time to parse and
+// check a scene file of a chain of N point masses on rods, N = 10^4, 10^5, 10^6, and its peak
+// memory (the process's maximum resident set, read from /proc/self/status after each size).
+// Run: build/release/bench/scene_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <string>
+
+#include "models/catalog.hpp"
+#include "models/scene.hpp"
+
+namespace {
+
+// VmHWM: the peak resident set of this process so far, MiB
+double peak_mib() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+void load_scene(benchmark::State& st) {
+  mb::ChainParams p;
+  p.n = static_cast<int>(st.range(0));
+  const std::string text = mb::scene_to_toml(mb::make_chain(p, "chain"));
+  for (auto _ : st) {
+    mb::Model m = mb::parse_scene(text, "chain.toml");
+    benchmark::DoNotOptimize(m.bodies.data());
+  }
+  st.counters["bodies"] = static_cast<double>(p.n);
+  st.counters["file_MiB"] = static_cast<double>(text.size()) / (1024.0 * 1024.0);
+  st.counters["peak_MiB"] = peak_mib();
+  st.SetComplexityN(p.n);
+}
+
+}  // namespace
+
+BENCHMARK(load_scene)->RangeMultiplier(10)->Range(10000, 1000000)->Unit(benchmark::kMillisecond)->Iterations(1)->Complexity();
+BENCHMARK_MAIN();

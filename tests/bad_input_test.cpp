@@ -1,0 +1,136 @@
+// Bad input, table-driven (issue "Bad input"): every file in tests/data/bad/ (scenes, experiments,
+// records) and a list of bad command lines, each with the message fragment it must print and the
+// exit code (2), through the mbbench binary. Every file must be in the table: a new bad file
+// without a row fails the test.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+
+#include "cli_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Row {
+  const char* file;      // under tests/data/bad/ (empty: a command line only)
+  const char* args;      // the command; {} is replaced by the file's path, {out} by a temporary folder
+  const char* fragment;  // what the output must contain (besides the file's path, when there is a file)
+  int line;              // the line the error must name (0: none)
+};
+
+const Row kRows[] = {
+    // scenes: `mbbench run SCENE GC4`
+    {"scenes/bad_body_type.toml", "run {} GC4 --duration 1", "field 'body[0].type': must be \"particle\" or \"rigid\"", 7},
+    {"scenes/bad_joint_type.toml", "run {} GC4 --duration 1", "field 'joint[0].type': must be one of", 12},
+    {"scenes/duplicate_body.toml", "run {} GC4 --duration 1", "duplicated body name 'm1'", 12},
+    {"scenes/empty_h_grid.toml", "run {} GC4 --duration 1", "field 'model.h_grid': needs at least one step size", 4},
+    {"scenes/gravity_two.toml", "run {} GC4 --duration 1", "field 'model.gravity': expected 3 numbers", 3},
+    {"scenes/huge_duration.toml", "run {} GC4", "field 'model.duration': duration 1e+300 s is longer than the limit", 4},
+    {"scenes/joint_static_static.toml", "run {} GC4 --duration 1", "two bodies that never move", 20},
+    {"scenes/joint_world_static.toml", "run {} GC4 --duration 1", "two bodies that never move", 14},
+    {"scenes/missing_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': missing required field", 5},
+    {"scenes/misspelled_key.toml", "run {} GC4 --duration 1", "field 'body[0].masss': unknown field; valid fields", 8},
+    {"scenes/model_name_newline.toml", "run {} GC4 --duration 1", "field 'model.name': a model name may not contain a newline", 2},
+    {"scenes/negative_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': must be positive, got -1", 8},
+    {"scenes/no_body.toml", "run {} GC4 --duration 1", "a scene needs at least one [[body]]", 0},
+    {"scenes/no_model.toml", "run {} GC4 --duration 1", "field 'model': missing required field", 1},
+    {"scenes/non_spd_inertia.toml", "run {} GC4 --duration 1", "not symmetric positive definite", 9},
+    {"scenes/non_unit_quaternion.toml", "run {} GC4 --duration 1", "not a unit quaternion", 11},
+    {"scenes/nonfinite.toml", "run {} GC4 --duration 1", "number must be finite, got nan", 9},
+    {"scenes/not_toml.toml", "run {} GC4 --duration 1", "not valid TOML", 1},
+    {"scenes/particle_inertia.toml", "run {} GC4 --duration 1", "a particle has no rotational inertia", 9},
+    {"scenes/rod_length_mismatch.toml", "run {} GC4 --duration 1", "rod length 3 differs from the initial distance 1", 15},
+    {"scenes/self_joint.toml", "run {} GC4 --duration 1", "a joint must connect two different bodies", 14},
+    {"scenes/static_negative_mass.toml", "run {} GC4 --duration 1", "a static body never moves and has no mass", 9},
+    {"scenes/static_with_mass.toml", "run {} GC4 --duration 1", "a static body never moves and has no mass", 9},
+    {"scenes/string_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': expected a number, got string", 8},
+    {"scenes/tiny_default_h.toml", "run {} GC4", "field 'model.default_h': default_h = 1e-300 s", 4},
+    {"scenes/torque_reversed.toml", "run {} GC4 --duration 1", "t_end must not precede t_begin", 16},
+    {"scenes/unknown_body.toml", "run {} GC4 --duration 1", "no body named 'm9'; bodies: world, m1", 14},
+    {"scenes/world_body_name.toml", "run {} GC4 --duration 1", "invalid body name 'world'", 6},
+    {"scenes/zero_axis.toml", "run {} GC4 --duration 1", "field 'joint[0].axis_a': axis must be non-zero", 17},
+    {"scenes/zero_length_rod.toml", "run {} GC4 --duration 1", "field 'joint[0].length': must be positive, got 0", 15},
+    {"scenes/zero_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': must be positive, got 0", 8},
+    // experiments: `mbbench sweep EXPERIMENT`
+    {"experiments/bad_choice_option.toml", "sweep {} --out {out}", "option 'solver' of method 'sle': not one of the choices", 3},
+    {"experiments/bad_name.toml", "sweep {} --out {out}", "field 'name': must be a non-empty name without '/'", 1},
+    {"experiments/empty_h.toml", "sweep {} --out {out}", "field 'h': needs at least one step size", 5},
+    {"experiments/fit_same_h.toml", "sweep {} --out {out}", "field 'fit.h2': h1 and h2 must differ", 8},
+    {"experiments/h_longer_than_duration.toml", "sweep {} --out {out}", "field 'h[0]': step 100 s is longer than the duration 60 s", 6},
+    {"experiments/huge_duration.toml", "sweep {} --out {out}", "duration 1e+300 s is longer than the limit", 2},
+    {"experiments/missing_scene.toml", "sweep {} --out {out}", "no scene file", 2},
+    {"experiments/negative_duration.toml", "sweep {} --out {out}", "field 'duration': must be positive", 5},
+    {"experiments/out_of_range_option.toml", "sweep {} --out {out}", "option 'tol_p' of method 'iterative': out of range", 3},
+    {"experiments/repeated_h.toml", "sweep {} --out {out}", "field 'h[2]': step size 0.01 listed twice", 5},
+    {"experiments/repeated_method.toml", "sweep {} --out {out}", "method 'GC4' listed twice", 3},
+    {"experiments/tiny_h.toml", "sweep {} --out {out}", "is 6e+301 steps, more than the limit", 5},
+    // records: `mbbench report RECORDS`
+    {"records/empty_object.jsonl", "report {} --out {out}", "field 'schema_version': missing field", 1},
+    {"records/not_json.jsonl", "report {} --out {out}", "not a JSON record", 1},
+    {"records/old_schema.jsonl", "report {} --out {out}", "record schema 2 is not this build's 3", 1},
+    {"records/truncated_field.jsonl", "report {} --out {out}", "field 'method': missing field", 1},
+    // command lines
+    {"", "run pendulum10 GC4 --h 1e-300", "field 'h': h = 1e-300 s over the duration 60 s", 0},
+    {"", "run pendulum10 GC4 --h 1e308", "field 'h': step 1e+308 s is longer than the duration 60 s", 0},
+    {"", "run pendulum10 GC4 --h -0.01", "field 'h'", 0},
+    {"", "run pendulum10 GC4 --h 0", "field 'h'", 0},
+    {"", "run pendulum10 GC4 --duration 1e300", "field 'duration': duration 1e+300 s is longer than the limit", 0},
+    {"", "run pendulum10 GC4 --duration 1 --fail-threshold -1", "field 'fail_threshold'", 0},
+    {"", "run pendulum10 GC4 --duration 1 --fail-threshold nan", "field 'fail_threshold'", 0},
+    {"", "run pendulum10 GC4 --duration 1 --samples 0.5,x", "field 'samples': 'x' is not a number", 0},
+    {"", "run pendulum10 GC4 --duration 1 --samples 7", "field 'samples': sample time 7 is outside the run", 0},
+    {"", "run pendulum10 NoSuchMethod", "unknown method 'NoSuchMethod'; known methods: GC4", 0},
+    {"", "run pendulum10 ref:tolerance=1", "unknown option 'tolerance' for method 'ref'; valid options: tol, stepper", 0},
+    {"", "run pendulum10 iterative:max_iter=0", "option 'max_iter' of method 'iterative': out of range", 0},
+    {"", "run pendulum10 iterative:max_iter=2.5", "option 'max_iter' of method 'iterative': not an integer", 0},
+    {"", "run pendulum10 GC4:", "", 0},
+    {"", "run nosuchmodel GC4", "unknown model 'nosuchmodel'", 0},
+    {"", "run chain:n=0 GC4", "option 'n' of model 'chain': out of range", 0},
+    {"", "run tree:joints=30 GC4", "tree: joints must be 2^k - 1", 0},
+    {"", "run pendulum:amplitude=180 GC4", "pendulum amplitude must be in (0, 180) degrees, got 180", 0},
+    {"", "run pendulum:amplitude=200 GC4", "option 'amplitude' of model 'pendulum': out of range", 0},
+    {"", "run loop:n=8 GC4 --duration 1", "GC4 does not support loops", 0},
+    {"", "sweep /nonexistent/experiment.toml", "cannot open", 0},
+    {"", "sweep results/experiments/schmitt2005.toml --jobs 0", "field 'jobs': must be at least 1", 0},
+    {"", "sweep results/experiments/schmitt2005.toml --shard 4/3", "field 'shard': expected k/N with 1 <= k <= N", 0},
+    {"", "gate --baseline /nonexistent.json --models none --timing-joints none", "no such file; make one with mbbench gate --update", 0},
+    {"", "report /nonexistent.jsonl --out /tmp/x", "cannot open records file", 0},
+};
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + to.size())) s.replace(k, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("bad input: every case exits with code 2 and says where and what", "[errors][bad-input]") {
+  const fs::path bad = fs::path(MBBENCH_TEST_DATA) / "bad";
+  const fs::path out = mbtest::temp_dir("bad_input");
+  std::set<std::string> covered;
+  for (const Row& r : kRows) {
+    const std::string file = r.file[0] ? (bad / r.file).string() : "";
+    std::string args = replace_all(replace_all(r.args, "{}", file), "{out}", (out / "o").string());
+    const auto res = mbtest::run_cli(args);
+    INFO(args << "\n" << res.output);
+    CHECK(res.code == 2);
+    CHECK_THAT(res.output, Catch::Contains("mbbench: error: "));
+    CHECK_THAT(res.output, Catch::Contains(r.fragment));
+    if (!file.empty()) {
+      covered.insert(r.file);
+      CHECK_THAT(res.output, Catch::Contains(r.line > 0 ? file + ":" + std::to_string(r.line) + ": " : file + ": "));
+    }
+    CHECK(!fs::exists(out / "o" / "records.jsonl"));  // no case ran
+  }
+  // every bad file has its row
+  for (const auto& e : fs::recursive_directory_iterator(bad)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = e.path().lexically_relative(bad).string();
+    INFO("tests/data/bad/" << rel << " has no row in the table");
+    CHECK(covered.count(rel) == 1);
+  }
+  CHECK(sizeof(kRows) / sizeof(kRows[0]) >= 40);
+  fs::remove_all(out);
+}
