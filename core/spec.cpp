@@ -112,7 +112,9 @@ std::string OptionInfo::range_text() const {
 void Spec::fail(const std::string& message) const { throw InputError(source_, line_, what_, message); }
 
 void Spec::check_options(const std::vector<OptionInfo>& allowed) const {
-  for (const auto& [k, v] : options_) {
+  for (const auto& kv : options_) {
+    const std::string& k = kv.first;  // (named copies: clang 14 cannot capture structured bindings)
+    const std::string& v = kv.second;
     const OptionInfo* info = nullptr;
     for (const auto& a : allowed)
       if (a.name == k) info = &a;

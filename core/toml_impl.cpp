@@ -1,4 +1,4 @@
 // The implementation of toml++ (Debian libtomlplusplus-dev, header files), compiled once into
 // mbbench_lib with TOML_FLOAT_CHARCONV=1 (CMakeLists.txt says why).
 #define TOML_IMPLEMENTATION
-#include <toml++/toml.h>
+#include "core/toml.hpp"

@@ -14,7 +14,34 @@ namespace mb {
 
 int toml_line(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
+namespace {
+
+// The TOML files mbbench reads are ASCII: a non-ASCII character is written as an escape inside a
+// string (\uXXXX, \UXXXXXXXX; mbbench export-scene does so), and raw control characters (all but
+// tab and the line ends) are not TOML at all. Checked before toml++ sees the text, with the line:
+// toml++ 3.3 (Debian's) has undefined behaviour on non-ASCII text in some places -- its test for
+// non-ASCII whitespace, called wherever whitespace may stand and on its error paths, reaches
+// __builtin_unreachable for most non-ASCII code points (e.g. U+00E9) -- found by
+// tests/fuzz/scene_fuzz.cpp and experiment_fuzz.cpp.
+void check_toml_characters(const std::string& text, const std::string& file) {
+  int line = 1;
+  for (const char ch : text) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '\n') ++line;
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+      throw InputError(file, line, "",
+                       fmt::format("not valid TOML: control character U+{:04X} (write it as \\u{:04X} inside a string)", c, c));
+    if (c >= 0x80)
+      throw InputError(file, line, "",
+                       "a non-ASCII character: mbbench reads ASCII TOML files; write it as a \\uXXXX escape inside a string "
+                       "(toml++ 3.3 misbehaves on some non-ASCII text)");
+  }
+}
+
+}  // namespace
+
 toml::table parse_toml(const std::string& text, const std::string& file) {
+  check_toml_characters(text, file);
   try {
     return toml::parse(text, file);
   } catch (const toml::parse_error& e) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <toml++/toml.h>
+#include "core/toml.hpp"
 
 namespace mb {
 

@@ -240,18 +240,39 @@ std::string num(double x) {
 }
 std::string vec(const Vec3& v) { return fmt::format("[{}, {}, {}]", num(v.x()), num(v.y()), num(v.z())); }
 std::string quat(const Quat& q) { return fmt::format("[{}, {}, {}, {}]", num(q.w()), num(q.x()), num(q.y()), num(q.z())); }
-// a TOML basic string: quotes and backslashes escaped, control characters as \uXXXX, UTF-8 as is
+// a TOML basic string in ASCII (core/toml_reader.cpp reads only ASCII): quotes and backslashes
+// escaped, control characters and every non-ASCII character (UTF-8 decoded) as \uXXXX or
+// \UXXXXXXXX; a byte that is not valid UTF-8 becomes U+FFFD
 std::string str(const std::string& s) {
   std::string out = "\"";
-  for (char c : s) {
-    const unsigned char u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char u = static_cast<unsigned char>(s[i]);
+    if (u == '"' || u == '\\') {
       out += '\\';
-      out += c;
+      out += static_cast<char>(u);
+      ++i;
     } else if (u < 0x20 || u == 0x7f) {
       out += fmt::format("\\u{:04X}", static_cast<unsigned>(u));
+      ++i;
+    } else if (u < 0x80) {
+      out += static_cast<char>(u);
+      ++i;
     } else {
-      out += c;
+      const int len = u >= 0xf0 ? 4 : u >= 0xe0 ? 3 : u >= 0xc0 ? 2 : 0;
+      char32_t cp = len == 4 ? u & 0x07 : len == 3 ? u & 0x0f : u & 0x1f;
+      bool ok = len > 0 && i + static_cast<size_t>(len) <= s.size();
+      for (int k = 1; ok && k < len; ++k) {
+        const unsigned char cont = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+        ok = (cont & 0xc0) == 0x80;
+        cp = (cp << 6) | (cont & 0x3f);
+      }
+      if (!ok || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        cp = 0xfffd;
+        i += 1;
+      } else {
+        i += static_cast<size_t>(len);
+      }
+      out += cp > 0xffff ? fmt::format("\\U{:08X}", static_cast<unsigned>(cp)) : fmt::format("\\u{:04X}", static_cast<unsigned>(cp));
     }
   }
   return out + "\"";

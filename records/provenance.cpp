@@ -10,7 +10,7 @@
 #include <cholmod.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
+#include "core/toml.hpp"
 
 #include "core/build_info.hpp"
 

@@ -173,6 +173,24 @@ class Reader {
     if (!v.is_array()) fail(join(path, key), fmt::format("expected an array, got {}", v.type_name()));
     return v;
   }
+  std::vector<std::string> strings(const json& o, const std::string& key, const std::string& path) const {
+    std::vector<std::string> out;
+    const json& a = array(o, key, path);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_string()) fail(fmt::format("{}[{}]", join(path, key), i), "expected a string");
+      out.push_back(a[i].get<std::string>());
+    }
+    return out;
+  }
+  std::vector<double> numbers(const json& o, const std::string& key, const std::string& path) const {
+    std::vector<double> out;
+    const json& a = array(o, key, path);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!a[i].is_number()) fail(fmt::format("{}[{}]", join(path, key), i), "expected a number");
+      out.push_back(a[i].get<double>());
+    }
+    return out;
+  }
   template <size_t N>
   std::vector<std::array<double, N>> vectors(const json& o, const std::string& key, const std::string& path) const {
     std::vector<std::array<double, N>> out;
@@ -216,11 +234,7 @@ CaseRecord from_json(const json& j, const Reader& rd) {
     x.file = rd.str(e, "file", "experiment");
     x.reproduces = rd.str(e, "reproduces", "experiment");
     x.paper = rd.str(e, "paper", "experiment");
-    const json& ms = rd.array(e, "metrics", "experiment");
-    for (size_t i = 0; i < ms.size(); ++i) {
-      if (!ms[i].is_string()) rd.fail(fmt::format("experiment.metrics[{}]", i), "expected a string");
-      x.metrics.push_back(ms[i].get<std::string>());
-    }
+    x.metrics = rd.strings(e, "metrics", "experiment");
     const json& f = rd.at(e, "fit", "experiment");
     x.fit_h1 = rd.num(f, "h1", "experiment.fit");
     x.fit_h2 = rd.num(f, "h2", "experiment.fit");
@@ -401,16 +415,19 @@ GateRecord gate_record_from_json(const std::string& text, const std::string& fil
     rd.fail("schema_version", fmt::format("gate baseline schema {} is not this build's {}; make a new one with mbbench gate --update",
                                           g.schema_version, GateRecord{}.schema_version));
   const json& c = rd.at(j, "config", "");
-  for (const auto& m : rd.array(c, "models", "config")) g.models.push_back(m.get<std::string>());
-  for (const auto& h : rd.array(c, "h", "config")) g.h.push_back(h.get<double>());
+  g.models = rd.strings(c, "models", "config");
+  g.h = rd.numbers(c, "h", "config");
   g.duration = rd.num(c, "duration", "config");
-  for (const auto& x : rd.array(c, "timing_joints", "config")) g.timing_joints.push_back(x.get<int>());
+  for (double x : rd.numbers(c, "timing_joints", "config")) {
+    if (x != std::floor(x) || x < 1 || x > 1e9) rd.fail("config.timing_joints", fmt::format("expected tree sizes, got {}", x));
+    g.timing_joints.push_back(static_cast<int>(x));
+  }
   g.timing_reps = static_cast<int>(rd.integer(c, "timing_reps", "config"));
   g.timing_rep_seconds = rd.num(c, "timing_rep_seconds", "config");
   g.timing_window_steps = static_cast<int>(rd.integer(c, "timing_window_steps", "config"));
   g.timing_reference = rd.str(c, "timing_reference", "config");
-  for (const auto& m : rd.array(c, "metrics", "config")) g.metrics.push_back(m.get<std::string>());
-  for (const auto& m : rd.array(j, "methods", "")) g.methods.push_back(m.get<std::string>());
+  g.metrics = rd.strings(c, "metrics", "config");
+  g.methods = rd.strings(j, "methods", "");
   const json& cs = rd.array(j, "cases", "");
   for (size_t i = 0; i < cs.size(); ++i) {
     const std::string p = fmt::format("cases[{}]", i);
@@ -438,7 +455,9 @@ GateRecord gate_record_from_json(const std::string& text, const std::string& fil
     const std::string p = fmt::format("timing[{}]", i);
     GateTiming t;
     t.method = rd.str(tm[i], "method", p);
-    t.joints = static_cast<int>(rd.integer(tm[i], "joints", p));
+    const long joints = rd.integer(tm[i], "joints", p);
+    if (joints < 1 || joints > 1000000000L) rd.fail(p + ".joints", fmt::format("expected a tree size, got {}", joints));
+    t.joints = static_cast<int>(joints);
     t.reps = rd.integer(tm[i], "reps", p);
     t.status = status_from(rd, rd.str(tm[i], "status", p));
     if (t.status != Status::Ok) {

@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian packages mbbench needs, only those missing; idempotent.
-# Usage: scripts/install-deps.sh [--with-browser]   (Chromium for the report's browser test)
+# Usage: scripts/install-deps.sh [--with-browser] [--with-fuzz]
+#   --with-browser: Chromium, for the report's browser test
+#   --with-fuzz:    clang and its libFuzzer runtime, for the fuzz preset (scripts/fuzz.sh)
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libeigen3-dev libboost-dev libboost-math-dev libsuitesparse-dev libbenchmark-dev
       catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox)
-if [[ "${1:-}" == "--with-browser" ]]; then pkgs+=(chromium); fi
+for a in "$@"; do
+  case $a in
+    --with-browser) pkgs+=(chromium) ;;
+    --with-fuzz) pkgs+=(clang libclang-rt-14-dev) ;;
+    *) echo "install-deps: unknown option $a" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

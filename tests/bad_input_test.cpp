@@ -26,6 +26,10 @@ const Row kRows[] = {
     {"scenes/bad_joint_type.toml", "run {} GC4 --duration 1", "field 'joint[0].type': must be one of", 12},
     {"scenes/duplicate_body.toml", "run {} GC4 --duration 1", "duplicated body name 'm1'", 12},
     {"scenes/empty_h_grid.toml", "run {} GC4 --duration 1", "field 'model.h_grid': needs at least one step size", 4},
+    // found by the fuzzer (tests/fuzz/scene_fuzz.cpp): toml++ 3.3 asserted, or reached __builtin_unreachable
+    {"scenes/fuzz_control_character.toml", "run {} GC4 --duration 1", "not valid TOML: control character U+001F", 1},
+    {"scenes/fuzz_non_ascii_whitespace.toml", "run {} GC4 --duration 1", "a non-ASCII character: mbbench reads ASCII TOML files", 58},
+    {"scenes/fuzz_table_header_comma.toml", "run {} GC4 --duration 1", "not valid TOML: Error while parsing key", 1},
     {"scenes/gravity_two.toml", "run {} GC4 --duration 1", "field 'model.gravity': expected 3 numbers", 3},
     {"scenes/huge_duration.toml", "run {} GC4", "field 'model.duration': duration 1e+300 s is longer than the limit", 4},
     {"scenes/joint_static_static.toml", "run {} GC4 --duration 1", "two bodies that never move", 20},

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Runs one libFuzzer target of tests/fuzz for SECONDS (default 60), built by the `fuzz` preset
+# (clang, libFuzzer, ASan, UBSan), with a seed corpus made from the shipped scenes, experiments,
+# records and specs. A crash, a leak, undefined behaviour or a timeout fails (exit code != 0) and
+# leaves the input in build/fuzz/artifacts/.
+# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | all
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|all [SECONDS]}
+seconds=${2:-60}
+if [[ "$target" == all ]]; then
+  for t in scene experiment record spec; do "$0" "$t" "$seconds"; done
+  exit 0
+fi
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)" --target "${target}_fuzz" mbbench
+bin=build/fuzz
+seeds=$bin/seeds/$target
+corpus=$bin/corpus/$target
+mkdir -p "$seeds" "$corpus" "$bin/artifacts"
+case $target in
+  scene)
+    cp tests/data/bad/scenes/*.toml "$seeds/"
+    for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8; do
+      "$bin/mbbench" export-scene "$m" -o "$seeds/${m//[:=,]/_}.toml"
+    done ;;
+  experiment)
+    cp results/experiments/*.toml tests/data/experiments/small.toml tests/data/bad/experiments/*.toml "$seeds/" ;;
+  record)
+    cp tests/data/bad/records/*.jsonl results/baselines/gate.json "$seeds/"
+    "$bin/mbbench" run double-pendulum GC4 --h 0.01 --duration 0.1 --samples 0.1 --quiet --out "$seeds/run.json" ;;
+  spec)
+    i=0
+    for s in GC4 ref:tol=1e-12 iterative:tol_p=1e-6,tol_v=0 sle:solver=cholmod LMBS4:alpha=10,beta=10 Imp6:solver=linear \
+             lagrange:stab=vd,tol_p=1e-10 pendulum:amplitude=45 chain:n=5,body=box tree:joints=7,anchor=ball loop:n=8; do
+      printf '%s' "$s" > "$seeds/seed$((i++))"
+    done ;;
+  *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
+esac
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+"$bin/${target}_fuzz" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+  -artifact_prefix="$bin/artifacts/${target}-" -print_final_stats=1 "$corpus" "$seeds" 2>&1 | tail -25
