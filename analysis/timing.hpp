@@ -26,6 +26,7 @@ struct TimingPoint {
   int repetitions = 0;
   std::map<std::string, double> phases_ms;  // median over repetitions of assembly_ms, factor_ms, ...
   std::string error;                        // a benchmark that stopped with an error
+  std::optional<double> ratio;              // median / the reference's median at this size (same run)
 };
 struct TimingSeries {
   std::string spec;
@@ -33,15 +34,51 @@ struct TimingSeries {
   std::optional<PowerFit> fit;      // time ~ c joints^p over the points without error
   int fit_min = 0, fit_max = 0;
 };
+// A published time (ms) beside ours: what the Fig. 4 table shows, computed here (the report formats it).
+struct TimingComparison {
+  PaperTiming paper;
+  bool ours_differs = false;          // our quantity is not exactly the paper's (solve: all iterations of a step)
+  std::optional<double> paper_ratio;  // the paper's time / the paper's time of the reference (steps only)
+  std::optional<double> ours_ms;      // our median of the same quantity
+  std::optional<double> ours_ratio;   // ours / our reference's, same run (steps only)
+  std::optional<double> speedup;      // the paper's time / ours (context only: other machine)
+};
+// A published statement with our numbers, per tree size measured.
+struct ClaimCheck {
+  enum class Kind { RealTime, Relative, Slowest };
+  PaperClaim claim;
+  Kind kind = Kind::Relative;
+  struct Value {
+    int joints = 0;
+    double value = 0;   // RealTime: h / time; Relative: time(than) / time(method); Slowest: time / time(next slowest)
+    double ms = 0;      // time(method)
+    std::string other;  // Relative: `than`; Slowest: the next slowest method at this size
+    bool slowest = false;  // Slowest: slower than every other method measured at this size
+  };
+  std::vector<Value> values;  // empty: not measured (see note)
+  std::string note;
+};
 struct TimingData {
   std::vector<TimingSeries> series;
   std::string reference;
   nlohmann::json context;  // Google Benchmark's context (machine, library) and our provenance
   std::optional<Paper> paper;
+  double h_ms = 1000.0 / 30;             // the simulated time per step (the paper's h; real time)
+  std::string paper_machine;             // the paper's [context] machine
+  std::vector<TimingComparison> beside_paper;  // every published time
+  std::vector<ClaimCheck> claims;              // every published statement
 };
 
 // Reads Google Benchmark JSON (the format tools/compare.py reads) of cases named by timing_case_name.
 TimingData analyse_timing(const nlohmann::json& bench, const std::string& reference, const std::optional<Paper>& paper);
+
+// Google Benchmark writes NaN (e.g. the cv of a zero counter) as a bare nan, which is not JSON:
+// parses its output with such values as null.
+nlohmann::json parse_bench_json(const std::string& text, const std::string& file);
+
+// The output folder of `mbbench bench`: DIR/bench.json with the reference and the published values
+// named in its context (mbbench_reference, mbbench_paper), analysed. InputError if there is none.
+TimingData analyse_bench_dir(const std::string& dir);
 
 
 }  // namespace mb
