@@ -48,7 +48,6 @@ class LocationDriftObserver final : public Observer {
   explicit LocationDriftObserver(const LdReading& r) : reading_(r) {}
   void begin(const Model& model, const State&, const RunContext& ctx, const StepView&) override {
     body_ = model.info.tracked_body;
-    has_period_ = model.info.period.has_value();
     k_ = ctx.steps_per_period.value_or(0);
     every_ = reading_.half_periods ? k_ / 2 : k_;
     if (reading_.half_periods && k_ % 2 != 0) k_ = every_ = 0;
@@ -62,8 +61,7 @@ class LocationDriftObserver final : public Observer {
   }
   void write(Metrics& m) const override {
     if (every_ <= 0) {
-      m.note("LD", has_period_ ? "h is not a whole fraction T/k of the period (k even for half periods)"
-                               : "not applicable: the model has no known period");
+      m.note("LD", "h is not a whole fraction T/k of the period (k even for half periods)");
       return;
     }
     m.set("LD", m_ ? sum_ / m_ : 0.0);
@@ -74,7 +72,6 @@ class LocationDriftObserver final : public Observer {
  private:
   LdReading reading_;
   int body_ = -1;
-  bool has_period_ = false;
   long k_ = 0, every_ = 0, m_ = 0;
   double x0_ = 0, sum_ = 0;
 };
