@@ -1,6 +1,6 @@
-// The analysis stage (design.md s.1): records -> series of each metric over h -> fits
+// The analysis stage (docs/architecture.md): records -> series of each metric over h -> fits
 // (analysis/fit.hpp) -> the comparison with the published values, with verdicts computed here,
-// once, as data. The report (report/) only formats what analyse() returns (style.md 13).
+// once, as data. The report (report/) only formats what analyse() returns.
 #pragma once
 #include <optional>
 #include <set>

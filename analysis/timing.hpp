@@ -1,8 +1,9 @@
-// Timing experiments (bender2007 s.6, Fig. 4; design.md s.5; README "Timing: mbbench bench"):
+// Timing experiments (bender2007 s.6, Fig. 4; docs/metrics.md#timing, docs/usage.md#bench):
 // the experiment file, the analysis of Google Benchmark's JSON output (median and spread per
 // step over the repetitions, the phase split, the scaling exponent as a least-squares fit of log
-// time on log joints) and its report: the Fig. 4 table beside the paper's times (as ratios to
-// linear and as absolute times with the speed-up), and a log-log plot of time per step over joints.
+// time on log joints), and the comparison with the paper computed as data: each published time
+// beside ours (ratios to the reference measured in the same run, the speed-up) and each published
+// statement with our numbers (real time, relative, slowest). report/timing.cpp only formats it.
 // Running the benchmarks needs Google Benchmark and lives in runners/bench_run.cpp.
 #pragma once
 #include <map>

@@ -1,6 +1,6 @@
-// The report (design.md s.6): what analyse() (analysis/analysis.hpp) computed, formatted as
+// The report (docs/usage.md#report): what analyse() (analysis/analysis.hpp) computed, formatted as
 // tables beside the published values, CSV, gnuplot figures and one self-contained HTML page.
-// Formatting only (style.md 13): markdown.cpp, csv.cpp, plots.cpp, html.cpp, timing.cpp.
+// Formatting only (docs/architecture.md): markdown.cpp, csv.cpp, plots.cpp, html.cpp, timing.cpp.
 #pragma once
 #include <optional>
 #include <string>
