@@ -121,11 +121,11 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
       continue;
     }
     if (nonpositive) fig.note = fmt::format("{} point(s) with value 0 not drawn (log scale)", nonpositive);
-    if (failed) plot += ", \\\n     keyentry with points pt 2 ps 1.2 lc rgb 'red' title 'failed case (at its h)'";
+    if (failed) plot += ", \\\n     keyentry with points pt 2 ps 1.2 lc rgb 'red' title 'failed (at its h)'";
     const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat (one block per method: h, {})\n", fig.title,
                                        fig.id, metric) +
                            gnuplot_header(fig.id, fig.title, "h [s]", metric) +
-                           "set format y '%.0e'\nset key left top font 'sans,11' opaque box\n"
+                           "set format y '%.0e'\nset key outside right top Left reverse width -2 font 'sans,11'\n"
                            "set offsets graph 0.02, graph 0.02, graph 0.10, graph 0.02\n" +
                            labels + plot + "\n";
     write_file_atomic((plots / (fig.id + ".dat")).string(), data);
