@@ -90,9 +90,16 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
   TextTable all;
   all.id = "timing-cases";
   all.title = "Every timing case";
+  auto ctx = [&](const char* k) {
+    std::string v = d.context.value(std::string("mbbench_") + k, std::string("not recorded"));
+    v.erase(0, v.find_first_not_of(' '));
+    return v;
+  };
   all.caption = fmt::format("Median time per step over the repetitions (min..max), its ratio to {} at the same size, the "
-                            "phase split (ms, medians) and the correction sweeps per step (position / velocity).",
-                            d.reference);
+                            "phase split (ms, medians) and the correction sweeps per step (position / velocity). Timed by "
+                            "mbbench {} (git commit {}), {} build, {}, flags {}, on {}, {}.",
+                            d.reference, ctx("mbbench"), ctx("git_commit"), ctx("build_type"), ctx("compiler"), ctx("flags"),
+                            ctx("cpu"), ctx("date"));
   all.header = {"method", "joints", "ms per step", "min..max", "/ linear", "assembly", "factor", "solve", "integration", "sweeps p/v"};
   for (const auto& s : d.series)
     for (const auto& p : s.points) {
