@@ -8,10 +8,10 @@
 //   nothing points outside it.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -50,9 +50,12 @@ std::vector<std::string> help_section(const std::string& help, const std::string
     if (start == std::string::npos || start > 4) continue;  // a description's continuation
     const std::string entry = line.substr(start, line.find("  ", start) - start);
     if (section == "Options:") {
-      static const std::regex opt("--[a-z][a-z0-9-]*");
-      for (auto it = std::sregex_iterator(entry.begin(), entry.end(), opt); it != std::sregex_iterator(); ++it)
-        out.push_back(it->str());
+      // "-j,--jobs INT": every "--name" (letters, digits, '-')
+      for (size_t p = entry.find("--"); p != std::string::npos; p = entry.find("--", p + 2)) {
+        size_t e = p + 2;
+        while (e < entry.size() && (std::isalnum(static_cast<unsigned char>(entry[e])) || entry[e] == '-')) ++e;
+        if (e > p + 2) out.push_back(entry.substr(p, e - p));
+      }
     } else {
       out.push_back(entry.substr(0, entry.find(' ')));
     }
@@ -113,7 +116,6 @@ TEST_CASE("docs: every link resolves inside the repository and nothing points ou
   for (const auto& e : fs::directory_iterator(kRoot / "docs"))
     if (e.path().extension() == ".md") pages.push_back(e.path());
   REQUIRE(pages.size() >= 10);
-  const std::regex link(R"(\]\(([^)#\s]*)(#[^)\s]*)?\))");
   const fs::path root = fs::weakly_canonical(kRoot);
   for (const auto& page : pages) {
     const std::string text = read(page);
@@ -122,8 +124,11 @@ TEST_CASE("docs: every link resolves inside the repository and nothing points ou
       INFO("points outside the repository: " << outside);
       CHECK(text.find(outside) == std::string::npos);
     }
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), link); it != std::sregex_iterator(); ++it) {
-      const std::string target = (*it)[1].str();
+    // Markdown links "](target)" or "](target#anchor)"
+    for (size_t at = text.find("]("); at != std::string::npos; at = text.find("](", at + 2)) {
+      const size_t end = text.find_first_of(")# \n", at + 2);
+      if (end == std::string::npos) break;
+      const std::string target = text.substr(at + 2, end - at - 2);
       if (target.empty() || target.find("://") != std::string::npos) continue;
       const fs::path p = fs::weakly_canonical(page.parent_path() / target);
       INFO("link " << target);
