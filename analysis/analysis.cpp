@@ -130,6 +130,7 @@ ProvenanceSummary provenance_summary(const std::vector<CaseRecord>& recs, long f
     p.git_commits.insert(r.provenance.git_commit);
     p.build_types.insert(r.provenance.build_type);
     p.compilers.insert(r.provenance.compiler);
+    p.flags.insert(r.provenance.flags);
     p.cpus.insert(r.provenance.cpu);
     p.versions.insert(r.provenance.mbbench);
     const std::string& d = r.provenance.date;
@@ -217,8 +218,12 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
         s.fit_h1 = e.fit_h1;
         s.fit_h2 = e.fit_h2;
       }
-      bool any = false;
+      bool any = false, value = false, ok_case = false;
+      std::string why;  // the records' note when the metric has no value
       for (const CaseRecord* r : rs) {
+        if (r->metrics.get(metric)) value = true;
+        if (r->ok()) ok_case = true;
+        else if (const std::string* n = r->metrics.note_of(metric); n && why.empty()) why = *n;
         SeriesPoint p;
         p.h_nominal = r->h_requested;
         p.h = r->h;
@@ -234,7 +239,19 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
         }
         s.points.push_back(p);
       }
-      if (!any) continue;  // e.g. LD of a model without a period
+      // not applicable (e.g. LD of a model without a period): no value in any case, and a case that
+      // finished without it or a note saying why; a series whose every case failed stays a series
+      if (!value && (ok_case || !why.empty())) {
+        if (why.empty())
+          why = metric.rfind("LD", 0) == 0 && !r0.model.period ? "the model has no known period (LD is measured at whole periods)"
+                                                                : "no case of this model records it";
+        auto it = std::find_if(d.not_applicable.begin(), d.not_applicable.end(),
+                               [&](const NotApplicable& x) { return x.model == s.model && x.metric == metric && x.reason == why; });
+        if (it == d.not_applicable.end()) d.not_applicable.push_back({s.model, metric, why, static_cast<int>(rs.size())});
+        else it->cases += static_cast<int>(rs.size());
+        continue;
+      }
+      if (!any) continue;
       s.fit = fit_series(s.points, s.fit_h1, s.fit_h2, s.fit_h);
       s.fit_other = fit_series(s.points, s.fit_h1, s.fit_h2, other(s.fit_h));
       pair_fits(s);

@@ -1,6 +1,6 @@
-// The analysis stage (design.md s.1): records -> series of each metric over h -> fits
+// The analysis stage (docs/architecture.md): records -> series of each metric over h -> fits
 // (analysis/fit.hpp) -> the comparison with the published values, with verdicts computed here,
-// once, as data. The report (report/) only formats what analyse() returns (style.md 13).
+// once, as data. The report (report/) only formats what analyse() returns.
 #pragma once
 #include <optional>
 #include <set>
@@ -108,13 +108,20 @@ struct ReadingRow {
   Comparison comparison;
 };
 
+// A metric the experiment asks for that does not apply to a model (no case has a value, and the
+// records say why, e.g. LD on a model without a period): "not applicable", never "failed".
+struct NotApplicable {
+  std::string model, metric, reason;
+  int cases = 0;
+};
+
 struct ProvenanceSummary {
   long records = 0, failed = 0;
   struct Exp {
     std::string name, file, reproduces;
   };
   std::vector<Exp> experiments;
-  std::set<std::string> git_commits, build_types, compilers, cpus, versions;
+  std::set<std::string> git_commits, build_types, compilers, flags, cpus, versions;
   std::string first_date, last_date;
 };
 
@@ -126,6 +133,7 @@ struct ReportData {
   std::vector<Finding> findings;        // every published row we ran
   std::vector<ReadingRow> readings;     // every reading of every series with a paper table
   std::vector<std::string> metrics;     // the metrics the experiments ask for
+  std::vector<NotApplicable> not_applicable;  // model x metric pairs without a series
   ProvenanceSummary provenance;
   long failed = 0;
 };

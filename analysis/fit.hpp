@@ -1,4 +1,4 @@
-// Fits of an error measure w over step sizes h (design.md s.5, schmitt2005 s.6).
+// Fits of an error measure w over step sizes h (docs/metrics.md#fits, schmitt2005 s.6).
 #pragma once
 #include <optional>
 #include <string>

@@ -5,9 +5,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -32,6 +35,104 @@ double to_ms(double t, const std::string& unit) {
   if (unit == "us") return t * 1e-3;
   if (unit == "s") return t * 1e3;
   return t;
+}
+
+// a measured point of `spec` at `joints` (no error, at least one repetition), or nullptr
+const TimingPoint* measured(const TimingData& d, const std::string& spec, int joints) {
+  for (const auto& s : d.series)
+    if (s.spec == spec)
+      for (const auto& p : s.points)
+        if (p.joints == joints && p.error.empty() && p.repetitions > 0) return &p;
+  return nullptr;
+}
+
+std::optional<double> paper_step_ms(const Paper& p, const std::string& spec, int joints) {
+  for (const auto& t : p.timings)
+    if (t.method == spec && t.joints == joints && t.quantity == "step") return t.ms;
+  return std::nullopt;
+}
+
+// the sizes at which `spec` was measured
+std::vector<int> sizes_of(const TimingData& d, const std::string& spec) {
+  std::vector<int> v;
+  for (const auto& s : d.series)
+    if (s.spec == spec)
+      for (const auto& p : s.points)
+        if (p.error.empty() && p.repetitions > 0) v.push_back(p.joints);
+  return v;
+}
+
+// every published time beside ours, and every published statement with our numbers
+void compare_with_paper(TimingData& d, const Paper& p) {
+  for (const auto& [k, v] : p.context) {
+    if (k == "machine") d.paper_machine = v;
+    if (k == "h") d.h_ms = 1000.0 * std::strtod(v.c_str(), nullptr);
+  }
+  if (!(d.h_ms > 0)) d.h_ms = 1000.0 / 30;
+  for (const auto& t : p.timings) {
+    TimingComparison c;
+    c.paper = t;
+    const TimingPoint* ours = measured(d, t.method, t.joints);
+    const TimingPoint* ref = measured(d, d.reference, t.joints);
+    if (ours) {
+      if (t.quantity == "step") {
+        c.ours_ms = ours->median_ms;
+      } else if (t.quantity == "factorisation" && ours->phases_ms.count("factor_ms")) {
+        c.ours_ms = ours->phases_ms.at("factor_ms");
+      } else if (t.quantity.rfind("solve", 0) == 0 && ours->phases_ms.count("solve_ms")) {
+        c.ours_ms = ours->phases_ms.at("solve_ms");
+        c.ours_differs = true;  // ours: every iteration of a step
+      }
+    }
+    if (t.quantity == "step") {
+      if (auto pl = paper_step_ms(p, d.reference, t.joints)) c.paper_ratio = t.ms / *pl;
+      if (ours && ref && ref->median_ms > 0) c.ours_ratio = ours->median_ms / ref->median_ms;
+    }
+    if (c.ours_ms && *c.ours_ms > 0) c.speedup = t.ms / *c.ours_ms;
+    d.beside_paper.push_back(std::move(c));
+  }
+  for (const auto& claim : p.claims) {
+    ClaimCheck c;
+    c.claim = claim;
+    const bool slowest = claim.than.empty() && claim.relation.find("slowest") != std::string::npos;
+    c.kind = !claim.than.empty() ? ClaimCheck::Kind::Relative : slowest ? ClaimCheck::Kind::Slowest : ClaimCheck::Kind::RealTime;
+    for (int j : sizes_of(d, claim.method)) {
+      if (claim.joints > 0 && j != claim.joints) continue;
+      const TimingPoint* a = measured(d, claim.method, j);
+      ClaimCheck::Value v;
+      v.joints = j;
+      v.ms = a->median_ms;
+      if (c.kind == ClaimCheck::Kind::RealTime) {
+        if (!(a->median_ms > 0)) continue;
+        v.value = d.h_ms / a->median_ms;
+      } else if (c.kind == ClaimCheck::Kind::Relative) {
+        const TimingPoint* b = measured(d, claim.than, j);
+        if (!b || !(a->median_ms > 0)) continue;
+        v.value = b->median_ms / a->median_ms;
+        v.other = claim.than;
+      } else {
+        // the slowest other method measured at this size
+        double next = 0;
+        for (const auto& s : d.series) {
+          if (s.spec == claim.method) continue;
+          if (const TimingPoint* b = measured(d, s.spec, j); b && b->median_ms > next) {
+            next = b->median_ms;
+            v.other = s.spec;
+          }
+        }
+        if (!(next > 0)) continue;
+        v.value = a->median_ms / next;
+        v.slowest = v.value > 1;
+      }
+      c.values.push_back(v);
+    }
+    if (c.values.empty())
+      c.note = claim.than.empty() ? fmt::format("not measured in this run ({}{})", claim.method,
+                                                claim.joints ? fmt::format(" at {} joints", claim.joints) : "")
+                                  : fmt::format("not measured in this run ({} and {}{})", claim.method, claim.than,
+                                                claim.joints ? fmt::format(" at {} joints", claim.joints) : "");
+    d.claims.push_back(std::move(c));
+  }
 }
 
 }  // namespace
@@ -95,7 +196,58 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
     }
     d.series.push_back(std::move(s));
   }
+  // ratios to the reference measured in the same run
+  for (auto& s : d.series)
+    for (auto& p : s.points)
+      if (const TimingPoint* ref = measured(d, d.reference, p.joints); ref && p.error.empty() && p.repetitions > 0 && ref->median_ms > 0)
+        p.ratio = p.median_ms / ref->median_ms;
+  if (paper) compare_with_paper(d, *paper);
   return d;
+}
+
+json parse_bench_json(const std::string& in, const std::string& file) {
+  // ": -nan", ": NaN", ": inf" ... (a value, after a colon) -> ": null"
+  std::string out;
+  out.reserve(in.size());
+  for (size_t i = 0; i < in.size();) {
+    out += in[i];
+    if (in[i++] != ':') continue;
+    size_t j = i;
+    while (j < in.size() && in[j] == ' ') ++j;
+    size_t k = j + (j < in.size() && in[j] == '-');
+    size_t e = k;
+    while (e < in.size() && std::isalpha(static_cast<unsigned char>(in[e]))) ++e;
+    std::string word = in.substr(k, e - k);
+    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (word == "nan" || word == "inf" || word == "infinity") {
+      out += " null";
+      i = e;
+    }
+  }
+  try {
+    return json::parse(out);
+  } catch (const json::parse_error& e) {
+    throw InputError(file, 0, "", fmt::format("not Google Benchmark JSON: {}", e.what()));
+  }
+}
+
+TimingData analyse_bench_dir(const std::string& dir) {
+  const fs::path file = fs::path(dir) / "bench.json";
+  if (!fs::is_regular_file(file))
+    throw InputError("command line", 0, "timing",
+                     fmt::format("no bench.json in '{}': run `mbbench bench EXPERIMENT --out {}` first", dir, dir));
+  std::ifstream in(file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const json bench = parse_bench_json(text, file.string());
+  const json ctx = bench.value("context", json::object());
+  const std::string reference = ctx.value("mbbench_reference", std::string());
+  if (reference.empty())
+    throw InputError(file.string(), 0, "context.mbbench_reference",
+                     "missing: written by an older mbbench bench; run `mbbench bench` again");
+  std::optional<Paper> paper;
+  const std::string pf = ctx.value("mbbench_paper", std::string());
+  if (!pf.empty()) paper = read_paper(pf);
+  return analyse_timing(bench, reference, paper);
 }
 
 }  // namespace mb

@@ -281,7 +281,7 @@ std::string body_name(const Model& m, int i) { return i == kWorld ? "world" : m.
 }  // namespace
 
 std::string scene_to_toml(const Model& m) {
-  std::string o = "# mbbench scene file (see README.md, \"Scene files\")\n[model]\n";
+  std::string o = "# mbbench scene file (format: docs/conventions.md, \"Scene files\")\n[model]\n";
   o += fmt::format("name = {}\nsource = {}\ndescription = {}\n", str(m.info.name), str(m.info.source), str(m.info.description));
   o += fmt::format("gravity = {}\nduration = {}\ndefault_h = {}\n", vec(m.gravity), num(m.info.duration), num(m.info.default_h));
   o += "h_grid = [";

@@ -1,5 +1,5 @@
 // Scene files (TOML): any model the builders make, written and read back bit-identically.
-// Format (docs in README.md, "Scene files"):
+// Format (docs/conventions.md, "Scene files"):
 //   [model]  name, source, description, gravity, duration, default_h, h_grid, period?,
 //            tracked_body?, energy_conserved
 //   [[body]] name, type = "particle"|"rigid", mass, inertia (rigid: 3x3 or diagonal [a,b,c]),

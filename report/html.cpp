@@ -1,11 +1,14 @@
-// report.html: one self-contained page (figures embedded as base64 SVG) with the tables, the
-// figures and a short provenance block. A small script at the end checks, in the browser, that
-// every figure decoded and every table has its rows, and writes the result into <body data-check>
-// (tests/report_browser_test.cpp reads it back from headless Chromium).
+// report.html: one self-contained page (figures embedded as base64 SVG, all kFigureWidth x
+// kFigureHeight) with a table of contents, a provenance table, every table as an HTML table
+// (numbers right-aligned), the timing tables of `mbbench bench` and the figures. A small script at
+// the end checks, in the browser, that every figure decoded and is at least 600 px wide, every
+// table has its rows, no cell reads "-" and no pre block holds a Markdown table, and writes the
+// result into <body data-check> (tests/report_browser_test.cpp reads it back from headless Chromium).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
@@ -57,86 +60,148 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
+// a number, a range of numbers, a ratio "3.2x" or a signed difference: right-aligned
+bool numeric(const std::string& t) {
+  if (t.empty()) return false;
+  bool digit = false;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) digit = true;
+    else if (c == '.' || c == '+' || c == '-' || c == '/' || c == ' ') continue;
+    else if ((c == 'e' || c == 'E') && i > 0 && i + 1 < t.size()) continue;
+    else if (c == 'x' && i + 1 == t.size()) continue;
+    else return false;
+  }
+  return digit;
+}
+
 std::string table_html(const TextTable& t) {
-  std::string s = fmt::format("<h3 id=\"{}\">{}</h3>\n<p class=\"caption\">{}</p>\n<table data-rows=\"{}\">\n<thead><tr>", esc(t.id),
-                              esc(t.title), esc(t.caption), t.rows.size());
+  std::string s = fmt::format("<h3 id=\"{}\">{}</h3>\n<p class=\"caption\">{}</p>\n<div class=\"scroll\"><table id=\"t-{}\" data-rows=\"{}\">\n<thead><tr>",
+                              esc(t.id), esc(t.title), esc(t.caption), esc(t.id), t.rows.size());
   for (const auto& h : t.header) s += "<th>" + esc(h) + "</th>";
   s += "</tr></thead>\n<tbody>\n";
   for (const auto& r : t.rows) {
     s += "<tr>";
-    for (const auto& c : r) s += "<td" + (c.style.empty() ? std::string() : " class=\"" + c.style + "\"") + ">" + esc(c.text) + "</td>";
+    for (const auto& c : r) {
+      std::string cls = c.style;
+      if (numeric(c.text)) cls += cls.empty() ? "num" : " num";
+      s += "<td" + (cls.empty() ? std::string() : " class=\"" + cls + "\"") + ">" + esc(c.text) + "</td>";
+    }
     s += "</tr>\n";
   }
-  return s + "</tbody></table>\n";
+  return s + "</tbody></table></div>\n";
 }
 
 std::string list_text(const std::set<std::string>& a) {
   std::string s;
-  for (const auto& v : a) s += (s.empty() ? "" : ", ") + v;
-  return s;
+  for (const auto& v : a) s += (s.empty() ? "" : "; ") + (v.empty() ? std::string("not recorded") : v);
+  return s.empty() ? "not recorded" : s;
 }
 
 }  // namespace
 
 std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
-                        const std::string& timing_md) {
+                        const std::vector<TextTable>& timing) {
   const ProvenanceSummary& p = d.provenance;
-  std::string s = R"(<!DOCTYPE html>
+  const std::vector<TextTable> tables = report_tables(d);
+  std::string s = fmt::format(R"(<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>mbbench report</title>
 <style>
-body{font-family:sans-serif;max-width:1200px;margin:1em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}
-th,td{border:1px solid #bbb;padding:2px 6px;text-align:left}
-th{background:#eee}
-td.ok{background:#dfd}
-td.bad{background:#fdd}
-.caption{color:#555;font-size:13px;max-width:1100px}
-figure{display:inline-block;margin:.5em;vertical-align:top}
-figcaption{font-size:13px;max-width:720px}
-.note{color:#a00}
-pre{background:#f6f6f6;padding:.5em;font-size:12px;white-space:pre-wrap}
+body{{font-family:sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222;line-height:1.35}}
+h2{{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}}
+nav.toc{{background:#f6f6f6;padding:.5em 1em;font-size:14px}}
+nav.toc ul{{margin:.2em 0;padding-left:1.4em}}
+.scroll{{overflow-x:auto}}
+table{{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}}
+th,td{{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}}
+th{{background:#eee}}
+td.num{{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}}
+td.ok{{background:#dfd}}
+td.bad{{background:#fdd}}
+td.na{{color:#666;font-style:italic}}
+table.prov td:first-child{{font-weight:bold;white-space:nowrap}}
+.caption{{color:#555;font-size:13px;max-width:1100px}}
+figure{{display:inline-block;margin:.5em;vertical-align:top;width:{}px}}
+img.figure{{width:{}px;height:{}px;border:1px solid #ddd}}
+figcaption{{font-size:13px}}
+.note{{color:#a00}}
 </style></head>
 <body>
 <h1>mbbench report</h1>
-)";
+)",
+                              kFigureWidth, kFigureWidth, kFigureHeight);
+
+  // table of contents
+  s += "<nav class=\"toc\"><b>Contents</b><ul>\n<li><a href=\"#provenance\">Provenance</a></li>\n<li><a href=\"#tables\">Tables</a><ul>\n";
+  for (const auto& t : tables) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
+  s += "</ul></li>\n";
+  if (!timing.empty()) {
+    s += "<li><a href=\"#timing\">Timing</a><ul>\n";
+    for (const auto& t : timing) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
+    s += "</ul></li>\n";
+  }
+  s += "<li><a href=\"#figures\">Figures</a></li>\n</ul></nav>\n";
+
   // provenance: where the numbers come from
-  s += "<h2>Provenance</h2>\n<pre>";
+  TextTable prov;
+  prov.id = "provenance-table";
+  prov.header = {"", ""};
   for (const auto& e : p.experiments)
-    s += esc(fmt::format("experiment {} ({}): reproduces {}\n", e.name, e.file, e.reproduces));
-  s += esc(fmt::format("records: {} ({} failed)\n", p.records, p.failed));
-  s += esc(fmt::format("mbbench {}, git commit {}\nbuild: {}; compiler: {}\ncpu: {}\nrun between {} and {}\n",
-                       list_text(p.versions), list_text(p.git_commits), list_text(p.build_types), list_text(p.compilers),
-                       list_text(p.cpus), p.first_date, p.last_date));
-  if (d.paper) s += esc(fmt::format("published values: {} ({})\n", d.paper->file, d.paper->title));
-  s += "</pre>\n";
+    prov.rows.push_back({"experiment " + e.name, fmt::format("{} (reproduces {})", e.file, e.reproduces.empty() ? "nothing stated" : e.reproduces)});
+  prov.rows.push_back({"records", fmt::format("{} ({} failed)", p.records, p.failed)});
+  prov.rows.push_back({"mbbench", list_text(p.versions)});
+  prov.rows.push_back({"git commit", list_text(p.git_commits)});
+  prov.rows.push_back({"build type", list_text(p.build_types)});
+  prov.rows.push_back({"compiler", list_text(p.compilers)});
+  prov.rows.push_back({"flags", list_text(p.flags)});
+  prov.rows.push_back({"CPU", list_text(p.cpus)});
+  prov.rows.push_back({"date", p.first_date == p.last_date ? p.first_date : fmt::format("{} .. {}", p.first_date, p.last_date)});
+  if (d.paper) prov.rows.push_back({"published values", fmt::format("{} ({})", d.paper->file, d.paper->title)});
+  s += "<h2 id=\"provenance\">Provenance</h2>\n<table class=\"prov\" data-rows=\"" + std::to_string(prov.rows.size()) + "\"><tbody>\n";
+  for (const auto& r : prov.rows) s += "<tr><td>" + esc(r[0].text) + "</td><td>" + esc(r[1].text) + "</td></tr>\n";
+  s += "</tbody></table>\n";
   for (const auto& b : p.build_types)
     if (b != "Release") s += "<p class=\"note\">Warning: some records come from a " + esc(b) + " build.</p>\n";
 
   // tables
-  s += "<h2>Tables</h2>\n";
-  for (const auto& t : report_tables(d)) s += table_html(t);
+  s += "<h2 id=\"tables\">Tables</h2>\n";
+  for (const auto& t : tables) s += table_html(t);
 
-  // timing tables of `mbbench bench` (Markdown as written there)
-  if (!timing_md.empty()) s += "<h2>Timing</h2>\n<pre class=\"timing\">" + esc(timing_md) + "</pre>\n";
+  // the timing tables of `mbbench bench`, as tables
+  if (!timing.empty()) {
+    s += "<h2 id=\"timing\">Timing</h2>\n";
+    for (const auto& t : timing) s += table_html(t);
+  }
 
-  // figures, embedded
-  s += "<h2>Figures</h2>\n";
+  // figures, embedded, all of one size
+  s += "<h2 id=\"figures\">Figures</h2>\n";
   for (const auto& f : figures) {
-    s += "<figure>";
+    s += fmt::format("<figure id=\"fig-{}\">", esc(f.id));
     if (!f.svg_file.empty())
-      s += fmt::format("<img class=\"figure\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">", esc(f.title),
-                       base64(read_file(fs::path(dir) / f.svg_file)));
+      s += fmt::format("<img class=\"figure\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">", kFigureWidth,
+                       kFigureHeight, esc(f.title), base64(read_file(fs::path(dir) / f.svg_file)));
     s += "<figcaption>" + esc(f.title);
     if (!f.note.empty()) s += " <span class=\"note\">" + esc(f.note) + "</span>";
     s += "</figcaption></figure>\n";
   }
+  // the page checks itself in the browser (tests/report_browser_test.cpp reads data-check):
+  // figures decoded and at least 600 px wide, tables with their rows, no cell that reads "-",
+  // no Markdown table left in a pre block
   s += R"(<script>
 window.addEventListener('load', function () {
-  var imgs = document.querySelectorAll('img.figure'), ok = 0;
-  imgs.forEach(function (i) { if (i.complete && i.naturalWidth > 0) ok++; });
+  var imgs = document.querySelectorAll('img.figure'), ok = 0, wide = 0;
+  imgs.forEach(function (i) {
+    if (i.complete && i.naturalWidth > 0) ok++;
+    if (i.complete && i.naturalWidth >= 600 && i.getBoundingClientRect().width >= 600) wide++;
+  });
   var tabs = document.querySelectorAll('table[data-rows]'), full = 0;
   tabs.forEach(function (t) { if (t.tBodies[0].rows.length == +t.dataset.rows && t.tBodies[0].rows.length > 0) full++; });
-  document.body.setAttribute('data-check', 'figures ' + ok + '/' + imgs.length + ' tables ' + full + '/' + tabs.length);
+  var dash = 0;
+  document.querySelectorAll('td').forEach(function (c) { var x = c.textContent.trim(); if (x == '-' || x == '\u2013' || x == '') dash++; });
+  var md = 0;
+  document.querySelectorAll('pre').forEach(function (p) { if (/\|\s*-{3,}\s*\|/.test(p.textContent)) md++; });
+  document.body.setAttribute('data-check', 'figures ' + ok + '/' + imgs.length + ' wide ' + wide + ' tables ' + full + '/' +
+                             tabs.length + ' dash ' + dash + ' mdpre ' + md);
 });
 </script>
 </body></html>

@@ -15,27 +15,32 @@ std::string order_text(double a) { return fmt::format("{:.2f}", a); }
 std::string factor_text(double c) { return fmt::format("{:.6g}", c); }
 std::string h_text(double h) { return fmt::format("{:.6g}", h); }
 
+// what stands in a cell without a value: why there is none (never a bare "-")
+const char* kNotPublished = "not published";
+const char* kNoFit = "no fit";
+
 // ours beside the paper's: order difference (absolute), factor ratio and the analysis' verdict
 void compare_cells(const Comparison& c, std::vector<Cell>& row) {
   if (!c.ours) {
-    row.insert(row.end(), {"-", "-"});
+    row.insert(row.end(), {Cell(kNoFit, "na"), Cell(kNoFit, "na")});
   } else {
     row.push_back(order_text(c.ours->order));
     row.push_back(factor_text(c.ours->factor));
   }
-  row.push_back(c.paper ? fmt::format("{:.2f}", c.paper->order) : "-");
-  row.push_back(c.paper ? fmt::format("{:.6f}", c.paper->factor) : "-");
+  row.push_back(c.paper ? Cell(fmt::format("{:.2f}", c.paper->order)) : Cell(kNotPublished, "na"));
+  row.push_back(c.paper ? Cell(fmt::format("{:.6f}", c.paper->factor)) : Cell(kNotPublished, "na"));
   if (c.verdict == Verdict::Reproduced || c.verdict == Verdict::Differs) {
     row.push_back(fmt::format("{:+.2f}", c.order_diff));
     row.push_back(fmt::format("{:.4f}", c.factor_ratio));
     row.push_back(Cell(to_string(c.verdict), verdict_style(c.verdict)));
   } else {
-    row.insert(row.end(), {"-", "-", c.verdict == Verdict::NoFit ? c.note : to_string(c.verdict)});
+    row.insert(row.end(), {Cell("n/a", "na"), Cell("n/a", "na"),
+                           Cell(c.verdict == Verdict::NoFit ? c.note : to_string(c.verdict), verdict_style(c.verdict))});
   }
 }
 
 std::string ls_cells(const SeriesFit& f) {
-  if (!f.least_squares) return "-";
+  if (!f.least_squares) return kNoFit;
   return fmt::format("{:.2f} / {} (rms {:.2g}, h {}..{})", f.least_squares->order, factor_text(f.least_squares->factor),
                      f.least_squares->residual, h_text(f.h_min), h_text(f.h_max));
 }
@@ -48,7 +53,19 @@ std::string points_cell(const Series& s) {
 }  // namespace
 
 std::string verdict_style(Verdict v) {
-  return v == Verdict::Reproduced ? "ok" : v == Verdict::Differs ? "bad" : "";
+  return v == Verdict::Reproduced ? "ok" : v == Verdict::Differs ? "bad" : "na";
+}
+
+std::string sig3(double x) {
+  const double a = std::abs(x);
+  if (!std::isfinite(x)) return fmt::format("{}", x);
+  if (a == 0) return "0";
+  if (a < 1e-3 || a >= 1e6) return fmt::format("{:.2e}", x);
+  const int decimals = std::max(0, 2 - static_cast<int>(std::floor(std::log10(a))));
+  std::string s = fmt::format("{:.{}f}", x, decimals);
+  // rounding up may add a digit (9.995 -> 10.00): keep three
+  if (decimals > 0 && std::abs(std::stod(s)) >= std::pow(10.0, 3 - decimals)) s = fmt::format("{:.{}f}", x, decimals - 1);
+  return s;
 }
 
 std::vector<TextTable> report_tables(const ReportData& d) {
@@ -71,10 +88,11 @@ std::vector<TextTable> report_tables(const ReportData& d) {
         if (r.table != &t) continue;
         std::vector<Cell> row = {t.paper_model, t.function, r.method};
         if (!r.ours) {
-          row.insert(row.end(), {"not run", "-"});
-          row.push_back(r.paper ? fmt::format("{:.2f}", r.paper->order) : "-");
-          row.push_back(r.paper ? fmt::format("{:.6f}", r.paper->factor) : "-");
-          row.insert(row.end(), {"-", "-", "method not registered", "-", "-"});
+          row.insert(row.end(), {Cell("not run", "na"), Cell("not run", "na")});
+          row.push_back(r.paper ? Cell(fmt::format("{:.2f}", r.paper->order)) : Cell(kNotPublished, "na"));
+          row.push_back(r.paper ? Cell(fmt::format("{:.6f}", r.paper->factor)) : Cell(kNotPublished, "na"));
+          row.insert(row.end(), {Cell("n/a", "na"), Cell("n/a", "na"), Cell("not run in these records", "na"),
+                                 Cell("not run", "na"), Cell("not run", "na")});
         } else {
           compare_cells(r.comparison, row);
           row.push_back(ls_cells(r.ours->fit));
@@ -153,35 +171,55 @@ std::vector<TextTable> report_tables(const ReportData& d) {
   for (const auto& s : d.series) {
     std::vector<Cell> row = {s.model, s.metric, s.method, s.readings + (s.primary ? " (main)" : "")};
     if (s.fit.two_point) row.insert(row.end(), {order_text(s.fit.two_point->order), factor_text(s.fit.two_point->factor)});
-    else row.insert(row.end(), {"-", s.fit.two_point_note});
+    else row.insert(row.end(), {Cell(kNoFit, "na"), Cell(s.fit.two_point_note, "na")});
     if (s.fit.least_squares)
       row.insert(row.end(), {order_text(s.fit.least_squares->order), factor_text(s.fit.least_squares->factor),
                              fmt::format("{:.2g}", s.fit.least_squares->residual),
                              fmt::format("{}..{}", h_text(s.fit.h_min), h_text(s.fit.h_max))});
-    else row.insert(row.end(), {"-", "-", "-", "-"});
+    else row.insert(row.end(), {Cell(kNoFit, "na"), Cell(kNoFit, "na"), Cell("n/a", "na"), Cell("n/a", "na")});
     row.push_back(points_cell(s));
     std::string fails;
     for (const auto& f : s.failures) fails += (fails.empty() ? "" : "; ") + f;
-    row.push_back(fails.empty() ? "-" : fails);
+    row.push_back(fails.empty() ? Cell("none") : Cell(fails, "bad"));
     all.rows.push_back(row);
   }
   out.push_back(std::move(all));
+
+  // metrics that do not apply to a model: not applicable, which is not failed
+  TextTable na;
+  na.id = "not-applicable";
+  na.title = "Metrics that do not apply";
+  na.caption = "No case of these model x metric pairs has a value, and the records say why (e.g. LD needs a known period). "
+               "They are not failures and have no fit and no figure.";
+  na.header = {"Model", "Metric", "cases", "why"};
+  for (const auto& x : d.not_applicable) na.rows.push_back({x.model, x.metric, std::to_string(x.cases), Cell(x.reason, "na")});
+  if (!na.rows.empty()) out.push_back(std::move(na));
   return out;
+}
+
+std::string markdown_table(const TextTable& t, const std::string& heading) {
+  std::string s = fmt::format("{} {}\n\n{}\n\n|", heading, t.title, t.caption);
+  for (const auto& h : t.header) s += " " + h + " |";
+  s += "\n|";
+  for (size_t i = 0; i < t.header.size(); ++i) s += "---|";
+  s += "\n";
+  for (const auto& r : t.rows) {
+    s += "|";
+    for (const auto& c : r) {
+      std::string text = c.text;
+      for (size_t p = text.find('|'); p != std::string::npos; p = text.find('|', p + 2)) text.replace(p, 1, "\\|");
+      s += " " + text + " |";
+    }
+    s += "\n";
+  }
+  return s;
 }
 
 std::string markdown_tables(const ReportData& d) {
   std::string s = "# mbbench report: tables\n";
   for (const auto& t : report_tables(d)) {
-    s += fmt::format("\n## {}\n\n{}\n\n|", t.title, t.caption);
-    for (const auto& h : t.header) s += " " + h + " |";
-    s += "\n|";
-    for (size_t i = 0; i < t.header.size(); ++i) s += "---|";
     s += "\n";
-    for (const auto& r : t.rows) {
-      s += "|";
-      for (const auto& c : r) s += " " + c.text + " |";
-      s += "\n";
-    }
+    s += markdown_table(t);
   }
   return s;
 }

@@ -37,15 +37,6 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-std::string gp_string(const std::string& s) {
-  std::string q = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    q += c;
-  }
-  return q + "\"";
-}
-
 // the paper's figure number for this model and metric, if any
 std::string paper_figure(const ReportData& d, const std::string& model, const std::string& metric) {
   if (!d.paper) return "";
@@ -55,6 +46,24 @@ std::string paper_figure(const ReportData& d, const std::string& model, const st
 }
 
 }  // namespace
+
+std::string gnuplot_string(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    q += c;
+  }
+  return q + "\"";
+}
+
+std::string gnuplot_header(const std::string& name, const std::string& title, const std::string& xlabel, const std::string& ylabel) {
+  return fmt::format(
+      "set terminal svg size {},{} fixed noenhanced font 'sans,13' background rgb 'white'\n"
+      "set termoption noenhanced\n"  // labels literally: CD_pos_mean, not CD with subscripts
+      "set output '{}.svg'\nset title {}\nset xlabel {}\nset ylabel {}\n"
+      "set logscale xy\nset grid\nset border lw 1.2\nset tics font 'sans,12'\n",
+      kFigureWidth, kFigureHeight, name, gnuplot_string(title), gnuplot_string(xlabel), gnuplot_string(ylabel));
+}
 
 std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
   const fs::path plots = fs::path(dir) / "plots";
@@ -76,19 +85,26 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     for (char& c : fig.id)
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
     fig.paper_figure = paper_figure(d, model, metric);
-    fig.title = fmt::format("{}: {} over h{}", model, metric, fig.paper_figure.empty() ? "" : " (schmitt2005 " + fig.paper_figure + ")");
+    fig.title = fmt::format("{}: {} over h{}", model, metric, fig.paper_figure.empty() ? "" : " (" + d.paper->citation + " " + fig.paper_figure + ")");
 
-    // data: one block per method (h, w > 0); failed points become 'fail' labels
+    // data: one block per method (h, w > 0); failed cases become red 'fail' marks at the top, one per h
     std::string data, labels, plot;
-    int block = 0, failed = 0, nonpositive = 0;
+    int block = 0, failed = 0, nonpositive = 0, values = 0;
+    std::vector<double> failed_h;
     for (const auto& s : d.series) {
       if (!s.primary || s.model != model || s.metric != metric) continue;
       std::string rows;
       for (const auto& p : s.points) {
         if (p.failed) {
           ++failed;
-          labels += fmt::format("set label \"fail\" at first {:.17g}, graph 0.96 center point pt 2 ps 0.8 offset 0,0.6 font \",8\"\n", p.h);
+          if (std::find(failed_h.begin(), failed_h.end(), p.h) == failed_h.end()) {
+            failed_h.push_back(p.h);
+            labels += fmt::format("set label \"fail\" at first {:.17g}, graph 0.95 center point pt 2 ps 1.2 lc rgb 'red' "
+                                  "tc rgb 'red' offset 0,0.8 font 'sans,11'\n",
+                                  p.h);
+          }
         } else if (p.w && *p.w > 0) {
+          ++values;
           rows += fmt::format("{:.17g} {:.17g}\n", p.h, *p.w);
         } else if (p.w) {
           ++nonpositive;
@@ -97,21 +113,21 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
       if (rows.empty()) continue;
       data += fmt::format("# {}\n{}\n\n", s.method, rows);
       plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 title {}", plot.empty() ? "plot " : ", \\\n     ",
-                          fig.id, block++, gp_string(s.method));
+                          fig.id, block++, gnuplot_string(s.method));
     }
     if (plot.empty()) {
-      fig.note = failed ? "every case failed" : "no positive values to draw on a log scale";
+      fig.note = values == 0 && failed > 0 && nonpositive == 0 ? "every case failed" : "no positive values to draw on a log scale";
       figures.push_back(fig);
       continue;
     }
     if (nonpositive) fig.note = fmt::format("{} point(s) with value 0 not drawn (log scale)", nonpositive);
-    std::string gp = fmt::format(
-        "# {}\n# drawn by mbbench report; data in {}.dat (one block per method: h, {})\n"
-        "set terminal svg size 720,460 dynamic enhanced font 'sans,11' background rgb 'white'\n"
-        "set output '{}.svg'\nset title {}\nset logscale xy\nset xlabel 'h [s]'\nset ylabel {}\n"
-        "set format y '10^{{%L}}'\nset grid\nset key left top\nset offsets graph 0.02, graph 0.02, graph 0.08, graph 0.02\n"
-        "{}{}\n",
-        fig.title, fig.id, metric, fig.id, gp_string(fig.title), gp_string(metric), labels, plot);
+    if (failed) plot += ", \\\n     keyentry with points pt 2 ps 1.2 lc rgb 'red' title 'failed (at its h)'";
+    const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat (one block per method: h, {})\n", fig.title,
+                                       fig.id, metric) +
+                           gnuplot_header(fig.id, fig.title, "h [s]", metric) +
+                           "set format y '%.0e'\nset key outside right top Left reverse width -2 font 'sans,11'\n"
+                           "set offsets graph 0.02, graph 0.02, graph 0.10, graph 0.02\n" +
+                           labels + plot + "\n";
     write_file_atomic((plots / (fig.id + ".dat")).string(), data);
     write_file_atomic((plots / (fig.id + ".gp")).string(), gp);
     if (gnuplot.empty()) {

@@ -1,6 +1,6 @@
-// The report (design.md s.6): what analyse() (analysis/analysis.hpp) computed, formatted as
+// The report (docs/usage.md#report): what analyse() (analysis/analysis.hpp) computed, formatted as
 // tables beside the published values, CSV, gnuplot figures and one self-contained HTML page.
-// Formatting only (style.md 13): markdown.cpp, csv.cpp, plots.cpp, html.cpp, timing.cpp.
+// Formatting only (docs/architecture.md): markdown.cpp, csv.cpp, plots.cpp, html.cpp, timing.cpp.
 #pragma once
 #include <optional>
 #include <string>
@@ -28,6 +28,10 @@ struct TextTable {
 std::string verdict_style(Verdict v);
 std::vector<TextTable> report_tables(const ReportData& d);
 std::string markdown_tables(const ReportData& d);
+// One table as Markdown under a heading of the given level ("##", "###").
+std::string markdown_table(const TextTable& t, const std::string& heading = "##");
+// x with 3 significant digits, without an exponent for 1e-3 <= |x| < 1e6 (tables, timing)
+std::string sig3(double x);
 std::string records_csv(const ReportData& d);
 
 struct Figure {
@@ -38,20 +42,28 @@ struct Figure {
 };
 // Writes DIR/plots/<id>.dat and .gp for each model x metric and runs gnuplot (if found) to SVG.
 std::vector<Figure> write_plots(const ReportData& d, const std::string& dir);
-// timing_md: the timing tables of `mbbench bench` (timing.md), shown in their own section if not empty
+// Every figure has this size (px) in report.html and in its SVG.
+constexpr int kFigureWidth = 800, kFigureHeight = 500;
+// timing: the tables of `mbbench bench` (timing_tables), shown in their own section if not empty
 std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
-                        const std::string& timing_md = "");
+                        const std::vector<TextTable>& timing = {});
 
-// The timing report (report/timing.cpp): the Markdown tables, and DIR/plots/timing.{dat,gp,svg}
-// (returns the svg or "" with `note` saying why not).
+// The timing report (report/timing.cpp): its tables (HTML in report.html, Markdown in timing.md),
+// and DIR/plots/timing.{dat,gp,svg} (returns the svg or "" with `note` saying why not).
+std::vector<TextTable> timing_tables(const TimingData& d);
 std::string timing_markdown(const TimingData& d);
 std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note = nullptr);
 // gnuplot on PATH, or "" if absent
 std::string find_gnuplot();
+// A gnuplot string literal, and the common head of every script: the SVG terminal at
+// kFigureWidth x kFigureHeight, labels taken literally (noenhanced: CD_pos_mean is no subscript),
+// log-log axes, a title and axis labels.
+std::string gnuplot_string(const std::string& s);
+std::string gnuplot_header(const std::string& name, const std::string& title, const std::string& xlabel, const std::string& ylabel);
 
 // Writes tables.md, records.csv, plots/ and report.html into dir; returns report.html's path.
-// timing_dir: the output folder of `mbbench bench` (timing.md, plots/timing.svg), gathered into
-// the report (the Fig. 4 timing table and the log-log plot of time per step); empty for none.
+// timing_dir: the output folder of `mbbench bench`; its bench.json is analysed again
+// (analyse_bench_dir) into the timing tables and the log-log plot of time per step; empty for none.
 std::string write_report(const std::vector<std::string>& record_files, const std::string& dir,
                          const std::string& paper_file, const std::string& timing_dir = "");
 

@@ -1,5 +1,8 @@
-// The timing report (bender2007 Fig. 4): the Markdown tables and the log-log plot of what
-// analyse_timing() (analysis/timing.cpp) computed.
+// The timing report (bender2007 Fig. 4): the tables (TextTable, rendered as Markdown in timing.md
+// and as HTML tables in report.html) and the log-log plot of what analyse_timing()
+// (analysis/timing.cpp) computed. Formatting only: every ratio, speed-up and claim value comes
+// from the analysis.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -14,126 +17,149 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const TimingPoint* point(const TimingData& d, const std::string& spec, int joints) {
-  for (const auto& s : d.series)
-    if (s.spec == spec)
-      for (const auto& p : s.points)
-        if (p.joints == joints && p.error.empty() && p.repetitions > 0) return &p;
-  return nullptr;
+std::string opt(const std::optional<double>& x, std::string (*f)(double), const char* missing) {
+  return x ? f(*x) : std::string(missing);
 }
-std::optional<double> paper_ms(const Paper& p, const std::string& spec, int joints) {
-  for (const auto& t : p.timings)
-    if (t.method == spec && t.joints == joints && t.quantity == "step") return t.ms;
-  return std::nullopt;
+std::string ratio_text(double x) { return sig3(x); }
+std::string times_text(double x) { return sig3(x) + "x"; }
+
+std::string phase(const TimingPoint& p, const char* k) {
+  auto it = p.phases_ms.find(k);
+  return it == p.phases_ms.end() ? std::string("n/a") : sig3(it->second);
 }
-std::string cell(std::optional<double> x, const char* f = "{:.3g}") {
-  return x ? fmt::format(fmt::runtime(f), *x) : std::string("-");
+
+std::string claim_text(const ClaimCheck& c, double h_ms) {
+  if (c.values.empty()) return c.note;
+  std::string s;
+  for (const auto& v : c.values) {
+    if (!s.empty()) s += "; ";
+    switch (c.kind) {
+      case ClaimCheck::Kind::RealTime:
+        s += fmt::format("{} joints: {} faster than real time ({} ms per {} ms step)", v.joints, times_text(v.value), sig3(v.ms),
+                         sig3(h_ms));
+        break;
+      case ClaimCheck::Kind::Relative:
+        s += fmt::format("{} joints: time({}) / time({}) = {}", v.joints, v.other, c.claim.method, sig3(v.value));
+        break;
+      case ClaimCheck::Kind::Slowest:
+        s += fmt::format("{} joints: {} ({} ms, {} the next slowest, {})", v.joints, v.slowest ? "slowest" : "not the slowest",
+                         sig3(v.ms), times_text(v.value), v.other);
+        break;
+    }
+  }
+  return s;
 }
 
 }  // namespace
 
-std::string timing_markdown(const TimingData& d) {
-  std::string o;
-  o += "## Time per step (bender2007 Fig. 4)\n\n";
-  o += fmt::format("Ratios are to `{}` measured in the same run. Median over the repetitions (min..max).\n\n", d.reference);
+std::vector<TextTable> timing_tables(const TimingData& d) {
+  std::vector<TextTable> out;
   if (d.paper) {
-    const Paper& p = *d.paper;
-    o += "### Beside the paper's times (s.6)\n\n";
-    std::string machine;
-    for (const auto& [k, v] : p.context)
-      if (k == "machine") machine = v;
-    o += fmt::format("Paper: {}. Ours: {}. The speed-up is the paper's time over ours (context only; the\n"
-                     "comparison is the ratio to linear).\n\n",
-                     machine.empty() ? "?" : machine, d.context.value("host_name", std::string("this machine")));
-    o += "| method | joints | quantity | paper ms | paper / linear | ours ms | ours / linear | speed-up |\n";
-    o += "|---|---|---|---|---|---|---|---|\n";
-    for (const auto& t : p.timings) {
-      const TimingPoint* ours = point(d, t.method, t.joints);
-      const TimingPoint* lin = point(d, d.reference, t.joints);
-      std::optional<double> pl = paper_ms(p, d.reference, t.joints);
-      std::optional<double> ours_ms, ours_ratio;
-      std::string q = t.quantity;
-      if (ours) {
-        if (t.quantity == "step") ours_ms = ours->median_ms;
-        else if (t.quantity == "factorisation" && ours->phases_ms.count("factor_ms")) ours_ms = ours->phases_ms.at("factor_ms");
-        else if (t.quantity.rfind("solve", 0) == 0 && ours->phases_ms.count("solve_ms")) {
-          ours_ms = ours->phases_ms.at("solve_ms");
-          q += " (ours: all iterations of a step)";
-        }
-      }
-      if (ours && lin && t.quantity == "step") ours_ratio = ours->median_ms / lin->median_ms;
-      std::optional<double> paper_ratio;
-      if (pl && t.quantity == "step") paper_ratio = t.ms / *pl;
-      std::optional<double> speed;
-      if (ours_ms && *ours_ms > 0) speed = t.ms / *ours_ms;
-      o += fmt::format("| {} | {} | {} | {:.2f} | {} | {} | {} | {} |\n", t.method, t.joints, q, t.ms, cell(paper_ratio, "{:.2f}"),
-                       cell(ours_ms, "{:.3g}"), cell(ours_ratio, "{:.2f}"), speed ? fmt::format("{:.0f}x", *speed) : "-");
+    TextTable t;
+    t.id = "timing-paper";
+    t.title = "Time per step beside the paper's (bender2007 s.6, Fig. 4)";
+    t.caption = fmt::format(
+        "Paper: {}. Ours: {}. Ratios are to {} measured in the same run (the paper's ratios to its own linear-time "
+        "method beside them); the speed-up is the paper's time over ours, context only (another machine). Times in ms, "
+        "medians over the repetitions; the paper's as printed.",
+        d.paper_machine.empty() ? "machine not given" : d.paper_machine,
+        d.context.value("mbbench_cpu", d.context.value("host_name", std::string("this machine"))), d.reference);
+    t.header = {"method", "joints", "quantity", "paper ms", "paper / linear", "ours ms", "ours / linear", "speed-up"};
+    for (const auto& c : d.beside_paper) {
+      const bool step = c.paper.quantity == "step";
+      t.rows.push_back({c.paper.method, std::to_string(c.paper.joints),
+                        c.paper.quantity + (c.ours_differs ? " (ours: all iterations of a step)" : ""),
+                        fmt::format("{:.2f}", c.paper.ms), step ? opt(c.paper_ratio, ratio_text, "not published") : "n/a (part of a step)",
+                        opt(c.ours_ms, sig3, "not measured"),
+                        step ? opt(c.ours_ratio, ratio_text, "not measured") : "n/a (part of a step)",
+                        opt(c.speedup, times_text, "not measured")});
     }
-    o += "\nThe paper's statements (s.6), with ours:\n\n| statement | ours |\n|---|---|\n";
-    const double h_ms = 1000.0 / 30;
-    for (const auto& c : p.claims) {
-      std::string ours = "-";
-      if (c.than.empty() && c.joints > 0) {
-        if (const TimingPoint* x = point(d, c.method, c.joints))
-          ours = fmt::format("{:.1f}x faster than real time ({:.3g} ms per 33.3 ms step)", h_ms / x->median_ms, x->median_ms);
-      } else if (!c.than.empty()) {
-        std::vector<std::string> parts;
-        for (const auto& s : d.series)
-          if (s.spec == c.method)
-            for (const auto& pt : s.points) {
-              if (c.joints > 0 && pt.joints != c.joints) continue;
-              const TimingPoint* a = point(d, c.method, pt.joints);
-              const TimingPoint* b = point(d, c.than, pt.joints);
-              if (a && b) parts.push_back(fmt::format("{}: {:.2f}x", pt.joints, b->median_ms / a->median_ms));
-            }
-        if (!parts.empty()) {
-          ours = fmt::format("time({}) / time({}) at joints ", c.than, c.method);
-          for (size_t i = 0; i < parts.size(); ++i) ours += (i ? ", " : "") + parts[i];
-        }
-      }
-      o += fmt::format("| {} | {} |\n", c.quote, ours);
-    }
-    o += "\n";
+    out.push_back(std::move(t));
+
+    TextTable cl;
+    cl.id = "timing-claims";
+    cl.title = "The paper's statements (s.6) with our numbers";
+    cl.caption = fmt::format("Real time: the simulated {} ms of one step (h = 1/30 s). Relative statements: our ratio of the "
+                             "two methods' times per step, measured in the same run.",
+                             sig3(d.h_ms));
+    cl.header = {"statement (bender2007 s.6)", "ours"};
+    for (const auto& c : d.claims) cl.rows.push_back({c.claim.quote, claim_text(c, d.h_ms)});
+    if (!cl.rows.empty()) out.push_back(std::move(cl));
   }
-  o += "### Every case\n\n| method | joints | ms per step | min..max | / linear | assembly | factor | solve | integration | sweeps p/v |\n";
-  o += "|---|---|---|---|---|---|---|---|---|---|\n";
+
+  TextTable all;
+  all.id = "timing-cases";
+  all.title = "Every timing case";
+  auto ctx = [&](const char* k) {
+    std::string v = d.context.value(std::string("mbbench_") + k, std::string("not recorded"));
+    v.erase(0, v.find_first_not_of(' '));
+    return v;
+  };
+  all.caption = fmt::format("Median time per step over the repetitions (min..max), its ratio to {} at the same size, the "
+                            "phase split (ms, medians) and the correction sweeps per step (position / velocity). Timed by "
+                            "mbbench {} (git commit {}), {} build, {}, flags {}, on {}, {}.",
+                            d.reference, ctx("mbbench"), ctx("git_commit"), ctx("build_type"), ctx("compiler"), ctx("flags"),
+                            ctx("cpu"), ctx("date"));
+  all.header = {"method", "joints", "ms per step", "min..max", "/ linear", "assembly", "factor", "solve", "integration", "sweeps p/v"};
   for (const auto& s : d.series)
     for (const auto& p : s.points) {
       if (!p.error.empty() || p.repetitions == 0) {
-        o += fmt::format("| {} | {} | error: {} | | | | | | | |\n", s.spec, p.joints, p.error);
+        const std::string why = "failed: " + (p.error.empty() ? std::string("no repetition") : p.error);
+        all.rows.push_back({s.spec, std::to_string(p.joints), Cell(why, "bad"), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a"});
         continue;
       }
-      const TimingPoint* lin = point(d, d.reference, p.joints);
-      auto ph = [&](const char* k) { return p.phases_ms.count(k) ? fmt::format("{:.3g}", p.phases_ms.at(k)) : std::string("-"); };
-      o += fmt::format("| {} | {} | {:.4g} | {:.4g}..{:.4g} | {} | {} | {} | {} | {} | {}/{} |\n", s.spec, p.joints, p.median_ms,
-                       p.min_ms, p.max_ms, lin ? fmt::format("{:.2f}", p.median_ms / lin->median_ms) : "-", ph("assembly_ms"),
-                       ph("factor_ms"), ph("solve_ms"), ph("integration_ms"), ph("pos_sweeps"), ph("vel_sweeps"));
+      all.rows.push_back({s.spec, std::to_string(p.joints), sig3(p.median_ms), fmt::format("{}..{}", sig3(p.min_ms), sig3(p.max_ms)),
+                          opt(p.ratio, ratio_text, "not measured"), phase(p, "assembly_ms"), phase(p, "factor_ms"),
+                          phase(p, "solve_ms"), phase(p, "integration_ms"),
+                          fmt::format("{}/{}", phase(p, "pos_sweeps"), phase(p, "vel_sweeps"))});
     }
-  o += "\n### Scaling exponents (least squares of log time on log joints)\n\n| method | exponent p | residual | joints |\n|---|---|---|---|\n";
+  out.push_back(std::move(all));
+
+  TextTable sc;
+  sc.id = "timing-scaling";
+  sc.title = "Scaling exponents";
+  sc.caption = "Least squares of log time on log joints: time ~ c joints^p, with the RMS of the log residuals.";
+  sc.header = {"method", "exponent p", "residual", "joints", "sizes"};
   for (const auto& s : d.series)
-    if (s.fit) o += fmt::format("| {} | {:.2f} | {:.3f} | {}..{} ({} sizes) |\n", s.spec, s.fit->order, s.fit->residual, s.fit_min, s.fit_max, s.fit->points);
+    if (s.fit)
+      sc.rows.push_back({s.spec, fmt::format("{:.2f}", s.fit->order), fmt::format("{:.3f}", s.fit->residual),
+                         fmt::format("{}..{}", s.fit_min, s.fit_max), std::to_string(s.fit->points)});
+  if (!sc.rows.empty()) out.push_back(std::move(sc));
+  return out;
+}
+
+std::string timing_markdown(const TimingData& d) {
+  std::string o = "## Time per step (bender2007 Fig. 4)\n";
+  for (const auto& t : timing_tables(d)) {
+    o += "\n";
+    o += markdown_table(t, "###");
+  }
   return o;
 }
 
 std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note) {
   fs::path plots = fs::path(dir) / "plots";
   fs::create_directories(plots);
-  std::string dat, gp;
+  std::string dat, plot_cmd;
   int idx = 0;
-  std::string plot_cmd;
   for (const auto& s : d.series) {
-    dat += fmt::format("# {}\n", s.spec);
+    std::string rows;
     for (const auto& p : s.points)
-      if (p.error.empty() && p.repetitions > 0) dat += fmt::format("{} {:.9g}\n", p.joints, p.median_ms);
-    dat += "\n\n";
+      if (p.error.empty() && p.repetitions > 0) rows += fmt::format("{} {:.9g}\n", p.joints, p.median_ms);
+    if (rows.empty()) continue;
+    dat += fmt::format("# {}\n{}\n\n", s.spec, rows);
     std::string title = s.spec + (s.fit ? fmt::format(" (p = {:.2f})", s.fit->order) : "");
-    plot_cmd += fmt::format("{}'timing.dat' index {} with linespoints title \"{}\"", idx ? ", \\\n  " : "", idx, title);
+    plot_cmd += fmt::format("{}'timing.dat' index {} using 1:2 with linespoints lw 1.5 title {}", idx ? ", \\\n  " : "", idx,
+                            gnuplot_string(title));
     ++idx;
   }
-  gp = "set terminal svg size 900,600 dynamic\nset output 'timing.svg'\nset logscale xy\n"
-       "set xlabel 'joints'\nset ylabel 'time per step [ms]'\nset key left top font ',9'\n"
-       "set title 'Time per step over tree size (bender2007 Fig. 4), fitted exponents'\nplot " +
-       plot_cmd + "\n";
+  if (plot_cmd.empty()) {
+    if (note) *note = "no timing case was measured";
+    return "";
+  }
+  const std::string gp = gnuplot_header("timing", "Time per step over tree size (bender2007 Fig. 4), fitted exponents p", "joints",
+                                        "time per step [ms]") +
+                         "set key left top font ',10'\nset format x '%g'\nplot " + plot_cmd + "\n";
   write_file_atomic((plots / "timing.dat").string(), dat);
   write_file_atomic((plots / "timing.gp").string(), gp);
   const std::string gnuplot = find_gnuplot();
@@ -146,6 +172,7 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     if (note) *note = "gnuplot failed: see plots/timing.log";
     return "";
   }
+  fs::remove(plots / "timing.log");
   return (plots / "timing.svg").string();
 }
 

@@ -1,7 +1,5 @@
 // Writes the report's files: tables.md, records.csv, plots/ and report.html (formatting only).
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include <fmt/format.h>
 
@@ -30,31 +28,23 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d));
   write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
   auto figures = write_plots(d, dir);
-  // the timing tables and plot of `mbbench bench`, gathered into this report
-  std::string timing_md;
+  // the timing of `mbbench bench` (its bench.json analysed again): tables and plot in this report
+  std::vector<TextTable> timing;
   if (!timing_dir.empty()) {
-    const fs::path md = fs::path(timing_dir) / "timing.md", svg = fs::path(timing_dir) / "plots" / "timing.svg";
-    if (!fs::exists(md))
-      throw InputError("command line", 0, "timing", fmt::format("no timing.md in '{}': run `mbbench bench EXPERIMENT --out {}` first", timing_dir, timing_dir));
-    std::ifstream in(md);
-    timing_md.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    const TimingData td = analyse_bench_dir(timing_dir);
+    timing = timing_tables(td);
     Figure f;
     f.id = "timing";
-    f.title = "time per step over joints (bender2007 s.6, Fig. 4), with the fitted scaling exponents";
+    f.title = "Time per step over joints (bender2007 s.6, Fig. 4), with the fitted scaling exponents";
     f.paper_figure = "fig. 4";
-    if (fs::exists(svg)) {
-      fs::create_directories(fs::path(dir) / "plots");
-      if (!fs::equivalent(svg.parent_path(), fs::path(dir) / "plots"))
-        fs::copy_file(svg, fs::path(dir) / "plots" / "timing-bench.svg", fs::copy_options::overwrite_existing);
-      f.svg_file = fs::equivalent(svg.parent_path(), fs::path(dir) / "plots") ? "plots/timing.svg" : "plots/timing-bench.svg";
-    } else {
-      f.note = "no plot (gnuplot was not found when the bench ran)";
-    }
+    std::string note;
+    if (write_timing_plot(td, dir, &note).empty()) f.note = note;
+    else f.svg_file = "plots/timing.svg";
     figures.push_back(f);
-    write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d) + "\n" + timing_md);
+    write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d) + "\n" + timing_markdown(td));
   }
   std::string html = (fs::path(dir) / "report.html").string();
-  write_file_atomic(html, report_html(d, figures, dir, timing_md));
+  write_file_atomic(html, report_html(d, figures, dir, timing));
   return html;
 }
 

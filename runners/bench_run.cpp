@@ -23,29 +23,6 @@ using nlohmann::json;
 
 namespace mb {
 
-namespace {
-// ": -nan", ": NaN", ": inf" ... (a value, after a colon) -> ": null"
-std::string nan_to_null(const std::string& in) {
-  std::string out;
-  out.reserve(in.size());
-  for (size_t i = 0; i < in.size();) {
-    out += in[i];
-    if (in[i++] != ':') continue;
-    size_t j = i;
-    while (j < in.size() && in[j] == ' ') ++j;
-    size_t k = j + (j < in.size() && in[j] == '-');
-    size_t e = k;
-    while (e < in.size() && std::isalpha(static_cast<unsigned char>(in[e]))) ++e;
-    std::string word = in.substr(k, e - k);
-    std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (word == "nan" || word == "inf" || word == "infinity") {
-      out += " null";
-      i = e;
-    }
-  }
-  return out;
-}
-}  // namespace
 
 int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter) {
   TimingExperiment e = read_timing_experiment(file);
@@ -61,6 +38,9 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
            {"build_type", prov.build_type}, {"cpu", prov.cpu}, {"date", prov.date}})
     benchmark::AddCustomContext("mbbench_" + k, v);
   benchmark::AddCustomContext("mbbench_experiment", e.file);
+  // what `mbbench report --timing DIR` needs to analyse bench.json again (analysis/timing.hpp)
+  benchmark::AddCustomContext("mbbench_reference", e.reference);
+  if (!e.paper.empty()) benchmark::AddCustomContext("mbbench_paper", fs::absolute(e.paper).lexically_normal().string());
   const double h = e.h;
   for (const auto& [spec, joints] : timing_cases(e)) {
     if (max_joints > 0 && joints > max_joints) continue;
@@ -82,11 +62,9 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
 
-  // Google Benchmark writes NaN (e.g. the cv of a zero counter) as a bare nan: not JSON
   std::ifstream in(raw);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  text = nan_to_null(text);
-  json bench = json::parse(text);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  json bench = parse_bench_json(text, raw);
   std::optional<Paper> paper;
   if (!e.paper.empty()) paper = read_paper(e.paper);
   TimingData d = analyse_timing(bench, e.reference, paper);

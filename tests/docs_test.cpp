@@ -1,19 +1,67 @@
-// The generated docs are not stale: docs/methods.md and docs/models.md are exactly what
-// `mbbench list methods --markdown` and `mbbench list models --markdown` print (regenerate them
-// with scripts/gen-docs.sh).
+// The docs a newcomer reads are complete and stay inside the repository:
+// - docs/methods.md and docs/models.md are exactly what `mbbench list methods --markdown` and
+//   `mbbench list models --markdown` print (regenerate them with scripts/gen-docs.sh);
+// - docs/usage.md names every subcommand and every option that `mbbench SUBCOMMAND --help` lists;
+// - README.md is a front door of at most 12 KB that names every registered method, catalog model
+//   and metric;
+// - every relative link of README.md and docs/*.md resolves to a file of the repository, and
+//   nothing points outside it.
 #include <catch2/catch.hpp>
 
+#include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
 
+namespace fs = std::filesystem;
+
 namespace {
-std::string read(const std::string& path) {
+std::string read(const fs::path& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
-const std::string kDocs = std::string(MBBENCH_TEST_DATA) + "/../../docs/";
+const fs::path kRoot = fs::path(MBBENCH_TEST_DATA) / ".." / "..";
+const std::string kDocs = (kRoot / "docs").string() + "/";
+
+// The names in a CLI11 help text's section ("Subcommands:" or "Options:"): the first word of each
+// entry line, or for options every --long name before the description.
+std::vector<std::string> help_section(const std::string& help, const std::string& section) {
+  std::vector<std::string> out;
+  std::istringstream in(help);
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line.rfind(section, 0) == 0) {
+      inside = true;
+      continue;
+    }
+    if (!inside) continue;
+    if (line.empty() || line[0] != ' ') {
+      inside = false;
+      continue;
+    }
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || start > 4) continue;  // a description's continuation
+    const std::string entry = line.substr(start, line.find("  ", start) - start);
+    if (section == "Options:") {
+      // "-j,--jobs INT": every "--name" (letters, digits, '-')
+      for (size_t p = entry.find("--"); p != std::string::npos; p = entry.find("--", p + 2)) {
+        size_t e = p + 2;
+        while (e < entry.size() && (std::isalnum(static_cast<unsigned char>(entry[e])) || entry[e] == '-')) ++e;
+        if (e > p + 2) out.push_back(entry.substr(p, e - p));
+      }
+    } else {
+      out.push_back(entry.substr(0, entry.find(' ')));
+    }
+  }
+  return out;
+}
 }  // namespace
 
 TEST_CASE("docs: methods.md and models.md are generated from the registry and the catalog", "[docs]") {
@@ -22,5 +70,71 @@ TEST_CASE("docs: methods.md and models.md are generated from the registry and th
     const auto r = mbtest::run_cli(std::string("list ") + what + " --markdown");
     REQUIRE(r.code == 0);
     CHECK(read(kDocs + what + ".md") == r.output);
+  }
+}
+
+TEST_CASE("docs: usage.md documents every subcommand and every option of the CLI", "[docs]") {
+  const std::string usage = read(kDocs + "usage.md");
+  REQUIRE(!usage.empty());
+  const auto top = mbtest::run_cli("--help");
+  REQUIRE(top.code == 0);
+  const auto subs = help_section(top.output, "Subcommands:");
+  REQUIRE(subs.size() >= 9);
+  long options = 0;
+  for (const auto& sub : subs) {
+    INFO("subcommand " << sub << ": add it to docs/usage.md");
+    CHECK_THAT(usage, Catch::Contains("## " + sub + "\n"));
+    const auto help = mbtest::run_cli(sub + " --help");
+    REQUIRE(help.code == 0);
+    for (const auto& opt : help_section(help.output, "Options:")) {
+      if (opt == "--help") continue;
+      ++options;
+      INFO("`mbbench " << sub << " " << opt << "` is missing from docs/usage.md");
+      CHECK_THAT(usage, Catch::Contains("`" + opt) || Catch::Contains(" " + opt));
+    }
+  }
+  CHECK(options >= 30);  // the parser above found the options
+}
+
+TEST_CASE("docs: README.md is a short front door that names every method, model and metric", "[docs]") {
+  const fs::path readme = kRoot / "README.md";
+  CHECK(fs::file_size(readme) <= 12 * 1024);
+  const std::string text = read(readme);
+  const auto list = mbtest::run_cli("list --json");
+  REQUIRE(list.code == 0);
+  const auto j = nlohmann::json::parse(list.output);
+  for (const char* what : {"methods", "models", "metrics"})
+    for (const auto& item : j.at(what)) {
+      const std::string name = item.at("name").get<std::string>();
+      INFO("README.md does not name the " << what << " entry " << name);
+      CHECK_THAT(text, Catch::Contains("`" + name + "`"));
+    }
+}
+
+TEST_CASE("docs: every link resolves inside the repository and nothing points outside it", "[docs]") {
+  std::vector<fs::path> pages = {kRoot / "README.md"};
+  for (const auto& e : fs::directory_iterator(kRoot / "docs"))
+    if (e.path().extension() == ".md") pages.push_back(e.path());
+  REQUIRE(pages.size() >= 10);
+  const fs::path root = fs::weakly_canonical(kRoot);
+  for (const auto& page : pages) {
+    const std::string text = read(page);
+    INFO(page.filename().string());
+    for (const char* outside : {"../shared", "shared/papers", "design.md", "style.md"}) {
+      INFO("points outside the repository: " << outside);
+      CHECK(text.find(outside) == std::string::npos);
+    }
+    // Markdown links "](target)" or "](target#anchor)"
+    for (size_t at = text.find("]("); at != std::string::npos; at = text.find("](", at + 2)) {
+      const size_t end = text.find_first_of(")# \n", at + 2);
+      if (end == std::string::npos) break;
+      const std::string target = text.substr(at + 2, end - at - 2);
+      if (target.empty() || target.find("://") != std::string::npos) continue;
+      const fs::path p = fs::weakly_canonical(page.parent_path() / target);
+      INFO("link " << target);
+      CHECK(fs::exists(p));
+      const std::string rel = fs::relative(p, root).string();
+      CHECK(rel.rfind("..", 0) != 0);
+    }
   }
 }

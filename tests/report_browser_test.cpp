@@ -1,6 +1,9 @@
 // The report renders in a real browser: a small sweep, a tiny timing run, and their report, loaded in headless
-// Chromium; the page's own check (end of report.html) must find every figure decoded and every
-// table with its rows. Skipped, with a message, where Chromium is not installed.
+// Chromium; the page's own check (end of report.html) must find every figure decoded and at least
+// 600 px wide, every table with its rows, no cell that reads "-" where a value is expected and no
+// Markdown table in a pre block. A screenshot for a person goes to build/<preset>/report-screenshot.png.
+// The browser part is skipped, with a message, where Chromium is not installed; the checks of the
+// HTML text and of the gnuplot scripts run everywhere.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -44,15 +47,39 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
   auto missing = mbtest::run_cli("report " + (d / "out" / "records.jsonl").string() + " --out " + (d / "x").string() +
                                  " --timing " + (d / "nothing").string());
   CHECK(missing.code == 2);
-  CHECK_THAT(missing.output, Catch::Contains("no timing.md"));
+  CHECK_THAT(missing.output, Catch::Contains("no bench.json"));
   auto rep = mbtest::run_cli("report " + (d / "out" / "records.jsonl").string() + " --out " + (d / "rep").string() +
                              " --timing " + (d / "bench").string());
   INFO(rep.output);
   REQUIRE(rep.code == 0);
   const std::string html = slurp(d / "rep" / "report.html");
-  // the timing section of `mbbench bench` is gathered into the page
-  CHECK_THAT(html, Catch::Contains("<h2>Timing</h2>"));
+  // the timing section of `mbbench bench` is gathered into the page, as HTML tables
+  CHECK_THAT(html, Catch::Contains("<h2 id=\"timing\">Timing</h2>"));
   CHECK_THAT(html, Catch::Contains("Fig. 4"));
+  CHECK_THAT(html, Catch::Contains("<table id=\"t-timing-paper\""));
+  CHECK_THAT(html, Catch::Contains("<table id=\"t-timing-cases\""));
+  CHECK(html.find("<pre") == std::string::npos);  // no Markdown (or anything) in a pre block
+  CHECK(html.find("|---|") == std::string::npos);
+  // the paper's claim that Lagrange is the slowest is answered or says why not, never "-"
+  CHECK_THAT(html, Catch::Contains("The Lagrange multiplier method using the standard approach was the slowest method.</td><td"));
+  CHECK(html.find(">-</td>") == std::string::npos);
+  // a table of contents and the provenance as a table
+  CHECK_THAT(html, Catch::Contains("<nav class=\"toc\">"));
+  for (const char* key : {">git commit</td>", ">compiler</td>", ">flags</td>", ">CPU</td>", ">date</td>"})
+    CHECK_THAT(html, Catch::Contains(key));
+  // LD on the double pendulum (no period) is "not applicable", not a failure
+  CHECK_THAT(html, Catch::Contains("<table id=\"t-not-applicable\""));
+  CHECK_THAT(html, Catch::Contains("the model has no known period"));
+  CHECK(html.find("every case failed") == std::string::npos);
+  // every figure one size, labels literal (CD_pos_mean is not subscripted by gnuplot's enhanced text)
+  for (const auto& e : fs::directory_iterator(d / "rep" / "plots"))
+    if (e.path().extension() == ".gp") {
+      const std::string gp = slurp(e.path());
+      INFO(e.path().string());
+      CHECK_THAT(gp, Catch::Contains("size 800,500 fixed noenhanced"));
+      CHECK_THAT(gp, Catch::Contains("set xlabel"));
+      CHECK_THAT(gp, Catch::Contains("set ylabel"));
+    }
   // the paper's tables are there, with GC4 beside the published values
   CHECK_THAT(html, Catch::Contains("Model: Pendulum10  Function: Energy Drift"));
   CHECK_THAT(html, Catch::Contains("57.489726"));
@@ -71,23 +98,37 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
     for (size_t p = html.find(what); p != std::string::npos; p = html.find(what, p + 1)) ++n;
     return n;
   };
-  const long figures = count("<img class=\"figure\""), tables = count("<table data-rows=");
+  const long figures = count("<img class=\"figure\""), tables = count("data-rows=");
   REQUIRE(figures > 0);
   REQUIRE(tables >= 3);
-  const std::string cmd = fmt::format(
-      "{} --headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync "
-      "--no-first-run --user-data-dir={} --dump-dom file://{} 2>/dev/null > {}",
-      chromium, (d / "profile").string(), fs::absolute(d / "rep" / "report.html").string(), (d / "dom.html").string());
+  const std::string flags = fmt::format(
+      "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync "
+      "--no-first-run --hide-scrollbars --user-data-dir={}",
+      (d / "profile").string());
+  const std::string url = "file://" + fs::absolute(d / "rep" / "report.html").string();
+  const std::string cmd = fmt::format("{} {} --window-size=1400,1000 --dump-dom {} 2>/dev/null > {}", chromium, flags, url,
+                                      (d / "dom.html").string());
   REQUIRE(std::system(cmd.c_str()) == 0);
   const std::string dom = slurp(d / "dom.html");
   const size_t at = dom.find("data-check=\"");
   INFO("DOM head: " << dom.substr(0, 400));
   REQUIRE(at != std::string::npos);
-  long fig_ok = -1, fig_all = -1, tab_ok = -1, tab_all = -1;
-  REQUIRE(std::sscanf(dom.c_str() + at, "data-check=\"figures %ld/%ld tables %ld/%ld\"", &fig_ok, &fig_all, &tab_ok, &tab_all) == 4);
+  long fig_ok = -1, fig_all = -1, wide = -1, tab_ok = -1, tab_all = -1, dash = -1, mdpre = -1;
+  REQUIRE(std::sscanf(dom.c_str() + at, "data-check=\"figures %ld/%ld wide %ld tables %ld/%ld dash %ld mdpre %ld\"", &fig_ok, &fig_all,
+                      &wide, &tab_ok, &tab_all, &dash, &mdpre) == 7);
   CHECK(fig_ok == figures);  // every figure decoded (naturalWidth > 0)
   CHECK(fig_all == figures);
+  CHECK(wide == figures);    // and at least 600 px wide, on the page too
   CHECK(tab_ok == tables);   // every table has its rows
   CHECK(tab_all == tables);
-  fs::remove_all(d);
+  CHECK(dash == 0);          // no cell reads "-" (or is empty) where a value is expected
+  CHECK(mdpre == 0);         // no Markdown table in a pre block
+  // a screenshot of the top of the page for a person to look at
+  const fs::path shot = fs::path(MBBENCH_EXE).parent_path() / "report-screenshot.png";
+  const std::string shot_cmd = fmt::format("{} {} --window-size=1400,2400 --screenshot={} {} >/dev/null 2>&1", chromium, flags,
+                                           shot.string(), url);
+  CHECK(std::system(shot_cmd.c_str()) == 0);
+  CHECK(fs::exists(shot));
+  WARN("report screenshot: " << shot.string() << " (report: " << (d / "rep" / "report.html").string() << ")");
+  if (!std::getenv("MBBENCH_KEEP_REPORT")) fs::remove_all(d);
 }

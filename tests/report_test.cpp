@@ -1,0 +1,144 @@
+// The report's data and its formatting, in memory and fast (report/, analysis/): a metric that does
+// not apply is "not applicable", never "every case failed"; a series whose every case failed stays a
+// failure; the timing claims (incl. "slowest") are computed by the analysis; the timing tables and
+// the report's tables have no bare "-" cell; numbers keep 3 significant digits; Markdown cells
+// escape '|'.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.hpp"
+#include "analysis/timing.hpp"
+#include "report/report.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+mb::CaseRecord record(const std::string& model, const std::string& method, double h, bool failed, std::optional<double> period) {
+  mb::CaseRecord r;
+  r.model.spec = r.model.name = model;
+  r.model.period = period;
+  r.method.spec = r.method.name = method;
+  r.h = r.h_requested = h;
+  r.duration = 10;
+  r.status = failed ? mb::Status::Failed : mb::Status::Ok;
+  if (failed) {
+    r.reason = "constraint error above 1 m";
+    r.fail_time = 3;
+  }
+  r.metrics.set("ED", 1e-3 * std::pow(h, 4));
+  if (period) r.metrics.set("LD", 1e-2 * std::pow(h, 4));
+  r.experiment = mb::ExperimentRef{};
+  r.experiment->name = "unit";
+  r.experiment->metrics = {"ED", "LD"};
+  return r;
+}
+
+void no_dash(const std::vector<mb::TextTable>& tables) {
+  for (const auto& t : tables)
+    for (const auto& row : t.rows) {
+      CHECK(row.size() == t.header.size());
+      for (const auto& c : row) {
+        INFO("table " << t.id);
+        CHECK(c.text != "-");
+        CHECK(!c.text.empty());
+      }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("report data: a metric without a value is not applicable, a series whose cases all failed is failed", "[report]") {
+  std::vector<mb::CaseRecord> recs;
+  for (double h : {0.005, 0.01, 0.02, 0.04}) {
+    recs.push_back(record("double-pendulum", "GC4", h, h == 0.04, std::nullopt));  // LD: no period
+    recs.push_back(record("pendulum10", "GC4", h, false, 2.0));
+    recs.push_back(record("pendulum10", "LM4", h, true, 2.0));                     // every case failed
+  }
+  const mb::ReportData d = mb::analyse(recs, std::nullopt);
+  REQUIRE(d.not_applicable.size() == 1);
+  CHECK(d.not_applicable[0].model == "double-pendulum");
+  CHECK(d.not_applicable[0].metric == "LD");
+  CHECK(d.not_applicable[0].cases == 4);
+  CHECK_THAT(d.not_applicable[0].reason, Catch::Contains("no known period"));
+  bool lm4_ld = false;
+  for (const auto& s : d.series) {
+    CHECK(!(s.model == "double-pendulum" && s.metric == "LD"));
+    if (s.model == "pendulum10" && s.method == "LM4" && s.metric == "LD") {
+      lm4_ld = true;
+      CHECK(s.failures.size() == 4);
+    }
+  }
+  CHECK(lm4_ld);
+  const auto tables = mb::report_tables(d);
+  no_dash(tables);
+  bool na_table = false;
+  for (const auto& t : tables) na_table = na_table || t.id == "not-applicable";
+  CHECK(na_table);
+}
+
+TEST_CASE("timing analysis: the paper's times and claims beside ours, as data; tables without '-'", "[report][timing]") {
+  json b;
+  b["context"] = {{"host_name", "unit"}};
+  auto add = [&](const std::string& spec, int j, double ms) {
+    b["benchmarks"].push_back({{"name", mb::timing_case_name(spec, j)}, {"run_type", "iteration"}, {"real_time", ms}, {"time_unit", "ms"}});
+  };
+  for (int j : {31, 63}) {
+    add("linear", j, 0.1 * j / 31);
+    add("baraff", j, 0.3 * j / 31);
+    add("lagrange", j, 2.0 * (j / 31.0) * (j / 31.0));
+  }
+  mb::Paper p;
+  p.citation = "bender2007";
+  p.context = {{"machine", "a Pentium 4"}, {"h", "0.0333333333333333333"}};
+  p.timings.push_back({"linear", "lin.", "step", "s.6", "quote", 31, 1.26});
+  p.timings.push_back({"baraff", "Baraff", "step", "s.6", "quote", 255, 82.05});  // not measured here
+  p.claims.push_back({"lagrange", "", "slowest method", "s.6", "The Lagrange multiplier method ... was the slowest method.", 0, 0});
+  p.claims.push_back({"linear", "baraff", "nearly times faster than", "s.6", "nearly six times faster", 0, 6});
+  p.claims.push_back({"linear", "", "more than times faster than real time", "s.6", "26 times", 31, 26});
+  const mb::TimingData d = mb::analyse_timing(b, "linear", p);
+  REQUIRE(d.beside_paper.size() == 2);
+  REQUIRE(d.beside_paper[0].ours_ms);
+  CHECK(*d.beside_paper[0].ours_ms == Approx(0.1));
+  CHECK(*d.beside_paper[0].speedup == Approx(12.6));
+  CHECK(*d.beside_paper[0].ours_ratio == Approx(1.0));
+  CHECK(!d.beside_paper[1].ours_ms);  // 255 joints not measured
+  REQUIRE(d.claims.size() == 3);
+  const auto& slowest = d.claims[0];
+  CHECK(slowest.kind == mb::ClaimCheck::Kind::Slowest);
+  REQUIRE(slowest.values.size() == 2);
+  CHECK(slowest.values[0].slowest);
+  CHECK(slowest.values[0].other == "baraff");
+  CHECK(slowest.values[0].value == Approx(2.0 / 0.3));
+  CHECK(d.claims[1].kind == mb::ClaimCheck::Kind::Relative);
+  CHECK(d.claims[1].values.at(1).value == Approx(3.0));
+  CHECK(d.claims[2].kind == mb::ClaimCheck::Kind::RealTime);
+  CHECK(d.claims[2].values.at(0).value == Approx(1000.0 / 30 / 0.1));
+  CHECK(d.series[0].points[1].ratio.value() == Approx(1.0));
+  const auto tables = mb::timing_tables(d);
+  REQUIRE(tables.size() == 4);
+  no_dash(tables);
+  CHECK_THAT(tables[1].rows[0][1].text, Catch::Contains("31 joints: slowest"));
+  // the Markdown rendering of the same tables (timing.md)
+  const std::string md = mb::timing_markdown(d);
+  CHECK_THAT(md, Catch::Contains("| lagrange | 31 |"));
+  CHECK(md.find("| - |") == std::string::npos);
+}
+
+TEST_CASE("report formatting: 3 significant digits, Markdown cells escape '|'", "[report]") {
+  CHECK(mb::sig3(0.0891) == "0.0891");
+  CHECK(mb::sig3(13.7) == "13.7");
+  CHECK(mb::sig3(494.15) == "494");
+  CHECK(mb::sig3(1.0) == "1.00");
+  CHECK(mb::sig3(9.996) == "10.0");
+  CHECK(mb::sig3(16383.0) == "16383");
+  CHECK(mb::sig3(2.5e-5) == "2.50e-05");
+  mb::TextTable t;
+  t.title = "T";
+  t.header = {"a"};
+  t.rows.push_back({mb::Cell("x|y")});
+  CHECK_THAT(mb::markdown_table(t), Catch::Contains("| x\\|y |"));
+}
