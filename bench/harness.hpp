@@ -1,4 +1,4 @@
-// The one timing harness (design.md s.5 "Timing"): `mbbench gate`, `mbbench bench` and the Google
+// The one timing harness (docs/metrics.md, timing): `mbbench gate`, `mbbench bench` and the Google
 // Benchmark programs in bench/ all time steps with it. A StepTimer builds the method once, runs a
 // fresh run's first `warm_steps` untimed (the tree's torque pulse), and then times windows of
 // steps through the driver (sim/driver.hpp), whose clock measures the method's step alone (not

@@ -3,7 +3,7 @@
 // the model and the method are built once; each iteration times one step through the driver
 // (manual time: the method's step alone); runs restart, untimed, after `run_steps` steps; the
 // first 3 steps of each run (the torque pulse) are untimed. Counters give the per-step split
-// into assembly, factorisation, solve and integration and the correction sweeps (style.md 12).
+// into assembly, factorisation, solve and integration and the correction sweeps.
 #pragma once
 #include <string>
 

@@ -1,4 +1,4 @@
-// The CI regression gate (design.md s.7, style.md 15; README "The CI gate"). run_gate() runs a
+// The CI regression gate (docs/usage.md "gate"). run_gate() runs a
 // quick fixed experiment: accuracy cases (models x methods x a few step sizes, with the error
 // against `ref` at the end of the run) and a small timing set (one step of each method on
 // tree:joints=J as a ratio to `linear` measured right before it in the same repetition, median

@@ -1,4 +1,4 @@
-// The Method interface (design.md s.3). A method is created from a spec string by the registry
+// The Method interface (docs/method-notes.md). A method is created from a spec string by the registry
 // (methods/registry.cpp), initialised once from a Model and its initial State, then stepped.
 // Every method, whatever its internal coordinates, leaves the Cartesian State of every body
 // after each step, so every metric works with every method.

@@ -1,4 +1,4 @@
-// The metrics of design.md s.5.
+// The metrics (docs/metrics.md).
 #include <algorithm>
 #include <cmath>
 

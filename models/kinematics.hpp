@@ -13,7 +13,7 @@ Mat3 world_inertia(const Body& b, const BodyState& s);
 Vec3 world_point(const Model& m, const State& s, int body, const Vec3& local);
 Vec3 world_point_velocity(const Model& m, const State& s, int body, const Vec3& local);
 
-// Energy (design.md s.4): sum of m|v|^2/2 + w^T I w / 2 - m g.x over dynamic bodies, so the
+// Energy (docs/conventions.md): sum of m|v|^2/2 + w^T I w / 2 - m g.x over dynamic bodies, so the
 // potential is zero at the height of the origin.
 double kinetic_energy(const Model& m, const State& s);
 double potential_energy(const Model& m, const State& s);

@@ -1,7 +1,7 @@
 // Model (immutable description) and State (mutable). A method reads the Model and writes the
 // State; nothing writes a Model after its builder or the scene reader returned it.
 //
-// Conventions (design.md s.4): SI units; planar models move in the x-y plane with y up and
+// Conventions (docs/conventions.md): SI units; planar models move in the x-y plane with y up and
 // gravity (0, -g, 0); pendulum pivots are at the origin. Orientations are unit quaternions
 // mapping body to world coordinates; inertia tensors are given in body coordinates about the
 // centre of mass; angular velocities are in world coordinates.
@@ -79,7 +79,7 @@ struct AppliedTorque {
   double t_begin = 0, t_end = 0;
 };
 
-// Metadata every model carries (design.md s.4).
+// Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
   std::string source;          // where it comes from ("schmitt2005 s.4")
@@ -117,7 +117,7 @@ struct State {
 
 State initial_state(const Model& model);
 
-// The default step-size grid of design.md s.5: h = 0.00125 * 2^(i/2), i = 0..12.
+// The default step-size grid (docs/metrics.md): h = 0.00125 * 2^(i/2), i = 0..12.
 std::vector<double> default_h_grid();
 
 // Structural checks a builder's output must pass (the scene reader reports the same problems with

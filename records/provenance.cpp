@@ -1,4 +1,4 @@
-// The provenance of this build and machine (style.md 14).
+// The provenance of this build and machine.
 #include "records/record.hpp"
 
 #include <ctime>

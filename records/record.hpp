@@ -1,4 +1,4 @@
-// Typed records (design.md s.1, s.6). A CaseRecord is the result of one case (model x method x
+// Typed records (docs/architecture.md). A CaseRecord is the result of one case (model x method x
 // options x h): its identity, the step plan, the status (a failure is a status inside the same
 // type, with its reason and time), the metrics, the step statistics, the samples and the error
 // against the reference, and the provenance (where, when, how long it took).
@@ -21,7 +21,7 @@ constexpr int kRecordSchemaVersion = 3;
 enum class Status { Ok, Failed, Unsupported };
 const char* to_string(Status s);
 
-// Where and with what a record was made (style.md 14). Everything outside the provenance is
+// Where and with what a record was made. Everything outside the provenance is
 // bit-identical for the same inputs and build; the provenance is not (date, wall times).
 struct Provenance {
   std::string mbbench, git_commit, compiler, flags, build_type, cpu, date;

@@ -1,4 +1,4 @@
-// The record store (design.md s.6): JSON-lines files of CaseRecords, one complete line per case,
+// The record store (docs/architecture.md): JSON-lines files of CaseRecords, one complete line per case,
 // appended durably (one write + fsync per line) and rewritten atomically; read back with every
 // problem named by file and line; merged from shards.
 #pragma once

@@ -1,4 +1,4 @@
-// The mbbench command line (design.md s.6). Exit codes: 0 success; 2 bad input (file, line and
+// The mbbench command line (docs/architecture.md). Exit codes: 0 success; 2 bad input (file, line and
 // field named); 1 any other error.
 #include <unistd.h>
 

@@ -4,6 +4,8 @@
 # records and specs. A crash, a leak, undefined behaviour or a timeout fails (exit code != 0) and
 # leaves the input in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | all
+# FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1, so a run explores what a local run with the
+# same seed and an empty build/fuzz/corpus explored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|all [SECONDS]}
@@ -38,5 +40,5 @@ case $target in
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
 esac
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-"$bin/${target}_fuzz" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
+"$bin/${target}_fuzz" ${FUZZ_SEED:+-seed=$FUZZ_SEED} -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
   -artifact_prefix="$bin/artifacts/${target}-" -print_final_stats=1 "$corpus" "$seeds" 2>&1 | tail -25

@@ -1,4 +1,4 @@
-// The simulation driver (design.md s.1): the one loop that steps a method. run, sweep, bench,
+// The simulation driver (docs/architecture.md): the one loop that steps a method. run, sweep, bench,
 // gate, the reference trajectory and the tests all step through simulate().
 //
 // The clock. Step i ends at t_i = t0 + i h, computed from the step index, never accumulated:

@@ -1,4 +1,4 @@
-// The reference trajectory (design.md s.5 "Reference error"): the registry's reference method
+// The reference trajectory (docs/metrics.md): the registry's reference method
 // (MethodInfo::reference, `ref`) run once per model, reference spec and duration, cached for the
 // whole process, and sampled at any time t.
 //

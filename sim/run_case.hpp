@@ -1,4 +1,4 @@
-// One case: model x method x h x duration -> a CaseRecord (design.md s.6). It makes the method,
+// One case: model x method x h x duration -> a CaseRecord (docs/architecture.md). It makes the method,
 // plans the steps, sets up the observers (the model's metrics, the samples, the error against the
 // cached reference trajectory), steps through the driver and fills the record. A numerical
 // failure is a status in the record, never an exception.

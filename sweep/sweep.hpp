@@ -1,4 +1,4 @@
-// The sweep runner (design.md s.6): an experiment's cases on a thread pool, one JSON line per
+// The sweep runner (docs/architecture.md): an experiment's cases on a thread pool, one JSON line per
 // finished case (append + fsync of a complete line), resumable, shardable; and the merge of shard
 // outputs. Accuracy cases are independent (each builds its own model and method), so a case gives
 // the same numbers whatever --jobs is; only a record's "provenance" differs between runs.

@@ -1,4 +1,4 @@
-// The conformance test (style.md 7): every registered method -- the built-in ones, and whatever
+// The conformance test (docs/architecture.md): every registered method -- the built-in ones, and whatever
 // the test binary registers (tests/example_method.cpp) -- on every catalog model (small sizes)
 // its metadata says it supports:
 //   - it runs through the driver and the case is ok;

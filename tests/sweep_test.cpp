@@ -19,6 +19,7 @@
 #include "models/catalog.hpp"
 #include "experiments/experiment.hpp"
 #include "records/store.hpp"
+#include "sim/run_case.hpp"
 #include "sweep/sweep.hpp"
 
 namespace fs = std::filesystem;
@@ -199,4 +200,25 @@ ld_periods = ["whole", "half"]
   auto ce = mb::plan_steps(mb::build_model("pendulum10"), cfg);
   CHECK(fl.steps == 1492);  // 60 / (T10 / 50) = 1492.6
   CHECK(ce.steps == 1493);
+}
+
+TEST_CASE("an experiment may name a scene file, relative to the experiment file", "[sweep][scene]") {
+  const fs::path d = mbtest::temp_dir("sweep_scene");
+  fs::create_directories(d / "scenes");
+  REQUIRE(mbtest::run_cli("export-scene double-pendulum -o " + (d / "scenes" / "dp.toml").string()).code == 0);
+  std::ofstream(d / "exp.toml") << "name = \"scene-exp\"\nmodels = [\"scenes/dp.toml\"]\nmethods = [\"GC4\"]\n"
+                                   "h = [0.01]\nduration = 1.0\nmetrics = [\"ED\"]\n";
+  const mb::Experiment e = mb::read_experiment((d / "exp.toml").string());
+  const auto cases = mb::expand_cases(e);
+  REQUIRE(cases.size() == 1);
+  const mb::CaseRecord r = mb::run_sweep_case(e, cases[0]);
+  INFO(r.reason);
+  CHECK(r.ok());
+  // the same numbers as the catalog model the scene was written from
+  mb::RunConfig c;
+  c.h = 0.01;
+  c.duration = 1;
+  const mb::CaseRecord direct = mb::run_case(mb::build_model("double-pendulum"), "GC4", c);
+  CHECK(r.metrics.get("ED") == direct.metrics.get("ED"));
+  fs::remove_all(d);
 }
