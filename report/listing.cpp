@@ -159,6 +159,13 @@ std::string models_markdown() {
   return s;
 }
 
+// sections separated by an empty line (appended in two steps: GCC 12 at -O3 warns, falsely,
+// -Wrestrict on `s += (c ? "" : "\n") + t`)
+void append_section(std::string& s, const std::string& section) {
+  if (!s.empty()) s += "\n";
+  s += section;
+}
+
 }  // namespace
 
 std::string listing(const std::string& what, ListFormat format) {
@@ -173,13 +180,13 @@ std::string listing(const std::string& what, ListFormat format) {
   if (format == ListFormat::Markdown) {
     std::string s;
     if (all || what == "methods") s += methods_markdown();
-    if (all || what == "models" || what == "metrics") s += (s.empty() ? "" : "\n") + models_markdown();
+    if (all || what == "models" || what == "metrics") append_section(s, models_markdown());
     return s;
   }
   std::string s;
   if (all || what == "models") s += models_text();
-  if (all || what == "methods") s += (s.empty() ? "" : "\n") + methods_text();
-  if (all || what == "metrics") s += (s.empty() ? "" : "\n") + metrics_text();
+  if (all || what == "methods") append_section(s, methods_text());
+  if (all || what == "metrics") append_section(s, metrics_text());
   return s;
 }
 
