@@ -101,7 +101,7 @@ Comparison compare_fit(const SeriesFit& f, const std::optional<PaperRow>& p) {
 namespace {
 
 std::string readings_text(const CaseRecord& r) { return fmt::format("steps={} ld={}", r.readings.steps, r.readings.ld_periods); }
-// a method spec's registered name ("LMBS4:alpha=10" -> "LMBS4")
+// a method spec's registered name ("name:key=value" -> "name")
 std::string method_name(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
 // the same case (whatever experiment ran it): model, method, h, duration and readings

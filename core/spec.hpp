@@ -1,5 +1,5 @@
 // Spec strings name a registered thing plus options: "name:key=value,key=value".
-// Used for methods ("LMBS4:alpha=10,beta=10") and models ("chain:n=5").
+// Used for methods and models ("chain:n=5").
 #pragma once
 #include <map>
 #include <string>

@@ -61,7 +61,7 @@ struct TimingExperiment {
   double h = 1.0 / 30;
   int repetitions = 9;
   double min_time = 0.1;     // s per repetition (Google Benchmark's --benchmark_min_time)
-  std::string reference;     // the spec ratios are taken to ("linear:tol_p=1e-6,tol_v=1e-6")
+  std::string reference;     // the method spec the ratios are taken to (one of the [[method]] specs)
   std::vector<TimingMethod> methods;
 };
 

@@ -22,6 +22,19 @@ std::vector<OptionInfo> impulse_options_info() {
           OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9)};
 }
 
+MethodInfo impulse_method_info() {
+  MethodInfo i;
+  i.family = "impulse";
+  i.options = impulse_options_info();
+  // O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 the order is lost once
+  // the error nears the tolerance, so the declaration holds with tight ones
+  i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
+               "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques;
+  i.timing_table = true;
+  return i;
+}
+
 ImpulseOptions parse_impulse_options(const Spec& s) {
   ImpulseOptions o;
   o.tol_p = s.get_double("tol_p", o.tol_p);

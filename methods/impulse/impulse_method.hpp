@@ -32,6 +32,10 @@ struct ImpulseOptions {
   long max_iter = 1000;  // sweeps per correction
 };
 std::vector<OptionInfo> impulse_options_info();
+// The metadata iterative, sle and linear share: family, the tolerance options, the declared order
+// (2, with tight tolerances), the features, timing-table eligibility. Each adds its own name,
+// paper name, description, source and timing size.
+MethodInfo impulse_method_info();
 ImpulseOptions parse_impulse_options(const Spec& spec);
 
 // How impulses are computed. A corrector works on groups of joints; one sweep visits every group.

@@ -34,19 +34,11 @@ class LinearCorrector final : public Corrector {
 std::unique_ptr<Corrector> make_linear_corrector() { return std::make_unique<LinearCorrector>(); }
 
 MethodInfo LinearMethod::describe() {
-  MethodInfo i;
+  MethodInfo i = impulse_method_info();
   i.name = "linear";
   i.description = "impulse-based: A x = dv through H = [M -J^T; -J 0], DFS order, O(n) LDL^T; loops split into acyclic parts";
   i.source = "bender2007 s.4-5";
-  i.options = impulse_options_info();
-  i.family = "impulse";
   i.paper_name = "lin.";
-  // O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 the order is lost once
-  // the error nears the tolerance, so the declaration holds with tight ones
-  i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
-               "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques;
-  i.timing_table = true;
   i.timing_max_joints = 16383;
   i.timing_reference = true;  // O(n): timing ratios (gate, bench) are taken to it
   return i;
