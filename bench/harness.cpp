@@ -9,7 +9,7 @@ namespace mb {
 
 StepTimer::StepTimer(const Model& model, const std::string& method_spec, double h, int warm_steps, int run_steps)
     : model_(model), method_(make_method(method_spec)), h_(h), warm_(warm_steps), run_steps_(run_steps) {
-  if (std::string why = unsupported_reason(method_->info(), model_features(model)); !why.empty()) throw UnsupportedModel(why);
+  if (std::string why = unsupported_reason(method_->info(), model); !why.empty()) throw UnsupportedModel(why);
   if (run_steps_ <= warm_) throw Error(fmt::format("StepTimer: run_steps {} must exceed warm_steps {}", run_steps_, warm_));
 }
 
@@ -24,13 +24,9 @@ double StepTimer::run(int k, bool timed) {
   if (out.failure) throw SimulationError(fmt::format("{} at t = {}", *out.failure, out.fail_time));
   if (timed) {
     timed_ += out.steps_done;
-    stats_.pos_iterations += out.stats.pos_iterations;
-    stats_.vel_iterations += out.stats.vel_iterations;
-    stats_.internal_steps += out.stats.internal_steps;
-    stats_.rejected_steps += out.stats.rejected_steps;
-    stats_.pos_residual_last = out.stats.pos_residual_last;
-    stats_.vel_residual_last = out.stats.vel_residual_last;
+    merge(stats_, out.stats);
     phases_.step_seconds_total += out.timing.step_seconds_total;
+    phases_.analysis += out.timing.analysis;
     phases_.assembly += out.timing.assembly;
     phases_.factorization += out.timing.factorization;
     phases_.solve += out.timing.solve;

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "methods/common/constraint_system.hpp"
 
 namespace mb {
 
@@ -43,10 +44,25 @@ unsigned model_features(const Model& model) {
   return f;
 }
 
-std::string unsupported_reason(const MethodInfo& info, unsigned features) {
+long redundant_constraints(const Model& model) {
+  ConstraintSystem cs(model);
+  cs.update(model, initial_state(model));
+  return cs.redundant_rows();
+}
+
+std::string unsupported_reason(const MethodInfo& info, const Model& model) {
+  unsigned features = model_features(model);
+  // only a loop can make rows dependent (a tree's joints constrain independent relative motions);
+  // the rank is computed only when it decides whether the method runs
+  long redundant = 0;
+  if ((features & kLoops) && (info.supports & kLoops) && !(info.supports & kRedundant) &&
+      (redundant = redundant_constraints(model)) > 0)
+    features |= kRedundant;
   const unsigned missing = features & ~info.supports;
   if (!missing) return "";
-  return fmt::format("{} does not support {} (it supports: {})", info.name, features_text(missing), features_text(info.supports));
+  std::string why = fmt::format("{} does not support {} (it supports: {})", info.name, features_text(missing), features_text(info.supports));
+  if (redundant > 0) why += fmt::format("; the model has {} redundant constraint rows", redundant);
+  return why;
 }
 
 void Method::init(const Model& model, const State& state) {

@@ -21,6 +21,13 @@ struct StepStats {
   long internal_steps = 0;   // accepted internal steps of an adaptive integrator
   long rejected_steps = 0;   // rejected internal steps of an adaptive integrator
   double t_assembly = 0, t_factorization = 0, t_solve = 0, t_integration = 0;
+  double t_analysis = 0;     // symbolic analysis of a sparse factorization (once per structure)
+  // the step's linear system, for methods that factor one (0 where not known): nonzeros of the
+  // lower triangle of A (diagonal included) and of its factor L, CHOLMOD's reciprocal condition
+  // estimate of the factored matrix, and the spectral condition lambda_max / lambda_min of A over
+  // its nonzero eigenvalues (computed only when a method is asked to)
+  long nnz_a = 0, nnz_l = 0;
+  double rcond = 0, condition = 0;
 };
 
 // The model features a method may support. A model needs the features model_features() finds
@@ -71,7 +78,12 @@ struct MethodInfo {
 };
 
 // Why `info` cannot run a model with `features` (empty: it can).
-std::string unsupported_reason(const MethodInfo& info, unsigned features);
+// Empty when the method runs on the model, else why not. kRedundant is decided here, by the rank
+// of the constraints at the initial state (redundant_constraints), when it matters: for a method
+// that supports loops but not redundant constraints, on a model with a loop.
+std::string unsupported_reason(const MethodInfo& info, const Model& model);
+// Constraint rows minus their rank at the initial state (methods/common/constraint_system.hpp).
+long redundant_constraints(const Model& model);
 
 class Method {
  public:

@@ -33,6 +33,7 @@ std::vector<MethodEntry> builtin_methods() {
         {LinearMethod::describe(), LinearMethod::make},
         {Ref::describe(), Ref::make},
         {SleMethod::describe(), SleMethod::make},
+        {TomcinMethod::describe(), TomcinMethod::make},
   };
 }
 

@@ -20,6 +20,9 @@ const std::vector<ModelEntry>& model_catalog() {
        "schmitt2005 s.4", {}, build_double_pendulum},
       {"loop", "closed loop: n rods of 1 m with both ends fixed, n - 1 point masses started on a half circle",
        "schmitt2003", {OptionInfo::integer("n", "8", "number of rods", 3, 10000)}, build_loop},
+      {"peaucellier", "Peaucellier-Lipkin linkage, 7 bars and 10 hinges (9 redundant constraint rows), green bars 2 m, h = 0.03 s; "
+       "the point P moves on the line y = -2", "tomcin2014 s.4",
+       {OptionInfo::number("amplitude", "47.5", "crank angle in degrees the swing reaches (48.19 is singular; 47.5: lambda_max / lambda_min about 1e7)", 0, 48.18, true)}, build_peaucellier},
       {"pendulum", "planar mathematical pendulum, 1 kg on a 1 m rod, started at the lowest point",
        "schmitt2005 s.4", {OptionInfo::number("amplitude", "10", "amplitude in degrees", 0, 180, true)}, build_pendulum},
       {"pendulum10", "mathematical pendulum, 10 degree amplitude", "schmitt2005 s.4", {}, build_pendulum10},

@@ -68,6 +68,11 @@ Model build_loop(const Spec&);
 Joint rod_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b, double length);
 Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, const Vec3& anchor_b);
 
+// The Peaucellier-Lipkin linkage of tomcin2014 s.4 (models/catalog/peaucellier.cpp), swinging from
+// its symmetric pose to a crank angle of amplitude_deg in (0, 60).
+Model make_peaucellier(double amplitude_deg, const std::string& name);
+Model build_peaucellier(const Spec&);
+
 Model build_pendulum10(const Spec&);
 Model build_pendulum90(const Spec&);
 Model build_pendulum(const Spec&);

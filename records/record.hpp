@@ -8,6 +8,7 @@
 // JSON keys and the CSV columns, and the one place a record file is parsed (an error there names
 // the file, the line and the field).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -33,6 +34,7 @@ Provenance current_provenance();  // of this build and machine, now
 struct CaseTiming {
   double step_seconds_total = 0, step_seconds_mean = 0;
   double assembly = 0, factorization = 0, solve = 0, integration = 0;
+  double analysis = 0;  // symbolic analysis of a sparse factorization
 };
 
 // The experiment a case belongs to (absent for a single `mbbench run`).
@@ -70,7 +72,26 @@ struct StatsSummary {
   long pos_iterations = 0, vel_iterations = 0;
   double pos_residual_last = 0, vel_residual_last = 0;
   long internal_steps = 0, rejected_steps = 0;
+  // per step: the most position-correction iterations; of the step's linear system (0: none):
+  // the most nonzeros of A's lower triangle and of its factor L, the smallest reciprocal
+  // condition estimate, the largest spectral condition lambda_max / lambda_min
+  long pos_iterations_max = 0, nnz_a_max = 0, nnz_l_max = 0;
+  double rcond_min = 0, condition_max = 0;
 };
+// Sums and extremes of two runs of steps (`more` after `into`).
+inline void merge(StatsSummary& into, const StatsSummary& more) {
+  into.pos_iterations += more.pos_iterations;
+  into.vel_iterations += more.vel_iterations;
+  into.internal_steps += more.internal_steps;
+  into.rejected_steps += more.rejected_steps;
+  into.pos_residual_last = more.pos_residual_last;
+  into.vel_residual_last = more.vel_residual_last;
+  into.pos_iterations_max = std::max(into.pos_iterations_max, more.pos_iterations_max);
+  into.nnz_a_max = std::max(into.nnz_a_max, more.nnz_a_max);
+  into.nnz_l_max = std::max(into.nnz_l_max, more.nnz_l_max);
+  if (more.rcond_min > 0) into.rcond_min = into.rcond_min > 0 ? std::min(into.rcond_min, more.rcond_min) : more.rcond_min;
+  into.condition_max = std::max(into.condition_max, more.condition_max);
+}
 
 // The state written at a sample time, one entry per dynamic body in model order.
 struct Sample {

@@ -105,6 +105,14 @@ json to_json(const CaseRecord& r, bool with_provenance) {
   j["stats"] = {{"pos_iterations", r.stats.pos_iterations}, {"vel_iterations", r.stats.vel_iterations},
                 {"pos_residual_last", r.stats.pos_residual_last}, {"vel_residual_last", r.stats.vel_residual_last},
                 {"internal_steps", r.stats.internal_steps}, {"rejected_steps", r.stats.rejected_steps}};
+  // the linear-system statistics only where a method reports them (records of schema 3 before them stay equal)
+  if (r.stats.pos_iterations_max) j["stats"]["pos_iterations_max"] = r.stats.pos_iterations_max;
+  if (r.stats.nnz_a_max) {
+    j["stats"]["nnz_a_max"] = r.stats.nnz_a_max;
+    j["stats"]["nnz_l_max"] = r.stats.nnz_l_max;
+    j["stats"]["rcond_min"] = r.stats.rcond_min;
+  }
+  if (r.stats.condition_max) j["stats"]["condition_max"] = r.stats.condition_max;
   if (!r.samples.empty()) {
     json s = json::array();
     for (const Sample& x : r.samples) {
@@ -131,7 +139,7 @@ json to_json(const CaseRecord& r, bool with_provenance) {
     const CaseTiming& t = r.timing;
     j["provenance"]["timing"] = {{"step_seconds_total", t.step_seconds_total}, {"step_seconds_mean", t.step_seconds_mean},
                                  {"assembly", t.assembly}, {"factorization", t.factorization}, {"solve", t.solve},
-                                 {"integration", t.integration}};
+                                 {"integration", t.integration}, {"analysis", t.analysis}};
   }
   return j;
 }
@@ -293,6 +301,13 @@ CaseRecord from_json(const json& j, const Reader& rd) {
   r.stats.vel_residual_last = rd.num(st, "vel_residual_last", "stats");
   r.stats.internal_steps = rd.integer(st, "internal_steps", "stats");
   r.stats.rejected_steps = rd.integer(st, "rejected_steps", "stats");
+  if (st.contains("pos_iterations_max")) r.stats.pos_iterations_max = rd.integer(st, "pos_iterations_max", "stats");
+  if (st.contains("nnz_a_max")) {
+    r.stats.nnz_a_max = rd.integer(st, "nnz_a_max", "stats");
+    r.stats.nnz_l_max = rd.integer(st, "nnz_l_max", "stats");
+    r.stats.rcond_min = rd.num(st, "rcond_min", "stats");
+  }
+  if (st.contains("condition_max")) r.stats.condition_max = rd.num(st, "condition_max", "stats");
   if (j.contains("samples")) {
     const json& ss = rd.array(j, "samples", "");
     for (size_t i = 0; i < ss.size(); ++i) {
@@ -341,6 +356,7 @@ CaseRecord from_json(const json& j, const Reader& rd) {
       const std::string tp = "provenance.timing";
       r.timing = {rd.num(t, "step_seconds_total", tp), rd.num(t, "step_seconds_mean", tp), rd.num(t, "assembly", tp),
                   rd.num(t, "factorization", tp), rd.num(t, "solve", tp), rd.num(t, "integration", tp)};
+      if (t.contains("analysis")) r.timing.analysis = rd.num(t, "analysis", tp);
     }
   }
   return r;
@@ -495,7 +511,10 @@ CaseRecord record_from_json_line(const std::string& text, const std::string& fil
 std::string records_csv_header(const std::vector<std::string>& metrics) {
   std::string s = "experiment,case_id,model,method,h_requested,h,duration,steps,steps_done,readings_steps,readings_ld_periods,"
                   "status,failure_reason,failure_t";
-  for (const auto& m : metrics) s += "," + csv_cell(m);
+  for (const auto& m : metrics) {
+    s += ',';
+    s += csv_cell(m);  // two appends: GCC 12 -O3 warns (falsely, -Wrestrict) on "," + x
+  }
   return s + "\n";
 }
 
@@ -519,7 +538,10 @@ std::string record_csv_row(const CaseRecord& r, const std::vector<std::string>& 
     c.push_back(v ? csv_num(*v) : "");
   }
   std::string s;
-  for (size_t i = 0; i < c.size(); ++i) s += (i ? "," : "") + csv_cell(c[i]);
+  for (size_t i = 0; i < c.size(); ++i) {
+    if (i) s += ',';
+    s += csv_cell(c[i]);
+  }
   return s + "\n";
 }
 

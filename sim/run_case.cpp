@@ -18,7 +18,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   auto method = make_method(method_spec, source, line);
   const MethodInfo& info = method->info();
   const StepPlan plan = plan_steps(model, cfg, source, line);
-  if (std::string why = unsupported_reason(info, model_features(model)); !why.empty()) throw UnsupportedModel(why);
+  if (std::string why = unsupported_reason(info, model); !why.empty()) throw UnsupportedModel(why);
 
   // sample times: on the step grid for fixed-step methods; anywhere in the run for adaptive ones
   std::vector<double> samples = cfg.samples;

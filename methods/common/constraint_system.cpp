@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <Eigen/Dense>
+#include <Eigen/SparseQR>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -244,6 +245,17 @@ void ConstraintSystem::assemble_dense(Eigen::MatrixXd& A) const {
     const JointBlock &bi = blocks_[i], &bj = blocks_[j];
     A.block(bi.row, bj.row, bi.dim, bj.dim) = Aij.topLeftCorner(bi.dim, bj.dim);
   });
+}
+
+long ConstraintSystem::redundant_rows() const {
+  if (nrows_ == 0) return 0;
+  Eigen::SparseMatrix<double> L;
+  assemble_sparse_lower(L);
+  Eigen::SparseMatrix<double> A = L.selfadjointView<Eigen::Lower>();
+  A.makeCompressed();
+  Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr;
+  qr.compute(A);
+  return nrows_ - static_cast<long>(qr.rank());
 }
 
 void ConstraintSystem::assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const {

@@ -91,6 +91,9 @@ class ConstraintSystem {
   void assemble_dense(Eigen::MatrixXd& A) const;
   // Sparse A, lower triangle only (rows x rows).
   void assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const;
+  // rows - rank(A) with the Jacobians of the last update(): the number of redundant (linearly
+  // dependent) constraint rows, by a rank-revealing sparse QR of A (Eigen::SparseQR, COLAMD).
+  long redundant_rows() const;
 
  private:
   int nrows_ = 0, ncols_ = 0;

@@ -2,6 +2,7 @@
 // methods (bender2007 s.3-4) and the Lagrange-multiplier methods (schmitt2005 s.5, bender2007 s.6).
 // analyze() once per structure, factor() when the Jacobians change, solve() any number of times.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -11,19 +12,42 @@
 
 namespace mb {
 
+// What a factorization reports (0 where a solver does not know): the nonzeros of the lower
+// triangle of A (diagonal included) and of the factor L, the estimate CHOLMOD gives of the
+// reciprocal condition of the factored matrix ((min diag L / max diag L)^2), the regularization
+// added to the diagonal, and the seconds the last factor() spent in the symbolic analysis.
+struct FactorInfo {
+  long nnz_a = 0, nnz_l = 0;
+  double rcond = 0, shift = 0, t_analysis = 0;
+  double condition = 0;  // lambda_max / lambda_min over the eigenvalues of A above kNullEigenvalue lambda_max
+};
+// Eigenvalues of A below this fraction of lambda_max count as the null space of redundant
+// constraints (round-off leaves them at about 1e-16 lambda_max), not as lambda_min.
+constexpr double kNullEigenvalue = 1e-12;
+// The largest A whose spectrum is computed (dense symmetric eigensolver, O(n^3)).
+constexpr long kMaxSpectrumRows = 4000;
+
 class LinearSolver {
  public:
   virtual ~LinearSolver() = default;
   virtual void analyze(const ConstraintSystem& cs) = 0;
   virtual void factor(const ConstraintSystem& cs) = 0;
   virtual void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
+  virtual FactorInfo factor_info() const { return {}; }
 };
 
-using LinearSolverFactory = std::unique_ptr<LinearSolver> (*)();
+using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;
 
 std::unique_ptr<LinearSolver> make_dense_solver();    // dense A, Eigen LDL^T (O(n^3))
 std::unique_ptr<LinearSolver> make_lu_solver();       // dense A, Eigen partial-pivot LU (O(n^3))
 std::unique_ptr<LinearSolver> make_cholmod_solver();  // sparse A, CHOLMOD supernodal Cholesky, AMD ordering
+// The same with Tikhonov regularization (tomcin2014 s.4): A + alpha 1 is factored, alpha =
+// eps_t * norm1(A) (the largest column sum of |A|), so that A with dependent rows (redundant
+// constraints) is positive definite. The symbolic analysis (AMD ordering) once, the numeric
+// factorization once per factor().
+// With `spectrum`, every factor() also computes the spectral condition of A (FactorInfo::condition)
+// by a dense eigensolver: for studies of small mechanisms (at most kMaxSpectrumRows rows).
+std::unique_ptr<LinearSolver> make_regularized_cholmod_solver(double eps_t, bool spectrum = false);
 std::unique_ptr<LinearSolver> make_tree_solver();     // H = [M -J^T; -J 0], O(n) block LDL^T (acyclic only)
 
 }  // namespace mb

@@ -30,7 +30,7 @@ MethodInfo impulse_method_info() {
   // the error nears the tolerance, so the declaration holds with tight ones
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
                "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
   i.timing_table = true;
   return i;
 }
@@ -143,7 +143,13 @@ class GroupCorrector final : public Corrector {
       stats.t_assembly += since(t0);
       t0 = Clock::now();
       g.solver->factor(g.cs);
-      stats.t_factorization += since(t0);
+      const FactorInfo fi = g.solver->factor_info();
+      stats.t_factorization += since(t0) - fi.t_analysis;
+      stats.t_analysis += fi.t_analysis;
+      stats.nnz_a = std::max(stats.nnz_a, fi.nnz_a);
+      stats.nnz_l = std::max(stats.nnz_l, fi.nnz_l);
+      stats.condition = std::max(stats.condition, fi.condition);
+      if (fi.rcond > 0) stats.rcond = stats.rcond > 0 ? std::min(stats.rcond, fi.rcond) : fi.rcond;
     }
   }
   int groups() const override { return static_cast<int>(groups_.size()); }

@@ -20,5 +20,9 @@ struct SleMethod {
   static MethodInfo describe();
   static std::unique_ptr<Method> make(const Spec& spec);
 };
+struct TomcinMethod {
+  static MethodInfo describe();
+  static std::unique_ptr<Method> make(const Spec& spec);
+};
 
 }  // namespace mb

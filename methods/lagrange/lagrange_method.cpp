@@ -78,6 +78,7 @@ struct Options {
   Stab stab = Stab::Baumgarte;
   AccelerationTerms terms;
   LinearSolverFactory solver = make_lu_solver;
+  bool dense = true;  // solver=lu
   ImpulseOptions imp;
 };
 
@@ -93,7 +94,9 @@ Options parse_options(const Spec& s, const std::string& who) {
           if (v == a) list += (list.empty() ? "" : " or ") + fmt::format("stab={}", n);
       s.fail(fmt::format("{}: option '{}' applies only to {} (this is stab={})", who, f.info.name, list, stab_text));
     }
-  o.solver = pick(kSolvers, "solver", s.get_string("solver", "lu"), who);
+  const std::string solver = s.get_string("solver", "lu");
+  o.solver = pick(kSolvers, "solver", solver, who);
+  o.dense = solver == "lu";
   o.terms.form = pick(kForms, "form", s.get_string("form", "half_squared"), who);
   if (o.stab == Stab::Baumgarte) {
     o.terms.alpha = s.get_double("alpha", 10);
@@ -210,7 +213,7 @@ void LagrangeMethod::do_init(const Model& model, const State& state) {
                                        "degenerate constraints?): {}",
                                        info_.name, e.what()));
   }
-  if (cs.rows() > 0 && (opt_.solver == make_lu_solver || cs.rows() <= 600)) {
+  if (cs.rows() > 0 && (opt_.dense || cs.rows() <= 600)) {
     // rank of A = J M^-1 J^T at the state of the solve above (dense, as much work as one LU of the lu solver); a large sparse
     // system relies on the Cholesky factorisation failing instead
     Eigen::MatrixXd A;
