@@ -37,9 +37,9 @@
 //   frame at rest, the crank turning at 2 pi rad/s relative to it and every link moving with it.
 // octahedron-tube:rings=R,around=M: octahedra (vertices at +-0.05 m along three axes) of six hub
 //   cubes (0.02 m, 2700 kg/m^3) and twelve edge bars (0.01 m square, 2700 kg/m^3); every bar carries
-//   a Cardan joint at its first hub and a revolute joint at its second (4 + 5 = 9 rows), the Cardan
-//   cross and the revolute axis along the normal of the plane through the bar and the octahedron's
-//   centre. M octahedra per ring around the tube's axis (y), their tangential vertices linked to the
+//   a Cardan joint at its first hub and a revolute joint at its second (4 + 5 = 9 rows): the revolute
+//   axis and the Cardan's hub axis n perpendicular to the bar (edges: the normal of the plane through
+//   the bar and the octahedron's centre), the Cardan's bar axis d x n (d along the bar). M octahedra per ring around the tube's axis (y), their tangential vertices linked to the
 //   neighbour's by a bar of 0.04 m (closing the ring), and R rings linked vertex to vertex along y by
 //   bars of 0.04 m: bars = 12 R M + R M + (R - 1) M = M (14 R - 1), rows 9 M (14 R - 1) (rings=8,
 //   around=19: 18981, as tomcin2014 Fig. 6d). The lowest hubs of ring 0 are static (bolted down).
