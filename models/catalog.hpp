@@ -72,6 +72,17 @@ Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, co
 // its symmetric pose to a crank angle of amplitude_deg in (0, 60).
 Model make_peaucellier(double amplitude_deg, const std::string& name);
 Model build_peaucellier(const Spec&);
+// the mechanisms of tomcin2014 (models/catalog/mechanisms.cpp: structure, dimensions and rows)
+Model make_spider(int legs, const std::string& name);
+Model make_scissor_lift(int segments, bool slider_foot, const std::string& name);
+Model make_strandbeest(int legs, double k_frame, const std::string& name);
+Model make_octahedron_tube(int rings, int around, const std::string& name);
+Model make_octahedron_cube(int n, const std::string& name);
+Model build_spider(const Spec&);
+Model build_scissor_lift(const Spec&);
+Model build_strandbeest(const Spec&);
+Model build_octahedron_tube(const Spec&);
+Model build_octahedron_cube(const Spec&);
 
 Model build_pendulum10(const Spec&);
 Model build_pendulum90(const Spec&);

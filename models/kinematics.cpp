@@ -98,6 +98,12 @@ Vec3 joint_separation(const Model& m, const State& s, const Joint& j) {
 Vec3 joint_axis_world(const State& s, const Joint& j) { return body_q(s, j.a) * j.axis_a.normalized(); }
 
 Vec3 joint_rotation_error(const State& s, const Joint& j) {
+  if (joint_parts(j.type).rot == RotPart::Perpendicular) {
+    const Vec3 ua = body_q(s, j.a) * j.axis_a.normalized(), ub = body_q(s, j.b) * j.axis_b.normalized();
+    const Vec3 n = ua.cross(ub);
+    const double sn = n.norm();
+    return ua.dot(ub) * (sn > 0 ? Vec3(n / sn) : Vec3(orthogonal_basis(ua).row(0).transpose()));
+  }
   if (joint_parts(j.type).rot == RotPart::Axis) {
     const Vec3 ua = body_q(s, j.a) * j.axis_a.normalized(), ub = body_q(s, j.b) * j.axis_b.normalized();
     return ub.cross(ua);
@@ -147,6 +153,14 @@ JointError joint_error(const Model& m, const State& s, const Joint& j) {
       break;
     }
     case RotPart::Twist: e.rot = joint_rotation_error(s, j).norm(), e.rot_vel = std::abs(n.dot(dw)); break;
+    case RotPart::Perpendicular: {
+      // the angle between the axes differs from 90 degrees by asin(u_a . u_b); the forbidden
+      // relative rotation is about u_a x u_b
+      const Vec3 ub = body_q(s, j.b) * j.axis_b.normalized(), c = n.cross(ub);
+      e.rot = std::abs(std::asin(std::clamp(n.dot(ub), -1.0, 1.0)));
+      e.rot_vel = c.norm() > 0 ? std::abs(c.normalized().dot(dw)) : dw.norm();
+      break;
+    }
   }
   return e;
 }

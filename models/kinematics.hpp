@@ -26,7 +26,8 @@ Vec3 angular_momentum(const Model& m, const State& s);  // about the world origi
 // separation a - b of the joint points (world), the world axis axis_a (unit), and the rotational
 // error vector (world): orientation part: the rotation vector of (q_a rel) q_b^-1;
 // axis part: u_b x u_a; twist part: the twist angle of that rotation about axis_a (swing-twist
-// decomposition), as a vector along axis_a.
+// decomposition), as a vector along axis_a; perpendicular part: (u_a . u_b) times the unit vector
+// along u_a x u_b.
 Vec3 joint_separation(const Model& m, const State& s, const Joint& j);
 Vec3 joint_axis_world(const State& s, const Joint& j);
 Vec3 joint_rotation_error(const State& s, const Joint& j);

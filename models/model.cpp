@@ -28,6 +28,7 @@ const JointTypeRow kJointTypes[] = {
     {JointType::Orientation, "orientation", {TransPart::None, RotPart::Orientation}},
     {JointType::Axis, "axis", {TransPart::None, RotPart::Axis}},
     {JointType::Twist, "twist", {TransPart::None, RotPart::Twist}},
+    {JointType::Cardan, "cardan", {TransPart::Point, RotPart::Perpendicular}},
 };
 const JointTypeRow& row_of(JointType t) {
   for (const auto& r : kJointTypes)
@@ -70,6 +71,7 @@ int rot_rows(RotPart p) {
     case RotPart::Orientation: return 3;
     case RotPart::Axis: return 2;
     case RotPart::Twist: return 1;
+    case RotPart::Perpendicular: return 1;
   }
   return 0;
 }
@@ -133,10 +135,11 @@ void check_model(const Model& m, const std::string& src) {
       throw InputError(src, 0, f, "joint names a body that does not exist");
     if (J.a == J.b) throw InputError(src, 0, f, "joint connects a body to itself");
     const JointParts parts = joint_parts(J.type);
-    if ((parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
-         parts.rot == RotPart::Twist) && !(J.axis_a.norm() > 0))
+    const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
+    if ((parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist) &&
+        !(J.axis_a.norm() > 0))
       throw InputError(src, 0, f + ".axis_a", "axis must be non-zero");
-    if (parts.rot == RotPart::Axis && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
+    if (two_axes && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
     auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };

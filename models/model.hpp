@@ -40,18 +40,19 @@ struct Body {
 // a's point along axis_a) or 1 (plane: b's point stays on the plane through a's point with normal
 // axis_a) degrees of freedom, or a rod (distance L between the points, 1); and a rotational part that
 // removes 3 (orientation: q_a^-1 q_b = rel_orientation), 2 (axis: axis_b stays parallel to axis_a)
-// or 1 (twist: no relative rotation about axis_a, the twist of the swing-twist decomposition) degrees
-// of freedom.
-enum class JointType { Distance, Ball, Hinge, Fixed, Slider, PointOnLine, PointOnPlane, Orientation, Axis, Twist };
+// or 1 (twist: no relative rotation about axis_a, the twist of the swing-twist decomposition;
+// perpendicular: axis_b stays perpendicular to axis_a, the cross of a Cardan joint) degrees of
+// freedom.
+enum class JointType { Distance, Ball, Hinge, Fixed, Slider, PointOnLine, PointOnPlane, Orientation, Axis, Twist, Cardan };
 enum class TransPart { None, Rod, Point, Line, Plane };  // rows: 0, 1, 3, 2, 1
-enum class RotPart { None, Orientation, Axis, Twist };    // rows: 0, 3, 2, 1
+enum class RotPart { None, Orientation, Axis, Twist, Perpendicular };  // rows: 0, 3, 2, 1, 1
 struct JointParts {
   TransPart trans;
   RotPart rot;
 };
 // distance = rod; ball = point; hinge = point + axis; fixed = point + orientation;
-// slider (prismatic) = line + orientation; the basic ones alone: point_on_line, point_on_plane,
-// orientation, axis, twist.
+// slider (prismatic) = line + orientation; cardan (universal) = point + perpendicular; the basic
+// ones alone: point_on_line, point_on_plane, orientation, axis, twist.
 JointParts joint_parts(JointType t);
 int trans_rows(TransPart p);
 int rot_rows(RotPart p);
@@ -67,7 +68,7 @@ struct Joint {
   Vec3 anchor_b = Vec3::Zero(); // in b's body frame
   double length = 0;            // Distance: rod length in m
   Vec3 axis_a = Vec3::UnitZ();  // line direction / plane normal / hinge or twist axis, in a's frame
-  Vec3 axis_b = Vec3::UnitZ();  // axis part: b's axis, in b's frame
+  Vec3 axis_b = Vec3::UnitZ();  // axis and perpendicular parts: b's axis, in b's frame
   Quat rel_orientation = Quat::Identity();  // orientation and twist parts: q_a^-1 q_b that the joint keeps
 };
 

@@ -191,13 +191,14 @@ Model parse_scene(const std::string& text, const std::string& file) {
                                       "the initial state must satisfy the joints",
                                       j.length, d, kRodLengthTolerance));
     }
-    const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane ||
-                              parts.rot == RotPart::Axis || parts.rot == RotPart::Twist;
+    const bool needs_axis_b = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
+    const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane || needs_axis_b ||
+                              parts.rot == RotPart::Twist;
     if (needs_axis_a) {
       j.axis_a = vec3(jr, "axis_a");
       if (j.axis_a.norm() == 0) jr.fail("axis_a", "axis must be non-zero");
     }
-    if (parts.rot == RotPart::Axis) {
+    if (needs_axis_b) {
       j.axis_b = vec3(jr, "axis_b");
       if (j.axis_b.norm() == 0) jr.fail("axis_b", "axis must be non-zero");
     }
@@ -309,10 +310,10 @@ std::string scene_to_toml(const Model& m) {
                      joint_type_name(j.type), str(body_name(m, j.a)), str(body_name(m, j.b)), vec(j.anchor_a), vec(j.anchor_b));
     if (j.type == JointType::Distance) o += fmt::format("length = {}\n", num(j.length));
     const JointParts parts = joint_parts(j.type);
-    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
-        parts.rot == RotPart::Twist)
+    const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist)
       o += fmt::format("axis_a = {}\n", vec(j.axis_a));
-    if (parts.rot == RotPart::Axis) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
+    if (two_axes) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
   }

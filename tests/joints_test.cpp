@@ -4,6 +4,7 @@
 // moving (the first velocity correction removes what the joints forbid).
 #include <catch2/catch.hpp>
 
+#include "methods/common/constraint_system.hpp"
 #include "models/kinematics.hpp"
 #include "test_util.hpp"
 
@@ -34,6 +35,7 @@ mb::Model two_boxes(mb::JointType type) {
   j.anchor_b = mb::Vec3(0, 0.2, 0);
   j.axis_a = mb::Vec3(1, 0, 1).normalized();  // line direction, plane normal, hinge/twist axis
   j.axis_b = mb::Vec3(1, 0, 1).normalized();
+  if (type == mb::JointType::Cardan) j.axis_b = mb::Vec3(1, 0, -1).normalized();  // the cross: perpendicular axes
   j.length = 0;
   if (type == mb::JointType::Distance) {
     j.anchor_b = mb::Vec3(0, 0.1, 0);  // rod of 0.1 m between the two points, initially satisfied
@@ -76,4 +78,61 @@ TEST_CASE("every joint type keeps its invariant over a simulation", "[joints][im
       if (type != mb::JointType::Fixed) CHECK(moved > 1e-2);
     }
   }
+}
+
+TEST_CASE("the rows of every joint type are the time derivative of its position error", "[joints][jacobian]") {
+  // J V against a central difference of e along the free motion of the state: for small dt the
+  // state at t + dt is x + v dt, q rotated by w dt (world frame). Rows whose projection turns with
+  // the state (rod, line, axis) are first order only, so the check is at a satisfied state, where
+  // d e / dt = J V holds for every part; perpendicular: at any state (the exact derivative).
+  for (mb::JointType type : mb::all_joint_types()) {
+    INFO(mb::joint_type_name(type));
+    mb::Model m = two_boxes(type);
+    mb::State s = mb::initial_state(m);
+    s.bodies[0].v = mb::Vec3(0.2, -0.1, 0.3);
+    mb::ConstraintSystem cs(m);
+    cs.update(m, s);
+    Eigen::VectorXd jv, ep, em;
+    cs.velocity_error(s, jv);
+    const double dt = 1e-6;
+    auto advance = [&](double t) {
+      mb::State x = s;
+      for (auto& b : x.bodies) {
+        b.x += b.v * t;
+        const double a = b.w.norm() * t;
+        if (a != 0) b.q = mb::Quat(Eigen::AngleAxisd(a, b.w.normalized())) * b.q;
+      }
+      return x;
+    };
+    cs.position_error(m, advance(dt), ep);
+    cs.position_error(m, advance(-dt), em);
+    const Eigen::VectorXd fd = (ep - em) / (2 * dt);
+    INFO("J V = " << jv.transpose() << "\nfd  = " << fd.transpose());
+    CHECK((fd - jv).cwiseAbs().maxCoeff() < 1e-6);
+  }
+}
+
+TEST_CASE("the perpendicular row is the exact derivative of u_a . u_b away from 90 degrees", "[joints][jacobian]") {
+  mb::Model m = two_boxes(mb::JointType::Cardan);
+  m.joints[1].axis_b = mb::Vec3(1, 0.3, -0.8).normalized();  // 20-odd degrees off perpendicular
+  mb::State s = mb::initial_state(m);
+  mb::ConstraintSystem cs(m);
+  cs.update(m, s);
+  Eigen::VectorXd jv, e0, e1, em;
+  cs.velocity_error(s, jv);
+  cs.position_error(m, s, e0);
+  const double dt = 1e-6;
+  mb::State sp = s, sm = s;
+  for (size_t k = 0; k < s.bodies.size(); ++k) {
+    const mb::Vec3 w = s.bodies[k].w;
+    sp.bodies[k].q = mb::Quat(Eigen::AngleAxisd(w.norm() * dt, w.normalized())) * s.bodies[k].q;
+    sm.bodies[k].q = mb::Quat(Eigen::AngleAxisd(-w.norm() * dt, w.normalized())) * s.bodies[k].q;
+  }
+  cs.position_error(m, sp, e1);
+  cs.position_error(m, sm, em);
+  const int row = cs.blocks()[1].row + 3;  // the perpendicular row of the Cardan joint
+  const double ua_ub = (s.bodies[0].q * m.joints[1].axis_a.normalized()).dot(s.bodies[1].q * m.joints[1].axis_b.normalized());
+  CHECK(e0[row] == Approx(ua_ub));
+  CHECK(std::abs(e0[row]) > 0.1);
+  CHECK((e1[row] - em[row]) / (2 * dt) == Approx(jv[row]).epsilon(1e-7));
 }

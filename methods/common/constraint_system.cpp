@@ -110,6 +110,8 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     Pr.setIdentity();
     if (parts.rot == RotPart::Axis) Pr.topRows<2>() = orthogonal_basis(axis.normalized());
     if (parts.rot == RotPart::Twist) Pr.row(0) = axis.transpose();
+    // perpendicular: d(u_a . u_b)/dt = (u_a x u_b) . (w_a - w_b)
+    if (parts.rot == RotPart::Perpendicular) Pr.row(0) = axis.normalized().cross(axis_world(s, J.b, J.axis_b)).transpose();
     const int nt = b.rot_row, nr = b.dim - b.rot_row;
     const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
     for (int side = 0; side < 2; ++side) {
@@ -157,7 +159,11 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
   } else if (nt > 0) {
     e.head(nt) = b.P_trans.topRows(nt) * d;
   }
-  if (nr > 0) e.segment(nt, nr) = b.P_rot.topRows(nr) * joint_rotation_error(s, J);
+  if (parts.rot == RotPart::Perpendicular) {
+    e[nt] = joint_axis_world(s, J).dot(axis_world(s, J.b, J.axis_b));  // u_a . u_b
+  } else if (nr > 0) {
+    e.segment(nt, nr) = b.P_rot.topRows(nr) * joint_rotation_error(s, J);
+  }
 }
 
 void ConstraintSystem::position_error(const Model& m, const State& s, Eigen::VectorXd& e) const {

@@ -17,10 +17,12 @@
 // (q_a rel) q_b^-1 (orientation, twist) or u_b x u_a (axis); then d e / dt = J V to first order
 // (for the axis part: d(u_b x u_a)/dt = (w_a - w_b) minus its component along the axis, to first
 // order when the axes are parallel; for the orientation part the rotation vector's rate is
-// w_a - w_b at zero error), and the correction solves A x = -e / h. The rows P are taken at the
+// w_a - w_b at zero error; for the perpendicular part of a Cardan joint the error is u_a . u_b and its
+// row is u_a x u_b, exactly d(u_a . u_b)/dt = (u_a x u_b) . (w_a - w_b)), and the correction solves
+// A x = -e / h. The rows P are taken at the
 // state the Jacobian was built from (update()): a rod's direction; for a line two unit vectors
 // orthogonal to axis_a, for a plane its normal axis_a; for an axis part two unit vectors orthogonal
-// to axis_a; for a twist axis_a; identity otherwise. A joint's rows are its translational rows
+// to axis_a; for a twist axis_a; for a perpendicular part u_a x u_b; identity otherwise. A joint's rows are its translational rows
 // followed by its rotational rows (models/model.hpp: JointParts).
 #pragma once
 #include <vector>

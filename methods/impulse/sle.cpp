@@ -16,7 +16,6 @@ MethodInfo SleMethod::describe() {
                                          {"dense", "cholmod"}));
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver; solver=cholmod scales to 16383
-  i.supports &= ~kRedundant;  // A singular: its Cholesky (dense or CHOLMOD) fails; `tomcin` regularizes it
   return i;
 }
 

@@ -124,10 +124,11 @@ void AccelerationSolver::init(const Model& model, LinearSolverFactory make_solve
   // velocity-product terms are derived (docs/lagrange.md) for rods, points, orientation and axis parts
   for (const Joint& j : model.joints) {
     const JointParts parts = joint_parts(j.type);
-    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Twist)
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Twist ||
+        parts.rot == RotPart::Perpendicular)
       throw UnsupportedModel(fmt::format(
           "lagrange: joint '{}' is a {} joint; the multiplier methods support distance, ball, hinge, fixed, orientation and "
-          "axis joints (the velocity-product terms of line, plane and twist parts are not derived yet)",
+          "axis joints (the velocity-product terms of line, plane, twist and perpendicular parts are not derived yet)",
           j.name, joint_type_name(j.type)));
   }
   terms_ = terms;

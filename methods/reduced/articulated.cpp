@@ -145,6 +145,7 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
         case JointType::Orientation:
         case JointType::Axis:
         case JointType::Twist:
+        case JointType::Cardan:
           throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, fixed and free joints",
                                  J.name, joint_type_name(J.type)));
       }
