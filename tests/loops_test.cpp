@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 
 #include "core/error.hpp"
+#include "methods/common/body_split.hpp"
 #include "methods/common/constraint_system.hpp"
 #include "methods/common/linear_solver.hpp"
 #include "methods/method.hpp"
@@ -140,4 +141,37 @@ TEST_CASE("loops: tomcin keeps the Peaucellier tracer on its line within 1e-8 ne
   INFO("largest deviation " << worst << ", condition up to " << cond << ", iterations per step up to " << iters_max);
   CHECK(worst < 1e-8);
   CHECK(cond > 1e3);  // it swings close to the singular pose
+}
+
+TEST_CASE("loops: body splitting keeps the mass, distributes the joints and moves as the unsplit body", "[loops][split]") {
+  const mb::Model m = mb::build_model("spider:legs=10");
+  const mb::BodySplit s = mb::split_bodies(m, 4);
+  // the central body (10 hip joints) in 3 parts: 4 + 4 + 2 joints, 2 fixed joints
+  CHECK(s.split_bodies == 1);
+  REQUIRE(s.model.bodies.size() == m.bodies.size() + 2);
+  REQUIRE(s.model.joints.size() == m.joints.size() + 2);
+  double mass = 0, mass_split = 0;
+  for (const auto& b : m.bodies) mass += b.mass;
+  for (const auto& b : s.model.bodies) mass_split += b.mass;
+  CHECK(mass_split == Approx(mass).epsilon(1e-15));
+  std::vector<int> per_part(s.model.bodies.size(), 0);
+  for (size_t j = 0; j < m.joints.size(); ++j)
+    for (int side : {s.model.joints[j].a, s.model.joints[j].b})
+      if (side >= 0) ++per_part[static_cast<size_t>(side)];
+  int central = -1;
+  for (size_t b = 0; b < s.parts.size(); ++b)
+    if (s.parts[b].size() > 1) central = static_cast<int>(b);
+  REQUIRE(central >= 0);
+  CHECK(per_part[static_cast<size_t>(s.parts[static_cast<size_t>(central)][0])] == 4);
+  CHECK(per_part[static_cast<size_t>(s.parts[static_cast<size_t>(central)][1])] == 4);
+  CHECK(per_part[static_cast<size_t>(s.parts[static_cast<size_t>(central)][2])] == 2);
+  // the split and unsplit spider give the same motion (tolerances 1e-12, 50 steps)
+  const mb::State a = mbtest::simulate(m, "tomcin:eps_P=1e-12,eps_V=1e-12", 0.01, 0.5);
+  const mb::State b = mbtest::simulate(m, "tomcin:eps_P=1e-12,eps_V=1e-12,split=4", 0.01, 0.5);
+  const mb::State c = mbtest::simulate(m, "tomcin:eps_P=1e-12,eps_V=1e-12,split=auto", 0.01, 0.5);
+  CHECK(mbtest::max_position_difference(a, b) < 1e-9);
+  CHECK(mbtest::max_position_difference(a, c) < 1e-9);
+  // the sparser system: fewer nonzeros in the factor for the 10 legs
+  CHECK_THROWS_AS(mb::make_method("tomcin:split=0"), mb::InputError);
+  CHECK_THROWS_AS(mb::make_method("tomcin:split=x"), mb::InputError);
 }

@@ -10,12 +10,22 @@
 // correction at the start of the next step after the external impulses, the same cycle (docs/method-notes.md).
 // Options (tomcin2014's names): eps_T, eps_P (the joint-correction tolerance, per joint as for every
 // impulse method), eps_V (the velocity correction's), max_iterations (the paper uses 50, and 500 for
-// the Peaucellier linkage), spectrum (lambda_max / lambda_min of A every step, for Figure 3).
+// the Peaucellier linkage), spectrum (lambda_max / lambda_min of A every step, for Figure 3),
+// split (body splitting, s.5: methods/common/body_split.hpp).
+#include <cstdlib>
+#include <string>
+
 #include <fmt/format.h>
 
+#include "methods/common/body_split.hpp"
 #include "methods/impulse/methods.hpp"
 
 namespace mb {
+
+namespace {
+// split=auto: parts of at most this many joints (docs/method-notes.md: the measurement behind it)
+constexpr int kAutoSplit = 4;
+}  // namespace
 
 MethodInfo TomcinMethod::describe() {
   MethodInfo i = impulse_method_info();
@@ -30,6 +40,9 @@ MethodInfo TomcinMethod::describe() {
       OptionInfo::number("eps_V", "1e-9", "velocity correction tolerance, m/s (rad/s)", 0, 1),
       OptionInfo::integer("max_iterations", "500", "joint correction iterations per step before the step fails", 1, 1000000),
       OptionInfo::choice("spectrum", "off", "on: lambda_max / lambda_min of A every step (dense, up to 4000 rows)", {"off", "on"}),
+      OptionInfo::text("split", "off",
+                       "body splitting (tomcin2014 s.5): off, K (a body with more than K joints becomes parts of at most K joints "
+                       "joined by fixed joints), or auto (K = " + std::to_string(kAutoSplit) + ")"),
   };
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "eps_P=1e-12,eps_V=1e-12",
                "the impulse step's O(h^3) local error; the regularization changes the iterations, not the fixed point"}};
@@ -45,8 +58,21 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.max_iter = s.get_int("max_iterations", 500);
   const double eps_t = s.get_double("eps_T", 1e-10);
   const bool spectrum = s.get_string("spectrum", "off") == "on";
-  return std::make_unique<ImpulseMethod>(
+  const std::string split = s.get_string("split", "off");
+  int max_joints = 0;
+  if (split == "auto") {
+    max_joints = kAutoSplit;
+  } else if (split != "off") {
+    char* end = nullptr;
+    const long k = std::strtol(split.c_str(), &end, 10);
+    if (split.empty() || *end != '\0' || k < 1 || k > 1000000)
+      s.fail(fmt::format("tomcin: option 'split' must be off, auto or a whole number >= 1, got '{}'", split));
+    max_joints = static_cast<int>(k);
+  }
+  auto m = std::make_unique<ImpulseMethod>(
       describe(), o, make_group_corrector({}, [eps_t, spectrum] { return make_regularized_cholmod_solver(eps_t, spectrum); }));
+  if (max_joints == 0) return m;
+  return std::make_unique<SplitMethod>(std::move(m), max_joints);
 }
 
 }  // namespace mb
