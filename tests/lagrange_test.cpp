@@ -53,6 +53,8 @@ mb::Model every_joint_model() {
   joint(T::Hinge, mb::kWorld, 0, mb::Vec3::Zero(), mb::Vec3(0, 0.15, 0));
   joint(T::Hinge, 1, mb::kWorld, mb::Vec3(0, 0.1, 0), mb::Vec3(0.3, 0.2, 0.1));
   joint(T::Fixed, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
+  joint(T::Cardan, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
+  joint(T::Cardan, mb::kWorld, 1, mb::Vec3::Zero(), mb::Vec3(0, 0.1, 0));
   return m;
 }
 

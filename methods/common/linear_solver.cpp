@@ -44,6 +44,20 @@ class DenseLu final : public LinearSolver {
   std::unique_ptr<Eigen::PartialPivLU<Eigen::MatrixXd>> lu_;
 };
 
+class DenseMinNorm final : public LinearSolver {
+ public:
+  void analyze(const ConstraintSystem&) override {}
+  void factor(const ConstraintSystem& cs) override {
+    cs.assemble_dense(A_);
+    cod_.compute(A_);
+  }
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = cod_.solve(b); }
+
+ private:
+  Eigen::MatrixXd A_;
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod_;
+};
+
 // Eigen's supernodal LL^T with access to CHOLMOD's factor (for rcond)
 class SupernodalLlt : public Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> {
  public:
@@ -133,6 +147,7 @@ class Tree final : public LinearSolver {
 std::unique_ptr<LinearSolver> make_tree_solver() { return std::make_unique<Tree>(); }
 std::unique_ptr<LinearSolver> make_dense_solver() { return std::make_unique<DenseLdlt>(); }
 std::unique_ptr<LinearSolver> make_lu_solver() { return std::make_unique<DenseLu>(); }
+std::unique_ptr<LinearSolver> make_min_norm_solver() { return std::make_unique<DenseMinNorm>(); }
 std::unique_ptr<LinearSolver> make_cholmod_solver() { return std::make_unique<Cholmod>(); }
 std::unique_ptr<LinearSolver> make_regularized_cholmod_solver(double eps_t, bool spectrum) {
   return std::make_unique<Cholmod>(eps_t, spectrum);

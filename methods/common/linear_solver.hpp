@@ -40,6 +40,9 @@ using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;
 
 std::unique_ptr<LinearSolver> make_dense_solver();    // dense A, Eigen LDL^T (O(n^3))
 std::unique_ptr<LinearSolver> make_lu_solver();       // dense A, Eigen partial-pivot LU (O(n^3))
+// dense A, Eigen's complete orthogonal decomposition: the minimum-norm least-squares solution, exact
+// for a singular A (redundant constraints) with b in its range (O(n^3); for references)
+std::unique_ptr<LinearSolver> make_min_norm_solver();
 std::unique_ptr<LinearSolver> make_cholmod_solver();  // sparse A, CHOLMOD supernodal Cholesky, AMD ordering
 // The same with Tikhonov regularization (tomcin2014 s.4): A + alpha 1 is factored, alpha =
 // eps_t * norm1(A) (the largest column sum of |A|), so that A with dependent rows (redundant

@@ -117,6 +117,14 @@ void velocity_product(const Model& m, const State& s, const ConstraintSystem& cs
       const Vec3 ud = s.bodies[ka].w.cross(ua);
       out.segment<2>(b.row + b.rot_row) = orthogonal_basis_rate(ua, ud) * p.dw;
     }
+    // perpendicular row (u_a x u_b) . (w_a - w_b): (w_a x u_a) x u_b + u_a x (w_b x u_b) is the rate of the
+    // row's vector (u_a normalized, u_b as ConstraintSystem takes it)
+    if (parts.rot == RotPart::Perpendicular) {
+      auto axis = [&](int k, const Vec3& a) { return k < 0 ? Vec3(a.normalized()) : Vec3(s.bodies[k].q * a.normalized()); };
+      auto omega = [&](int k) { return k < 0 ? Vec3(Vec3::Zero()) : Vec3(s.bodies[k].w); };
+      const Vec3 ua = axis(J.a, J.axis_a), ub = axis(J.b, J.axis_b), wa = omega(J.a), wb = omega(J.b);
+      out[b.row + b.rot_row] = (wa.cross(ua).cross(ub) + ua.cross(wb.cross(ub))).dot(wa - wb);
+    }
   }
 }
 
@@ -124,11 +132,11 @@ void AccelerationSolver::init(const Model& model, LinearSolverFactory make_solve
   // velocity-product terms are derived (docs/lagrange.md) for rods, points, orientation and axis parts
   for (const Joint& j : model.joints) {
     const JointParts parts = joint_parts(j.type);
-    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Twist ||
-        parts.rot == RotPart::Perpendicular)
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Twist)
       throw UnsupportedModel(fmt::format(
-          "lagrange: joint '{}' is a {} joint; the multiplier methods support distance, ball, hinge, fixed, orientation and "
-          "axis joints (the velocity-product terms of line, plane, twist and perpendicular parts are not derived yet)",
+          "lagrange: joint '{}' is a {} joint; the multiplier methods support distance, ball, hinge, fixed, cardan, "
+          "orientation, axis and perpendicular joints (the velocity-product terms of line, plane and twist parts are not "
+          "derived yet)",
           j.name, joint_type_name(j.type)));
   }
   terms_ = terms;

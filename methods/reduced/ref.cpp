@@ -27,7 +27,7 @@ MethodInfo Ref::describe() {
                                   "1e-12 on rigid-body trees)",
                                   0, 1, true, {"auto"}),
                OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
   i.reference = true;
   i.fixed_step = false;
   return i;
@@ -51,15 +51,24 @@ const MethodInfo& Ref::info() const {
 }
 
 void Ref::do_init(const Model& model, const State& state) {
+  loops_.reset();
+  if (model_features(model) & kLoops) {
+    loops_ = std::make_unique<MaximalSystem>(MaximalSystem::extract(model));
+    loops_->read(state, x_);
+    loops_->normalize(x_);  // the initial state onto the constraints (it is there to the builder's round-off)
+    tol_ = tol_option_ > 0 ? tol_option_ : 1e-12;
+    dt_ = 1e-3;
+    return;
+  }
   sys_ = ReducedSystem::extract(model);
   sys_.read(state, x_);
   tol_ = tol_option_ > 0 ? tol_option_ : (sys_.tree() ? 1e-12 : 1e-13);
   dt_ = 1e-3;
 }
 
-template <class Stepper>
-void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
-  auto sys = [this](const Vec& x, Vec& dxdt, double) { sys_.derivative(x, dxdt); };
+template <class System, class Stepper>
+void Ref::advance(System& system, Stepper& stepper, double t, double t_end, StepStats& stats) {
+  auto sys = [&system](const Vec& x, Vec& dxdt, double) { system.derivative(x, dxdt); };
   long tries = 0;
   while (t < t_end) {
     // shorten the last internal step so that the step ends exactly at t_end
@@ -69,7 +78,7 @@ void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
     double tt = t;
     if (stepper.try_step(sys, x_, tt, dt) == odeint::success) {
       ++stats.internal_steps;
-      sys_.normalize(x_);
+      system.normalize(x_);
       t = last ? t_end : tt;
       if (!last || dt > dt_) dt_ = dt;  // keep the controller's suggestion, not the shortened step
     } else {
@@ -82,23 +91,29 @@ void Ref::advance(Stepper& stepper, double t, double t_end, StepStats& stats) {
 }
 
 void Ref::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  if (loops_) step_system(*loops_, model, state, h, stats);
+  else step_system(sys_, model, state, h, stats);
+}
+
+template <class System>
+void Ref::step_system(System& sys, const Model& model, State& state, double h, StepStats& stats) {
   auto t0 = std::chrono::steady_clock::now();
   // sub-intervals between the switching times of the applied torques: constant forcing in each
   std::vector<double> ends = load_breaks(model, state.t, state.t + h);
   ends.push_back(state.t + h);
   double a = state.t;
   for (double b : ends) {
-    sys_.set_loads(model, a, b - a);
+    sys.set_loads(model, a, b - a);
     if (bs_) {
       odeint::bulirsch_stoer<Vec> st(tol_, tol_);
-      advance(st, a, b, stats);
+      advance(sys, st, a, b, stats);
     } else {
       auto st = odeint::make_controlled(tol_, tol_, odeint::runge_kutta_fehlberg78<Vec>());
-      advance(st, a, b, stats);
+      advance(sys, st, a, b, stats);
     }
     a = b;
   }
-  sys_.write(x_, state);
+  sys.write(x_, state);
   stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 

@@ -8,11 +8,15 @@
 // on or off (the tree's pulse ends at 1/30 s), so the discontinuous forcing is integrated exactly
 // (the exact torque, not a step average). Quaternions are renormalised after every accepted
 // internal step (a projection by the local error, far below tol).
+// A model with a closed loop is integrated in maximal coordinates instead (maximal_system.hpp:
+// Lagrange multipliers by a minimum-norm solve, so redundant constraints are fine, and a projection
+// onto the constraints after every accepted internal step), default tolerance 1e-12.
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "methods/method.hpp"
+#include "methods/reduced/maximal_system.hpp"
 #include "methods/reduced/reduced_system.hpp"
 
 namespace mb {
@@ -28,12 +32,15 @@ class Ref final : public Method {
  private:
   void do_init(const Model& model, const State& state) override;
   void do_step(const Model& model, State& state, double h, StepStats& stats) override;
-  template <class Stepper>
-  void advance(Stepper& stepper, double t0, double t1, StepStats& stats);
+  template <class System, class Stepper>
+  void advance(System& sys, Stepper& stepper, double t0, double t1, StepStats& stats);
+  template <class System>
+  void step_system(System& sys, const Model& model, State& state, double h, StepStats& stats);
 
   double tol_option_, tol_ = 1e-13;
   bool bs_;
   ReducedSystem sys_;
+  std::unique_ptr<MaximalSystem> loops_;  // closed loops: maximal coordinates with projection
   std::vector<double> x_;
   double dt_ = 1e-3;  // internal step suggested by the controller
 };
