@@ -39,13 +39,13 @@ const char* baumgarte_gains_name(BaumgarteGains g);
 
 struct AccelerationTerms {
   RodForm form = RodForm::Length;
+  double alpha = 0, beta = 0;  // Baumgarte; 0, 0: unstabilised
+  BaumgarteGains gains = BaumgarteGains::TwoAlphaBetaSquared;
   // the rod quantity C whose Baumgarte terms are added to the form's equation phi'' = 0:
   // phi'' + c1 C' + c0 C = 0; nullopt: C = phi (the form itself)
   std::optional<RodForm> stab_on;
-  BaumgarteGains gains = BaumgarteGains::TwoAlphaBetaSquared;
-  double alpha = 0, beta = 0;  // Baumgarte; 0, 0: unstabilised
-  double c1() const;           // the coefficient of C'
-  double c0() const;           // the coefficient of C
+  double c1() const;  // the coefficient of C'
+  double c0() const;  // the coefficient of C
 };
 
 // Row scale s (rows of cs) of the form's Jacobian against cs's rows (1 except for rods) and the
