@@ -26,7 +26,8 @@ const std::set<std::pair<std::string, std::string>> kReproduced = {
     {"pendulum10 ED", "LMBS4"}, {"pendulum10 ED", "Imp2"},  {"pendulum10 ED", "Imp4"},  {"pendulum10 ED", "Imp6"},
     {"pendulum10 ED", "Imp8"},  {"pendulum10 ED", "Imp10"}, {"pendulum10 LD", "GC4"},   {"pendulum10 LD", "LMV4"},
     {"pendulum10 LD", "LMVD4"}, {"pendulum10 LD", "LMBS4"}, {"pendulum10 LD", "Imp2"},  {"pendulum10 LD", "Imp4"},
-    {"pendulum10 LD", "Imp6"},  {"pendulum10 LD", "Imp8"},  {"pendulum10 LD", "Imp10"},
+    {"pendulum10 LD", "Imp6"},  {"pendulum10 LD", "Imp8"},  {"pendulum10 LD", "Imp10"}, {"pendulum10 LD", "LM4"},
+    {"pendulum90 LD", "Imp4"},  {"pendulum90 LD", "Imp6"},  {"pendulum90 LD", "Imp8"},  {"pendulum90 LD", "Imp10"},
 };
 
 #ifdef NDEBUG
