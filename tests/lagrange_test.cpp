@@ -232,7 +232,7 @@ TEST_CASE("constraint drift on pendulum90: LM4 grows, LMBS4 is bounded, LMV4 and
   CHECK(lm4.pos_second > 1.5 * lm4.pos_first);
   // Baumgarte bounds it
   CHECK(lmbs4.pos_second < 1.5 * lmbs4.pos_first);
-  // the impulse corrections hold their tolerances (default tol_p = tol_v = 1e-10) after every step
+  // the impulse corrections hold their tolerances after every step (LMV4, LMVD4: to round-off)
   CHECK(lmv4.vel_max <= 1e-10);
   CHECK(lmvd4.vel_max <= 1e-10);
   CHECK(lmvd4.pos_max() <= 1e-10);
@@ -253,7 +253,8 @@ TEST_CASE("lu, cholmod and baraff give the same multipliers and trajectories", "
   std::uniform_real_distribution<double> u(-1, 1);
   mb::StepLoads loads;
   mb::step_loads(m, 0, 1.0 / 30, loads);
-  const mb::AccelerationTerms terms{mb::RodForm::Length, 10, 10};
+  mb::AccelerationTerms terms;
+  terms.alpha = terms.beta = 10;
   for (int trial = 0; trial < 3; ++trial) {
     mb::State s = mb::initial_state(m);
     for (auto& b : s.bodies) {
@@ -284,9 +285,10 @@ TEST_CASE("lu, cholmod and baraff give the same multipliers and trajectories", "
 TEST_CASE("rod forms: half_squared and squared are the same equations; length differs off the manifold",
           "[methods][lagrange]") {
   const mb::Model m = mb::build_model("pendulum90");
-  const mb::State l = mbtest::simulate(m, "LMBS4:form=length", 0.04, 5);
-  const mb::State hs = mbtest::simulate(m, "LMBS4:form=half_squared", 0.04, 5);
-  const mb::State sq = mbtest::simulate(m, "LMBS4:form=squared", 0.04, 5);
+  // the Baumgarte terms on the form's own phi (stab_on=form), as every form then solves C'' + ... = 0
+  const mb::State l = mbtest::simulate(m, "LMBS4:form=length,stab_on=form", 0.04, 5);
+  const mb::State hs = mbtest::simulate(m, "LMBS4:form=half_squared,stab_on=form", 0.04, 5);
+  const mb::State sq = mbtest::simulate(m, "LMBS4:form=squared,stab_on=form", 0.04, 5);
   const double same = mbtest::max_position_difference(hs, sq), differ = mbtest::max_position_difference(l, hs);
   INFO("half_squared vs squared " << same << " m, length vs half_squared " << differ << " m after 5 s");
   CHECK(same < 1e-12);
@@ -334,5 +336,59 @@ TEST_CASE("models the family cannot handle and bad options are clear errors", "[
   // aliases show their expansion and run as named
   auto a = mb::make_method("LMVD4:tol_p=1e-9");
   CHECK(a->info().name == "LMVD4");
-  CHECK(a->info().expands_to == "lagrange:stab=vd,solver=lu");
+  CHECK(a->info().expands_to == "lagrange:stab=vd,apply=always,tol_p=0,tol_v=0,solver=lu");
+  // tolerance 0: to round-off; negative: an error
+  CHECK_NOTHROW(mb::make_method("LMV4:tol_v=0,apply=above_tol"));
+  CHECK_THROWS_WITH(mb::make_method("LMV4:tol_v=-1"), Catch::Contains("tol_v"));
+  CHECK_THROWS_WITH(mb::make_method("LMBS4:gains=alpha2"), Catch::Contains("one of: 2alpha_beta2, alpha_beta"));
+  CHECK_THROWS_WITH(mb::make_method("LMV4:stab_on=squared"), Catch::Contains("valid options"));
+  CHECK_THROWS_WITH(mb::make_method("lagrange:stab=v,gains=alpha_beta"), Catch::Contains("applies only to stab=baumgarte"));
+  CHECK_THROWS_WITH(mb::make_method("LMBS4:apply=always"), Catch::Contains("valid options"));
+}
+
+// schmitt2005 s.5, LMBS4: "We exactly used the stabilization terms given in Baumgarte's 'Example 1'
+// and also his parameter settings alpha = 10, beta = 10" (docs/lagrange.md, "Baumgarte readings")
+TEST_CASE("Baumgarte readings: gains and stab_on are the coefficients they document", "[methods][lagrange]") {
+  const mb::Model m = mb::build_model("pendulum90");
+  const double h = 0.04, T = 5;
+  // gains: c1 = 2 alpha, c0 = beta^2 (2alpha_beta2) against c1 = alpha, c0 = beta (alpha_beta): the same equation
+  const mb::State base = mbtest::simulate(m, "LMBS4:stab_on=form,gains=2alpha_beta2,alpha=10,beta=10", h, T);
+  const mb::State lin = mbtest::simulate(m, "LMBS4:stab_on=form,gains=alpha_beta,alpha=20,beta=100", h, T);
+  CHECK(mbtest::max_position_difference(base, lin) == 0);
+  const mb::State a_b2 = mbtest::simulate(m, "LMBS4:stab_on=form,gains=alpha_beta2,alpha=20,beta=10", h, T);
+  const mb::State a2_b = mbtest::simulate(m, "LMBS4:stab_on=form,gains=2alpha_beta,alpha=10,beta=100", h, T);
+  CHECK(mbtest::max_position_difference(base, a_b2) == 0);
+  CHECK(mbtest::max_position_difference(base, a2_b) == 0);
+  // stab_on=half_squared on the half_squared equation is stab_on=form (up to round-off)
+  const mb::State half = mbtest::simulate(m, "LMBS4:form=half_squared,stab_on=half_squared", h, T);
+  CHECK(mbtest::max_position_difference(base, half) < 1e-12);
+  // stab_on=squared (|d|^2 - L^2 = 2 phi) on the half_squared equation doubles both coefficients:
+  // the LMBS4 default equals stab_on=form with alpha = 20, beta^2 = 200
+  const mb::State sq = mbtest::simulate(m, "LMBS4", h, T);
+  const mb::State doubled = mbtest::simulate(m, "LMBS4:stab_on=form,alpha=20,beta=14.142135623730951", h, T);
+  const double d_sq = mbtest::max_position_difference(sq, doubled), d_std = mbtest::max_position_difference(sq, base);
+  INFO("LMBS4 vs stab_on=form with doubled gains " << d_sq << " m, vs alpha = beta = 10 " << d_std << " m after 5 s");
+  CHECK(d_sq < 1e-10);
+  CHECK(d_std > 1e-6);
+}
+
+// schmitt2005 s.5, LMV4: "the velocity errors across constant distance joints are corrected at the
+// end of each integration step"
+TEST_CASE("impulse corrections of LMV4/LMVD4: apply=always corrects after every step, tol 0 to round-off",
+          "[methods][lagrange]") {
+  const mb::Model m = mb::build_model("pendulum10");
+  const double h = 0.005, T = 10;
+  const Drift skip = drift(m, "LMV4:apply=above_tol,tol_v=1e-10", h, T);
+  const Drift always = drift(m, "LMV4:apply=always,tol_v=1e-10", h, T);
+  const Drift roundoff = drift(m, "LMV4:apply=above_tol,tol_v=0", h, T);
+  const Drift vd = drift(m, "LMVD4", h, T);
+  INFO("max velocity error: above_tol " << skip.vel_max << ", always " << always.vel_max << ", tol 0 " << roundoff.vel_max
+                                        << "; LMVD4 position " << vd.pos_max() << " velocity " << vd.vel_max);
+  // below 1e-10 the old reading leaves the error alone; the others remove it after every step
+  CHECK(skip.vel_max > 1e-12);
+  CHECK(skip.vel_max <= 1e-10);
+  CHECK(always.vel_max < 1e-14);
+  CHECK(roundoff.vel_max < 1e-14);
+  CHECK(vd.vel_max < 1e-14);
+  CHECK(vd.pos_max() < 1e-14);
 }

@@ -71,6 +71,23 @@ const char* rod_form_name(RodForm f) {
   return "?";
 }
 
+const char* baumgarte_gains_name(BaumgarteGains g) {
+  switch (g) {
+    case BaumgarteGains::TwoAlphaBetaSquared: return "2alpha_beta2";
+    case BaumgarteGains::AlphaBeta: return "alpha_beta";
+    case BaumgarteGains::AlphaBetaSquared: return "alpha_beta2";
+    case BaumgarteGains::TwoAlphaBeta: return "2alpha_beta";
+  }
+  return "?";
+}
+
+double AccelerationTerms::c1() const {
+  return gains == BaumgarteGains::TwoAlphaBetaSquared || gains == BaumgarteGains::TwoAlphaBeta ? 2 * alpha : alpha;
+}
+double AccelerationTerms::c0() const {
+  return gains == BaumgarteGains::TwoAlphaBetaSquared || gains == BaumgarteGains::AlphaBetaSquared ? beta * beta : beta;
+}
+
 void constraint_function(const Model& m, const State& s, const ConstraintSystem& cs, RodForm form, Eigen::VectorXd& phi,
                          Eigen::VectorXd& scale) {
   cs.position_error(m, s, phi);
@@ -174,14 +191,22 @@ void AccelerationSolver::solve(const Model& m, const State& s, const StepLoads& 
   velocity_product(m, s, cs_, terms_.form, jdv_);
   cs_.velocity_error(acc, jmf_);
   b_ = -jmf_;
-  if (terms_.form != RodForm::Length || terms_.beta != 0) constraint_function(m, s, cs_, terms_.form, phi_, scale_);
+  const double c1 = terms_.c1(), c0 = terms_.c0();
+  if (terms_.form != RodForm::Length || c0 != 0) constraint_function(m, s, cs_, terms_.form, phi_, scale_);
   else scale_.setOnes(cs_.rows());
   b_.array() -= jdv_.array() / scale_.array();
-  if (terms_.alpha != 0) {
+  if (terms_.stab_on && (c1 != 0 || c0 != 0)) {
+    // the terms of another quantity C (C' = s_C J V), in the form's row scaling
+    constraint_function(m, s, cs_, *terms_.stab_on, phi_c_, scale_c_);
     cs_.velocity_error(s, jv_);
-    b_ -= 2 * terms_.alpha * jv_;
+    b_.array() -= (c1 * scale_c_.array() * jv_.array() + c0 * phi_c_.array()) / scale_.array();
+  } else {
+    if (c1 != 0) {
+      cs_.velocity_error(s, jv_);
+      b_ -= c1 * jv_;
+    }
+    if (c0 != 0) b_.array() -= c0 * phi_.array() / scale_.array();
   }
-  if (terms_.beta != 0) b_.array() -= terms_.beta * terms_.beta * phi_.array() / scale_.array();
   stats.t_assembly += since(t0);
   // factor and solve A lambda = b
   t0 = Clock::now();

@@ -4,17 +4,20 @@
 // V = (v, w) of the dynamic bodies (ConstraintSystem's columns), a = dV/dt, M the world mass matrix
 // (m I, R I R^T), J the ConstraintSystem's Jacobian at the state (phi' = J V):
 //   M a = f - w x (I_w w) + J^T lambda,                                (f: gravity, applied torque)
-//   J a = -Jdot V - 2 alpha J V - beta^2 phi           (Baumgarte's "Example 1"; alpha = beta = 0: none)
-// so  A lambda = -Jdot V - J M^-1 f_all - 2 alpha J V - beta^2 phi,  A = J M^-1 J^T,
+//   J a = -Jdot V - c1 J V - c0 phi       (Baumgarte's "Example 1", c1 = 2 alpha, c0 = beta^2 by
+//                                          default; alpha = beta = 0: none)
+// so  A lambda = -Jdot V - J M^-1 f_all - c1 J V - c0 phi,  A = J M^-1 J^T,
 //     a = M^-1 (f_all + J^T lambda).
 // A rod's constraint function has three forms: |d| - L (length), (|d|^2 - L^2)/2 (half_squared),
 // |d|^2 - L^2 (squared), d = p_a - p_b; their Jacobian rows are s J_length with s = 1, |d|, 2|d|.
 // The system is always solved with the length-form rows (A is the same for every form up to the
-// row scaling S): the form's equation s (J a) = -Jdot_form V - 2 alpha s J V - beta^2 phi_form is
-// divided by s, and the form's multiplier is lambda_form = lambda / s (the same force J^T lambda).
+// row scaling S): the form's equation s (J a) = -Jdot_form V - c1 C' - c0 C is divided by s, and the
+// form's multiplier is lambda_form = lambda / s (the same force J^T lambda). C is the rod quantity
+// that carries the stabilisation (stab_on; by default the form's phi), C' = s_C J V.
 // Ball, hinge and fixed joints have one form: the rows and errors of ConstraintSystem.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <Eigen/Core>
@@ -29,9 +32,20 @@ namespace mb {
 enum class RodForm { Length, HalfSquared, Squared };
 const char* rod_form_name(RodForm f);
 
+// How alpha and beta enter Baumgarte's stabilised equation phi'' + c1 C' + c0 C = 0 (docs/lagrange.md,
+// "Baumgarte readings"): c1 = 2 alpha or alpha, c0 = beta^2 or beta.
+enum class BaumgarteGains { TwoAlphaBetaSquared, AlphaBeta, AlphaBetaSquared, TwoAlphaBeta };
+const char* baumgarte_gains_name(BaumgarteGains g);
+
 struct AccelerationTerms {
   RodForm form = RodForm::Length;
   double alpha = 0, beta = 0;  // Baumgarte; 0, 0: unstabilised
+  BaumgarteGains gains = BaumgarteGains::TwoAlphaBetaSquared;
+  // the rod quantity C whose Baumgarte terms are added to the form's equation phi'' = 0:
+  // phi'' + c1 C' + c0 C = 0; nullopt: C = phi (the form itself)
+  std::optional<RodForm> stab_on;
+  double c1() const;  // the coefficient of C'
+  double c0() const;  // the coefficient of C
 };
 
 // Row scale s (rows of cs) of the form's Jacobian against cs's rows (1 except for rods) and the
@@ -62,7 +76,7 @@ class AccelerationSolver {
   AccelerationTerms terms_;
   ConstraintSystem cs_;
   std::unique_ptr<LinearSolver> solver_;
-  Eigen::VectorXd jdv_, jv_, jmf_, phi_, scale_, b_, mu_;
+  Eigen::VectorXd jdv_, jv_, jmf_, phi_, scale_, phi_c_, scale_c_, b_, mu_;
   State tmp_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -31,6 +32,18 @@ const std::pair<const char*, Stab> kStabs[] = {
     {"none", Stab::None}, {"baumgarte", Stab::Baumgarte}, {"v", Stab::V}, {"vd", Stab::VD}};
 const std::pair<const char*, RodForm> kForms[] = {
     {"length", RodForm::Length}, {"half_squared", RodForm::HalfSquared}, {"squared", RodForm::Squared}};
+// Baumgarte readings (docs/lagrange.md): how alpha and beta enter, which rod quantity is stabilised
+const std::pair<const char*, BaumgarteGains> kGains[] = {{"2alpha_beta2", BaumgarteGains::TwoAlphaBetaSquared},
+                                                         {"alpha_beta", BaumgarteGains::AlphaBeta},
+                                                         {"alpha_beta2", BaumgarteGains::AlphaBetaSquared},
+                                                         {"2alpha_beta", BaumgarteGains::TwoAlphaBeta}};
+const std::pair<const char*, std::optional<RodForm>> kStabOn[] = {{"form", std::nullopt},
+                                                                  {"length", RodForm::Length},
+                                                                  {"half_squared", RodForm::HalfSquared},
+                                                                  {"squared", RodForm::Squared}};
+// When the impulse corrections of v / vd act (docs/lagrange.md)
+enum class Apply { AboveTol, Always };
+const std::pair<const char*, Apply> kApply[] = {{"above_tol", Apply::AboveTol}, {"always", Apply::Always}};
 
 template <class T, size_t N>
 T pick(const std::pair<const char*, T> (&table)[N], const std::string& key, const std::string& value,
@@ -58,13 +71,24 @@ const std::vector<FamilyOption>& family_options() {
   static const std::vector<FamilyOption> o = {
       {OptionInfo::choice("stab", "baumgarte", "none (LM4), baumgarte (LMBS4), v (LMV4: + impulse velocity correction), "
                           "vd (LMVD4: + impulse position projection and velocity correction)", {"none", "baumgarte", "v", "vd"}), {}},
-      {OptionInfo::number("alpha", "10", "Baumgarte damping: phi'' + 2 alpha phi' + beta^2 phi = 0, 1/s", 0), {Stab::Baumgarte}},
+      {OptionInfo::number("alpha", "10", "Baumgarte damping: phi'' + 2 alpha phi' + beta^2 phi = 0 (see gains), 1/s", 0), {Stab::Baumgarte}},
       {OptionInfo::number("beta", "10", "Baumgarte stiffness (see alpha), 1/s", 0), {Stab::Baumgarte}},
+      {OptionInfo::choice("gains", "2alpha_beta2", "how alpha and beta enter phi'' + c1 C' + c0 C = 0: 2alpha_beta2 (c1 = 2 alpha, "
+                          "c0 = beta^2), alpha_beta, alpha_beta2, 2alpha_beta", {"2alpha_beta2", "alpha_beta", "alpha_beta2", "2alpha_beta"}),
+       {Stab::Baumgarte}},
+      {OptionInfo::choice("stab_on", "form", "rod quantity C that carries the Baumgarte terms: form (C = the form's phi), "
+                          "length (|d|-L), half_squared ((|d|^2-L^2)/2), squared (|d|^2-L^2; with form=half_squared "
+                          "it reproduces the schmitt2005 LMBS4 rows)", {"form", "length", "half_squared", "squared"}),
+       {Stab::Baumgarte}},
       {OptionInfo::choice("solver", "lu", "multiplier (and correction) solver: " + solver_names(), {"lu", "cholmod", "baraff"}), {}},
       {OptionInfo::choice("form", "half_squared", "rod constraint function: half_squared ((|d|^2-L^2)/2, reproduces the schmitt2005 LM4 table), length (|d|-L), squared (|d|^2-L^2)",
                           {"half_squared", "length", "squared"}), {}},
-      {OptionInfo::number("tol_p", "1e-10", "projection tolerance of vd, m (rad)", 0), {Stab::VD}},
-      {OptionInfo::number("tol_v", "1e-10", "velocity correction tolerance of v and vd, m/s (rad/s)", 0), {Stab::V, Stab::VD}},
+      {OptionInfo::number("tol_p", "1e-10", "projection tolerance of vd, m (rad); 0: to round-off", 0), {Stab::VD}},
+      {OptionInfo::number("tol_v", "1e-10", "velocity correction tolerance of v and vd, m/s (rad/s); 0: to round-off", 0),
+       {Stab::V, Stab::VD}},
+      {OptionInfo::choice("apply", "above_tol", "when the corrections of v and vd act: above_tol (only while an error "
+                          "exceeds its tolerance), always (at least one correction after every step)", {"above_tol", "always"}),
+       {Stab::V, Stab::VD}},
       {OptionInfo::integer("max_iter", "1000", "maximum correction sweeps of v and vd; more is a failure", 1, 1e9), {Stab::V, Stab::VD}},
   };
   return o;
@@ -80,6 +104,7 @@ struct Options {
   LinearSolverFactory solver = make_lu_solver;
   bool dense = true;  // solver=lu
   ImpulseOptions imp;
+  Apply apply = Apply::AboveTol;
 };
 
 Options parse_options(const Spec& s, const std::string& who) {
@@ -103,12 +128,15 @@ Options parse_options(const Spec& s, const std::string& who) {
     o.terms.beta = s.get_double("beta", 10);
     if (o.terms.alpha < 0 || o.terms.beta < 0)
       s.fail(fmt::format("{}: alpha and beta must be >= 0", who));
+    o.terms.gains = pick(kGains, "gains", s.get_string("gains", "2alpha_beta2"), who);
+    o.terms.stab_on = pick(kStabOn, "stab_on", s.get_string("stab_on", "form"), who);
   }
   o.imp.tol_p = s.get_double("tol_p", 1e-10);
   o.imp.tol_v = s.get_double("tol_v", 1e-10);
   o.imp.max_iter = s.get_int("max_iter", 1000);
-  if (!(o.imp.tol_p > 0) || !(o.imp.tol_v > 0) || o.imp.max_iter < 1)
-    s.fail(fmt::format("{}: tol_p and tol_v must be positive and max_iter >= 1", who));
+  if (!(o.imp.tol_p >= 0) || !(o.imp.tol_v >= 0) || o.imp.max_iter < 1)
+    s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", who));
+  o.apply = pick(kApply, "apply", s.get_string("apply", "above_tol"), who);
   return o;
 }
 
@@ -267,6 +295,10 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
       state.bodies[k].v.setZero(), state.bodies[k].w.setZero();
     }
     // (c) impulse step without loads: projection by look-ahead over h, then the free motion
+    if (opt_.apply == Apply::Always) {  // one correction whatever the error, then to tol_p
+      for (int g = 0; g < corrector_->groups(); ++g) corrector_->correct_position(g, model, no_loads_, h, state, -1, stats);
+      ++stats.pos_iterations;
+    }
     correct_positions(*corrector_, model, no_loads_, h, state, opt_.imp, stats, info_.name);
     t0 = Clock::now();
     free_motion(model, no_loads_, h, state, next_);
@@ -277,6 +309,10 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
   }
   // (v, d) impulse velocity correction with the Jacobians of the final positions
   corrector_->update(model, state, stats);
+  if (opt_.apply == Apply::Always) {  // one correction whatever the error, then to tol_v
+    for (int g = 0; g < corrector_->groups(); ++g) corrector_->correct_velocity(g, state, -1, stats);
+    ++stats.vel_iterations;
+  }
   correct_velocities(*corrector_, state, opt_.imp, stats, info_.name);
 }
 

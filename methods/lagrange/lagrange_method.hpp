@@ -4,8 +4,10 @@
 // stage (per stage: Jacobians, A = J M^-1 J^T factored, one solve); quaternions renormalised
 // after the step. Claimed order 4. Parts, chosen by options:
 //  - stab=none       LM4: nothing else.
-//  - stab=baumgarte  LMBS4 / bender2007's "Lagrange": phi'' + 2 alpha phi' + beta^2 phi = 0
-//                    (Baumgarte's "Example 1"), alpha = beta = 10.
+//  - stab=baumgarte  LMBS4 / bender2007's "Lagrange": phi'' + c1 C' + c0 C = 0 (Baumgarte's
+//                    "Example 1"), alpha = beta = 10; gains: c1 = 2 alpha, c0 = beta^2 (default) or
+//                    the other readings; stab_on: the rod quantity C (default the form's phi; LMBS4:
+//                    |d|^2 - L^2 on the half_squared equation, which reproduces schmitt2005 s.6).
 //  - stab=v          LMV4: after the RK4 step, the impulse velocity correction (correct_velocities,
 //                    methods/impulse/impulse_method.hpp) to tol_v.
 //  - stab=vd         LMVD4, schmitt2005 s.5 steps (a)-(d): (a) the RK4 step; (b) save the
@@ -13,6 +15,9 @@
 //                    applied torques: look-ahead position correction over h from zero velocity
 //                    (correct_positions) to tol_p, then the free motion over h; (d) restore the
 //                    saved velocities and apply the impulse velocity correction to tol_v.
+//                    v and vd: apply=above_tol corrects only while an error exceeds its tolerance
+//                    (the impulse phases' rule), apply=always at least once after every step;
+//                    tol 0: to round-off (LMV4 and LMVD4: always, 0).
 //  - solver=lu|cholmod  the LinearSolver for the multipliers and the impulse corrections.
 //  - form=half_squared|length|squared  the rods' constraint function (default half_squared: it
 //    reproduces the schmitt2005 LM4 table; length gives 0.8x its factors).
