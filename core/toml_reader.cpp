@@ -14,8 +14,6 @@ namespace mb {
 
 int toml_line(const toml::node& n) { return static_cast<int>(n.source().begin.line); }
 
-namespace {
-
 // The TOML files mbbench reads are ASCII: a non-ASCII character is written as an escape inside a
 // string (\uXXXX, \UXXXXXXXX; mbbench export-scene does so), and raw control characters (all but
 // tab and the line ends) are not TOML at all. Checked before toml++ sees the text, with the line:
@@ -38,8 +36,6 @@ void check_toml_characters(const std::string& text, const std::string& file) {
   }
 }
 
-}  // namespace
-
 toml::table parse_toml(const std::string& text, const std::string& file) {
   check_toml_characters(text, file);
   try {
@@ -57,19 +53,20 @@ toml::table read_toml_file(const std::string& path) {
   return parse_toml(ss.str(), path);
 }
 
-TableReader::TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid)
-    : t_(t), file_(std::move(file)), ctx_(std::move(ctx)) {
+TableReader::TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid,
+                         int line_offset)
+    : t_(t), file_(std::move(file)), ctx_(std::move(ctx)), line_offset_(line_offset) {
   check_unknown(valid);
 }
 
 void TableReader::fail(const std::string& key, const std::string& msg) const {
   const toml::node* n = t_.get(key);
-  throw InputError(file_, n ? toml_line(*n) : toml_line(t_), field(key), msg);
+  throw InputError(file_, n ? at(*n) : at(t_), field(key), msg);
 }
 
 const toml::node& TableReader::need(const std::string& key) const {
   const toml::node* n = t_.get(key);
-  if (!n) throw InputError(file_, toml_line(t_), field(key), "missing required field");
+  if (!n) throw InputError(file_, at(t_), field(key), "missing required field");
   return *n;
 }
 
@@ -77,8 +74,8 @@ double TableReader::number(const toml::node& n, const std::string& key) const {
   double v;
   if (auto f = n.as_floating_point()) v = f->get();
   else if (auto i = n.as_integer()) v = static_cast<double>(i->get());
-  else throw InputError(file_, toml_line(n), field(key), fmt::format("expected a number, got {}", type_name(n)));
-  if (!std::isfinite(v)) throw InputError(file_, toml_line(n), field(key), fmt::format("number must be finite, got {}", v));
+  else throw InputError(file_, at(n), field(key), fmt::format("expected a number, got {}", type_name(n)));
+  if (!std::isfinite(v)) throw InputError(file_, at(n), field(key), fmt::format("number must be finite, got {}", v));
   return v;
 }
 
@@ -91,27 +88,27 @@ double TableReader::positive(const std::string& key) const {
 std::string TableReader::str(const std::string& key) const {
   const toml::node& n = need(key);
   if (auto s = n.as_string()) return s->get();
-  throw InputError(file_, toml_line(n), field(key), fmt::format("expected a string, got {}", type_name(n)));
+  throw InputError(file_, at(n), field(key), fmt::format("expected a string, got {}", type_name(n)));
 }
 
 bool TableReader::boolean(const std::string& key, bool fallback) const {
   if (!has(key)) return fallback;
   const toml::node& n = need(key);
   if (auto b = n.as_boolean()) return b->get();
-  throw InputError(file_, toml_line(n), field(key), fmt::format("expected true or false, got {}", type_name(n)));
+  throw InputError(file_, at(n), field(key), fmt::format("expected true or false, got {}", type_name(n)));
 }
 
 const toml::array& TableReader::array(const std::string& key) const {
   const toml::node& n = need(key);
   const toml::array* a = n.as_array();
-  if (!a) throw InputError(file_, toml_line(n), field(key), fmt::format("expected an array, got {}", type_name(n)));
+  if (!a) throw InputError(file_, at(n), field(key), fmt::format("expected an array, got {}", type_name(n)));
   return *a;
 }
 
 std::vector<double> TableReader::numbers(const std::string& key, size_t expect) const {
   const toml::array& a = array(key);
   if (expect && a.size() != expect)
-    throw InputError(file_, toml_line(need(key)), field(key), fmt::format("expected {} numbers, got {}", expect, a.size()));
+    throw InputError(file_, at(need(key)), field(key), fmt::format("expected {} numbers, got {}", expect, a.size()));
   std::vector<double> v;
   for (const auto& e : a) v.push_back(number(e, key));
   return v;
@@ -123,10 +120,10 @@ std::vector<std::string> TableReader::strings(const std::string& key, std::vecto
   for (size_t i = 0; i < a.size(); ++i) {
     const auto* s = a[i].as_string();
     if (!s)
-      throw InputError(file_, toml_line(a[i]), fmt::format("{}[{}]", field(key), i),
+      throw InputError(file_, at(a[i]), fmt::format("{}[{}]", field(key), i),
                        fmt::format("expected a string, got {}", type_name(a[i])));
     v.push_back(s->get());
-    if (lines) lines->push_back(toml_line(a[i]));
+    if (lines) lines->push_back(at(a[i]));
   }
   return v;
 }
@@ -151,7 +148,7 @@ const toml::table* TableReader::subtable(const std::string& key) const {
   const toml::node* n = t_.get(key);
   if (!n) return nullptr;
   const toml::table* t = n->as_table();
-  if (!t) throw InputError(file_, toml_line(*n), field(key), fmt::format("expected a [{}] table", key));
+  if (!t) throw InputError(file_, at(*n), field(key), fmt::format("expected a [{}] table", key));
   return t;
 }
 
@@ -160,10 +157,10 @@ std::vector<const toml::table*> TableReader::tables(const std::string& key) cons
   const toml::node* n = t_.get(key);
   if (!n) return out;
   const toml::array* a = n->as_array();
-  if (!a) throw InputError(file_, toml_line(*n), field(key), fmt::format("expected [[{}]] tables", key));
+  if (!a) throw InputError(file_, at(*n), field(key), fmt::format("expected [[{}]] tables", key));
   for (const auto& e : *a) {
     const toml::table* t = e.as_table();
-    if (!t) throw InputError(file_, toml_line(e), field(key), fmt::format("expected [[{}]] tables", key));
+    if (!t) throw InputError(file_, at(e), field(key), fmt::format("expected [[{}]] tables", key));
     out.push_back(t);
   }
   return out;
@@ -179,7 +176,7 @@ void TableReader::check_unknown(const std::vector<std::string>& valid) const {
   for (const auto& [k, node] : t_) {
     std::string key(k.str());
     if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
-    throw InputError(file_, toml_line(node), field(key), fmt::format("unknown field; valid fields: {}", fmt::join(valid, ", ")));
+    throw InputError(file_, at(node), field(key), fmt::format("unknown field; valid fields: {}", fmt::join(valid, ", ")));
   }
 }
 

@@ -11,6 +11,9 @@ namespace mb {
 
 int toml_line(const toml::node& n);  // 1-based source line of a node
 
+// The characters mbbench's TOML files may hold (ASCII, no control characters but tab and line
+// breaks); anything else is an InputError with its line (toml++ 3.3 misbehaves on the rest).
+void check_toml_characters(const std::string& text, const std::string& file);
 // Parses TOML text; a syntax error is an InputError with the file and line.
 toml::table parse_toml(const std::string& text, const std::string& file);
 // Reads a whole file and parses it; a missing file is an InputError.
@@ -19,11 +22,15 @@ toml::table read_toml_file(const std::string& path);
 class TableReader {
  public:
   // ctx prefixes field names in messages ("body[2]" -> "body[2].mass"); valid lists the keys
-  TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid);
+  // line_offset: added to the lines toml++ reports, for a table parsed from a part of a file that
+  // starts after line_offset lines (models/scene.cpp reads large scenes in parts)
+  TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid,
+              int line_offset = 0);
 
   [[noreturn]] void fail(const std::string& key, const std::string& msg) const;
   std::string field(const std::string& key) const { return ctx_.empty() ? key : ctx_ + "." + key; }
-  int line() const { return toml_line(t_); }
+  int line() const { return at(t_); }
+  int at(const toml::node& n) const { return toml_line(n) + line_offset_; }  // a node's line in the file
   const std::string& file() const { return file_; }
   const toml::table& table() const { return t_; }
 
@@ -60,6 +67,7 @@ class TableReader {
   void check_unknown(const std::vector<std::string>& valid) const;
   const toml::table& t_;
   std::string file_, ctx_;
+  int line_offset_ = 0;
 };
 
 }  // namespace mb

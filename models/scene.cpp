@@ -3,7 +3,9 @@
 #include <cmath>
 #include <fstream>
 #include <algorithm>
+#include <optional>
 #include <sstream>
+#include <string_view>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -43,7 +45,7 @@ Quat quat(const TableReader& r, const std::string& key) {
 Mat3 mat3(const TableReader& r, const std::string& key) {
   const toml::node& n = r.need(key);
   const toml::array* a = n.as_array();
-  auto bad = [&](const char* what) { throw InputError(r.file(), toml_line(n), r.field(key), what); };
+  auto bad = [&](const char* what) { throw InputError(r.file(), r.at(n), r.field(key), what); };
   if (!a) bad("expected [a, b, c] (diagonal) or a 3x3 array");
   Mat3 m = Mat3::Zero();
   if (a->size() == 3 && (*a)[0].is_number()) {
@@ -69,49 +71,52 @@ const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a
 
 }  // namespace
 
-Model parse_scene(const std::string& text, const std::string& file) {
-  toml::table root = parse_toml(text, file);
-  Model m;
-  TableReader top(root, file, "", {"model", "body", "joint", "torque"});
-  // [model]
-  const toml::node& mnode = top.need("model");
-  const toml::table* mt = mnode.as_table();
-  if (!mt) throw InputError(file, toml_line(mnode), "model", "expected a [model] table");
-  TableReader mr(*mt, file, "model", kModelKeys);
-  m.info.name = mr.str("name");
-  if (m.info.name.empty()) mr.fail("name", "a model needs a name");
-  if (const char* why = bad_name_char(m.info.name)) mr.fail("name", fmt::format("a model name may not contain {} (it names tables and files)", why));
-  m.info.source = mr.str("source", "");
-  m.info.description = mr.str("description", "");
-  m.gravity = vec3(mr, "gravity");
-  m.info.duration = mr.has("duration") ? mr.positive("duration") : 60.0;
-  m.info.default_h = mr.has("default_h") ? mr.positive("default_h") : 0.005;
-  if (m.info.duration > kMaxDuration) mr.fail("duration", fmt::format("duration {} s is longer than the limit {:g} s", m.info.duration, kMaxDuration));
-  if (m.info.default_h > m.info.duration)
-    mr.fail("default_h", fmt::format("default step {} s is longer than the duration {} s", m.info.default_h, m.info.duration));
-  if (!(m.info.duration / m.info.default_h < static_cast<double>(kMaxSteps)))
-    mr.fail("default_h", fmt::format("default_h = {:g} s over the duration {:g} s is more than {:.3g} steps", m.info.default_h,
-                                     m.info.duration, static_cast<double>(kMaxSteps)));
-  if (mr.has("h_grid")) {
-    m.info.h_grid = mr.numbers("h_grid");
-    if (m.info.h_grid.empty()) mr.fail("h_grid", "needs at least one step size (or leave it out for the default grid)");
-    for (double h : m.info.h_grid)
-      if (!(h > 0)) mr.fail("h_grid", fmt::format("every step size must be positive, got {}", h));
-  } else {
-    m.info.h_grid = default_h_grid();
-  }
-  if (mr.has("period")) m.info.period = mr.positive("period");
-  m.info.energy_conserved = mr.boolean("energy_conserved", true);
-  std::string tracked = mr.str("tracked_body", "");
+namespace {
 
-  // [[body]]; names are looked up through a hash map (scenes of 10^6 bodies load in seconds)
-  auto bodies = top.tables("body");
-  if (bodies.empty()) throw InputError(file, 0, "body", "a scene needs at least one [[body]]");
-  std::unordered_map<std::string, int> index;
-  index.reserve(bodies.size());
-  m.bodies.reserve(bodies.size());
-  for (size_t i = 0; i < bodies.size(); ++i) {
-    TableReader br(*bodies[i], file, fmt::format("body[{}]", i), kBodyKeys);
+// Reading a scene: the [model] table, then the [[body]], [[joint]] and [[torque]] tables in file order
+// (every body before the first joint or torque that names it).
+class SceneBuilder {
+ public:
+  explicit SceneBuilder(std::string file) : file(std::move(file)) {}
+
+  void model_table(const TableReader& top) {
+    // [model]
+    const toml::node& mnode = top.need("model");
+    const toml::table* mt = mnode.as_table();
+    if (!mt) throw InputError(file, toml_line(mnode), "model", "expected a [model] table");
+    TableReader mr(*mt, file, "model", kModelKeys);
+    m.info.name = mr.str("name");
+    if (m.info.name.empty()) mr.fail("name", "a model needs a name");
+    if (const char* why = bad_name_char(m.info.name)) mr.fail("name", fmt::format("a model name may not contain {} (it names tables and files)", why));
+    m.info.source = mr.str("source", "");
+    m.info.description = mr.str("description", "");
+    m.gravity = vec3(mr, "gravity");
+    m.info.duration = mr.has("duration") ? mr.positive("duration") : 60.0;
+    m.info.default_h = mr.has("default_h") ? mr.positive("default_h") : 0.005;
+    if (m.info.duration > kMaxDuration) mr.fail("duration", fmt::format("duration {} s is longer than the limit {:g} s", m.info.duration, kMaxDuration));
+    if (m.info.default_h > m.info.duration)
+      mr.fail("default_h", fmt::format("default step {} s is longer than the duration {} s", m.info.default_h, m.info.duration));
+    if (!(m.info.duration / m.info.default_h < static_cast<double>(kMaxSteps)))
+      mr.fail("default_h", fmt::format("default_h = {:g} s over the duration {:g} s is more than {:.3g} steps", m.info.default_h,
+                                       m.info.duration, static_cast<double>(kMaxSteps)));
+    if (mr.has("h_grid")) {
+      m.info.h_grid = mr.numbers("h_grid");
+      if (m.info.h_grid.empty()) mr.fail("h_grid", "needs at least one step size (or leave it out for the default grid)");
+      for (double h : m.info.h_grid)
+        if (!(h > 0)) mr.fail("h_grid", fmt::format("every step size must be positive, got {}", h));
+    } else {
+      m.info.h_grid = default_h_grid();
+    }
+    if (mr.has("period")) m.info.period = mr.positive("period");
+    m.info.energy_conserved = mr.boolean("energy_conserved", true);
+    tracked = mr.str("tracked_body", "");
+    tracked_line = mr.has("tracked_body") ? mr.at(mr.need("tracked_body")) : mr.line();
+
+  }
+
+  void body(const toml::table& t, int line_offset) {
+    const size_t i = m.bodies.size();
+    TableReader br(t, file, fmt::format("body[{}]", i), kBodyKeys, line_offset);
     Body b;
     b.name = br.str("name");
     if (b.name.empty() || b.name == "world") br.fail("name", fmt::format("invalid body name '{}'", b.name));
@@ -139,19 +144,20 @@ Model parse_scene(const std::string& text, const std::string& file) {
     b.angular_velocity = vec3(br, "angular_velocity", Vec3::Zero());
     m.bodies.push_back(b);
   }
-  auto find_body = [&](const std::string& name) {
-    auto it = index.find(name);
-    return it == index.end() ? -1 : it->second;
-  };
-  if (!tracked.empty()) {
-    m.info.tracked_body = find_body(tracked);
-    if (m.info.tracked_body < 0) mr.fail("tracked_body", fmt::format("no body named '{}'", tracked));
+
+  // after the last body
+  void bodies_done() {
+    if (m.bodies.empty()) throw InputError(file, 0, "body", "a scene needs at least one [[body]]");
+    if (!tracked.empty()) {
+      m.info.tracked_body = find_body(tracked);
+      if (m.info.tracked_body < 0)
+        throw InputError(file, tracked_line, "model.tracked_body", fmt::format("no body named '{}'", tracked));
+    }
   }
 
-  // [[joint]]
-  auto joints = top.tables("joint");
-  for (size_t i = 0; i < joints.size(); ++i) {
-    TableReader jr(*joints[i], file, fmt::format("joint[{}]", i), kJointKeys);
+  void joint(const toml::table& t, int line_offset) {
+    const size_t i = m.joints.size();
+    TableReader jr(t, file, fmt::format("joint[{}]", i), kJointKeys, line_offset);
     Joint j;
     j.name = jr.str("name", fmt::format("joint{}", i + 1));
     std::string type = jr.str("type");
@@ -206,10 +212,10 @@ Model parse_scene(const std::string& text, const std::string& file) {
       j.rel_orientation = jr.has("rel_orientation") ? quat(jr, "rel_orientation") : Quat::Identity();
     m.joints.push_back(j);
   }
-  // [[torque]]
-  auto torques = top.tables("torque");
-  for (size_t i = 0; i < torques.size(); ++i) {
-    TableReader tr(*torques[i], file, fmt::format("torque[{}]", i), kTorqueKeys);
+
+  void torque(const toml::table& t, int line_offset) {
+    const size_t i = m.torques.size();
+    TableReader tr(t, file, fmt::format("torque[{}]", i), kTorqueKeys, line_offset);
     AppliedTorque a;
     std::string name = tr.str("body");
     a.body = find_body(name);
@@ -220,8 +226,147 @@ Model parse_scene(const std::string& text, const std::string& file) {
     if (!(a.t_end >= a.t_begin)) tr.fail("t_end", "t_end must not precede t_begin");
     m.torques.push_back(a);
   }
-  check_model(m, file);
-  return m;
+
+  Model finish() {
+    check_model(m, file);
+    return std::move(m);
+  }
+
+ private:
+  int find_body(const std::string& name) const {
+    auto it = index.find(name);
+    return it == index.end() ? -1 : it->second;
+  }
+
+  std::string file;
+  Model m;
+  std::unordered_map<std::string, int> index;
+  std::string tracked;
+  int tracked_line = 0;
+};
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// The array-table kind a line opens: "body", "joint" or "torque" for a line that is exactly such a
+// header ([[body]], spaces and a comment allowed), else empty.
+std::string_view array_header(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && is_space(line[i])) ++i;
+  if (line.compare(i, 2, "[[") != 0) return {};
+  i += 2;
+  while (i < line.size() && is_space(line[i])) ++i;
+  size_t j = i;
+  while (j < line.size() && line[j] >= 'a' && line[j] <= 'z') ++j;
+  const std::string_view name = line.substr(i, j - i);
+  if (name != "body" && name != "joint" && name != "torque") return {};
+  while (j < line.size() && is_space(line[j])) ++j;
+  if (line.compare(j, 2, "]]") != 0) return {};
+  j += 2;
+  while (j < line.size() && is_space(line[j])) ++j;
+  if (j < line.size() && line[j] != '#' && line[j] != '\r') return {};
+  return name;
+}
+
+// A large scene is parsed in parts of kPartTables array tables each, so that toml++'s document of
+// the whole file never exists: a part's memory is reused by the next (docs/limits.md, "Large
+// scenes"). A part starts at a line that is exactly a [[body]], [[joint]] or [[torque]] header;
+// the head before the first one holds [model]. Anything the split could misread (a header line
+// inside a multi-line string or array, tables out of the usual order, other keys in a part) makes a
+// part fail to parse or fail the checks below, and then the whole file is parsed at once, so the
+// meaning of a file never depends on the split.
+constexpr size_t kPartTables = 4096;
+struct Part {
+  std::string_view text;
+  int line_offset = 0;
+};
+
+std::vector<Part> split_scene(std::string_view text) {
+  std::vector<Part> parts{{text.substr(0, 0), 0}};
+  size_t pos = 0, part_start = 0, tables = 0;
+  int line = 0, part_line = 0;
+  bool started = false;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    if (!array_header(text.substr(pos, eol - pos)).empty()) {
+      if (!started || tables == kPartTables) {
+        parts.back().text = text.substr(part_start, pos - part_start);
+        parts.back().line_offset = part_line;
+        parts.push_back({});
+        part_start = pos;
+        part_line = line;
+        tables = 0;
+        started = true;
+      }
+      ++tables;
+    }
+    pos = eol + 1;
+    ++line;
+  }
+  parts.back().text = text.substr(part_start);
+  parts.back().line_offset = part_line;
+  return parts;
+}
+
+// The parts path: the model, or nothing when the file must be parsed whole.
+std::optional<Model> parse_in_parts(const std::vector<Part>& parts, const std::string& file) {
+  SceneBuilder b(file);
+  toml::table head;
+  try {
+    head = toml::parse(parts[0].text);
+  } catch (const toml::parse_error&) {
+    return std::nullopt;
+  }
+  if (head.contains("body") || head.contains("joint") || head.contains("torque")) return std::nullopt;
+  b.model_table(TableReader(head, file, "", {"model", "body", "joint", "torque"}));
+  bool bodies_done = false;
+  for (size_t k = 1; k < parts.size(); ++k) {
+    toml::table t;
+    try {
+      t = toml::parse(parts[k].text);
+    } catch (const toml::parse_error&) {
+      return std::nullopt;
+    }
+    for (const auto& [key, node] : t) {
+      if (key != "body" && key != "joint" && key != "torque") return std::nullopt;
+      if (!node.is_array_of_tables()) return std::nullopt;
+    }
+    const int off = parts[k].line_offset;
+    if (const toml::array* a = t["body"].as_array()) {
+      if (bodies_done) return std::nullopt;  // a body after a joint or torque: read the file whole
+      for (const auto& e : *a) b.body(*e.as_table(), off);
+    }
+    const toml::array* joints = t["joint"].as_array();
+    const toml::array* torques = t["torque"].as_array();
+    if ((joints || torques) && !bodies_done) {
+      b.bodies_done();
+      bodies_done = true;
+    }
+    if (joints)
+      for (const auto& e : *joints) b.joint(*e.as_table(), off);
+    if (torques)
+      for (const auto& e : *torques) b.torque(*e.as_table(), off);
+  }
+  if (!bodies_done) b.bodies_done();
+  return b.finish();
+}
+
+}  // namespace
+
+Model parse_scene(const std::string& text, const std::string& file) {
+  check_toml_characters(text, file);
+  const std::vector<Part> parts = split_scene(text);
+  if (parts.size() > 2)
+    if (std::optional<Model> m = parse_in_parts(parts, file)) return std::move(*m);
+  toml::table root = parse_toml(text, file);
+  SceneBuilder b(file);
+  TableReader top(root, file, "", {"model", "body", "joint", "torque"});
+  b.model_table(top);
+  for (const toml::table* t : top.tables("body")) b.body(*t, 0);
+  b.bodies_done();
+  for (const toml::table* t : top.tables("joint")) b.joint(*t, 0);
+  for (const toml::table* t : top.tables("torque")) b.torque(*t, 0);
+  return b.finish();
 }
 
 Model read_scene(const std::string& path) {
