@@ -12,9 +12,9 @@
 
 #include "core/error.hpp"
 #include "methods/reduced/articulated.hpp"
-#include "methods/reduced/planar_chain.hpp"
 #include "models/kinematics.hpp"
 #include "sim/run_case.hpp"
+#include "planar_chain.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -176,7 +176,7 @@ TEST_CASE("GC4 on the pendulum family equals the planar-chain GC4", "[methods][a
   for (const char* name : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum"}) {
     const mb::Model m = mb::build_model(name);
     // the chain GC4 of the foundation issue: rod angles + odeint RK4, written out here
-    const mb::PlanarChain chain = mb::PlanarChain::extract(m);
+    const mbtest::PlanarChain chain = mbtest::PlanarChain::extract(m);
     std::vector<double> x;
     chain.read(mb::initial_state(m), x);
     boost::numeric::odeint::runge_kutta4<std::vector<double>> rk4;
@@ -185,7 +185,7 @@ TEST_CASE("GC4 on the pendulum family equals the planar-chain GC4", "[methods][a
     mb::State expect = mb::initial_state(m);
     chain.write(x, expect);
 
-    // GC4 (dispatches point-mass chains to PlanarChain)
+    // GC4 (the articulated-body algorithm with rod links)
     const mb::State gc4 = mbtest::simulate(m, "GC4", h, 1.0);
     // the same pendulum as a tree of rigid spheres with hinges: r = 1.58e-8 m gives I = 1e-16 kg m^2,
     // so the mass matrix in rod angles is M_chain + 1e-16 * 1 (relative change <= 1e-16 / (m L^2) = 1e-16,

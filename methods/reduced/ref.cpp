@@ -53,7 +53,7 @@ const MethodInfo& Ref::info() const {
 void Ref::do_init(const Model& model, const State& state) {
   sys_ = ReducedSystem::extract(model);
   sys_.read(state, x_);
-  tol_ = tol_option_ > 0 ? tol_option_ : (sys_.tree() ? 1e-12 : 1e-13);
+  tol_ = tol_option_ > 0 ? tol_option_ : (sys_.point_masses() ? 1e-13 : 1e-12);
   dt_ = 1e-3;
 }
 
