@@ -404,6 +404,9 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
       W.v = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero())) + sqd;
       W.c = crm(W.v, sqd);
     }
+    // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
+    W.IA = W.I;
+    W.pA = crf(W.v, W.I * W.v) - external_force(static_cast<int>(i));
   }
 }
 
@@ -423,13 +426,7 @@ ArticulatedTree::Vec6 ArticulatedTree::external_force(int i) const {
 
 void ArticulatedTree::aba() const {
   const int n = static_cast<int>(link_.size());
-  // pass 1: rigid-body inertias and bias forces
-  for (int i = 0; i < n; ++i) {
-    Work& W = w_[i];
-    W.IA = W.I;
-    W.pA = crf(W.v, W.I * W.v) - external_force(i);
-  }
-  // pass 2: articulated inertias and bias forces, leaves to root
+  // pass 1 (I^A = I, p^A = v x* I v - f_ext) ran in kinematics(); pass 2: articulated inertias and bias forces, leaves to root
   for (int i = n - 1; i >= 0; --i) {
     const Link& L = link_[i];
     Work& W = w_[i];

@@ -129,12 +129,13 @@ class ArticulatedTree {
     Mat6X S, U;      // (6 x nd) motion subspace at o, I^A S
     MatXX6 Dinv;     // (nd x nd)
     VecX6 u, qdd;    // (nd)
-    Vec6 v, c, pA, a, f;
+    Vec6 v, c, pA, a;
     Mat6 I, IA;      // spatial inertia, articulated inertia (at o)
   };
 
-  void kinematics(const double* q, const double* v) const;  // Q, R, x, j, S, v, c, I of every link
-  void aba() const;  // qdd of every link (after kinematics with velocities)
+  // Q, R, x, j, o, r, S, I of every link; with velocities also v, c and the ABA's pass 1 (I^A, p^A)
+  void kinematics(const double* q, const double* v) const;
+  void aba() const;  // passes 2 and 3: qdd of every link (after kinematics with velocities)
   Vec6 external_force(int i) const;  // at o_i
   Vec6 parent_motion(int i, const Vec6& m_parent) const;  // X m_parent (0 at a fixed parent)
   Mat6X subspace_at_origin(int i) const;  // S_i referred to the world origin (CRBA check)
