@@ -26,7 +26,13 @@ namespace mb {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string timing_case_name(const std::string& spec, int joints) { return fmt::format("step/{}/tree:joints={}", spec, joints); }
+std::string timing_model_spec(const std::string& family, int joints) {
+  return family == "chain" ? fmt::format("chain:n={}", joints) : fmt::format("tree:joints={}", joints);
+}
+
+std::string timing_case_name(const std::string& spec, int joints, const std::string& family) {
+  return fmt::format("step/{}/{}", spec, timing_model_spec(family, joints));
+}
 
 namespace {
 
@@ -154,10 +160,11 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
     if (b.value("run_type", "iteration") != "iteration") continue;
     std::string name = b.value("run_name", b.value("name", ""));
     if (name.rfind("step/", 0) != 0) continue;
-    size_t k = name.find("/tree:joints=");
+    size_t k = name.find("/tree:joints="), skip = 13;
+    if (k == std::string::npos) k = name.find("/chain:n="), skip = 9;
     if (k == std::string::npos) continue;
     std::string spec = name.substr(5, k - 5);
-    int joints = std::atoi(name.c_str() + k + 13);
+    int joints = std::atoi(name.c_str() + k + skip);
     if (std::find(order.begin(), order.end(), spec) == order.end()) order.push_back(spec);
     Acc& a = acc[{spec, joints}];
     if (b.value("error_occurred", false)) {

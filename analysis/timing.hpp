@@ -18,8 +18,11 @@
 
 namespace mb {
 
-// Google Benchmark's name of a case, and back.
-std::string timing_case_name(const std::string& spec, int joints);
+// The timed model of a timing experiment's family at a size: "tree" (bender2007's tree,
+// tree:joints=J) or "chain" (point masses on rods, chain:n=N), and Google Benchmark's name of a
+// case, step/<spec>/<model>.
+std::string timing_model_spec(const std::string& family, int joints);
+std::string timing_case_name(const std::string& spec, int joints, const std::string& family = "tree");
 
 struct TimingPoint {
   int joints = 0;

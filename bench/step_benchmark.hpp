@@ -3,7 +3,8 @@
 // the model and the method are built once; each iteration times one step through the driver
 // (manual time: the method's step alone); runs restart, untimed, after `run_steps` steps; the
 // first 3 steps of each run (the torque pulse) are untimed. Counters give the per-step split
-// into assembly, factorisation, solve and integration and the correction sweeps.
+// into assembly, factorisation, solve and integration, the correction sweeps and the internal
+// steps of adaptive methods.
 #pragma once
 #include <string>
 
@@ -29,6 +30,9 @@ inline void step_benchmark(benchmark::State& st, const std::string& spec, const 
     st.counters["integration_ms"] = 1e3 * timer.phases().integration / n;
     st.counters["pos_sweeps"] = static_cast<double>(timer.stats().pos_iterations) / n;
     st.counters["vel_sweeps"] = static_cast<double>(timer.stats().vel_iterations) / n;
+    // adaptive methods: internal steps (accepted + rejected) per step, so that the time per
+    // right-hand side can be told from a growing number of internal steps
+    st.counters["internal_steps"] = static_cast<double>(timer.stats().internal_steps + timer.stats().rejected_steps) / n;
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
     return;

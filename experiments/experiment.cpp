@@ -217,13 +217,18 @@ TimingExperiment read_timing_experiment(const std::string& path) {
   e.file = path;
   e.name = r.str("name");
   if (r.str("kind") != "timing") r.fail("kind", "a timing experiment has kind = \"timing\"");
-  if (r.str("model", "tree") != "tree") r.fail("model", "only the tree of bender2007 (tree:joints=J) is timed");
+  e.model = r.str("model", "tree");
+  if (e.model != "tree" && e.model != "chain")
+    r.fail("model", fmt::format("'{}': the timed families are tree (bender2007's tree:joints=J) and chain (point masses on "
+                                "rods, chain:n=N)",
+                                e.model));
   e.description = r.str("description", "");
   e.reproduces = r.str("reproduces", "");
   if (r.has("paper")) e.paper = (std::filesystem::path(path).parent_path() / r.str("paper")).lexically_normal().string();
   for (double j : r.numbers("joints")) {
     int ji = static_cast<int>(j);
-    if (ji != j || ji < 1 || ((ji + 1) & ji) != 0) r.fail("joints", fmt::format("{} is not 2^k - 1", j));
+    if (e.model == "tree" && (ji != j || ji < 1 || ((ji + 1) & ji) != 0)) r.fail("joints", fmt::format("{} is not 2^k - 1", j));
+    if (e.model == "chain" && (ji != j || ji < 1 || ji > 100000)) r.fail("joints", fmt::format("{} is not a chain length in 1..100000", j));
     e.joints.push_back(ji);
   }
   if (e.joints.empty()) r.fail("joints", "at least one tree size");

@@ -157,7 +157,10 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     if (note) *note = "no timing case was measured";
     return "";
   }
-  const std::string gp = gnuplot_header("timing", "Time per step over tree size (bender2007 Fig. 4), fitted exponents p", "joints",
+  const std::string gp = gnuplot_header("timing",
+                                        d.paper ? "Time per step over tree size (bender2007 Fig. 4), fitted exponents p"
+                                                : "Time per step over model size, fitted exponents p",
+                                        "joints",
                                         "time per step [ms]") +
                          "set key left top font ',10'\nset format x '%g'\nplot " + plot_cmd + "\n";
   write_file_atomic((plots / "timing.dat").string(), dat);

@@ -12,9 +12,9 @@
 
 #include "core/error.hpp"
 #include "methods/reduced/articulated.hpp"
-#include "methods/reduced/planar_chain.hpp"
 #include "models/kinematics.hpp"
 #include "sim/run_case.hpp"
+#include "planar_chain.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -99,7 +99,23 @@ TEST_CASE("ABA accelerations equal the dense CRBA solve on random states", "[met
   std::vector<Case> cases = {{"tree:joints=63", mb::build_model("tree:joints=63")},
                              {"tree:joints=63,anchor=ball", mb::build_model("tree:joints=63,anchor=ball")},
                              {"mixed ball/hinge/fixed tree of 63 joints, free", mixed_tree(63, false)},
-                             {"mixed ball/hinge/fixed tree of 63 joints, anchored", mixed_tree(63, true)}};
+                             {"mixed ball/hinge/fixed tree of 63 joints, anchored", mixed_tree(63, true)},
+                             // (16 links: the dense solve of a long chain in relative angles is ill-conditioned,
+                             // 2.5e-10 at 63 links, and this test checks the ABA, not the Cholesky)
+                             {"chain:n=16 (point masses on rods)", mb::build_model("chain:n=16")}};
+  {
+    // a branching planar point-mass tree: m1 and m2 from the pivot, m3 on m1, m4 on m3, m5 on m3
+    mb::Model m = mb::build_model("chain:n=5");
+    m.joints[1].a = mb::kWorld;
+    m.bodies[1].position = mb::Vec3(0, -1, 0);
+    m.joints[2].a = 0;
+    m.bodies[2].position = mb::Vec3(1, -1, 0);
+    m.joints[3].a = 2;
+    m.bodies[3].position = mb::Vec3(2, -1, 0);
+    m.joints[4].a = 2;
+    m.bodies[4].position = mb::Vec3(1, -2, 0);
+    cases.push_back({"branching point-mass tree of 5 rods", m});
+  }
   for (const Case& c : cases) {
     const mb::ArticulatedTree t = mb::ArticulatedTree::extract(c.model);
     std::vector<double> x0;
@@ -176,7 +192,7 @@ TEST_CASE("GC4 on the pendulum family equals the planar-chain GC4", "[methods][a
   for (const char* name : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum"}) {
     const mb::Model m = mb::build_model(name);
     // the chain GC4 of the foundation issue: rod angles + odeint RK4, written out here
-    const mb::PlanarChain chain = mb::PlanarChain::extract(m);
+    const mbtest::PlanarChain chain = mbtest::PlanarChain::extract(m);
     std::vector<double> x;
     chain.read(mb::initial_state(m), x);
     boost::numeric::odeint::runge_kutta4<std::vector<double>> rk4;
@@ -185,7 +201,7 @@ TEST_CASE("GC4 on the pendulum family equals the planar-chain GC4", "[methods][a
     mb::State expect = mb::initial_state(m);
     chain.write(x, expect);
 
-    // GC4 (dispatches point-mass chains to PlanarChain)
+    // GC4 (the articulated-body algorithm with rod links)
     const mb::State gc4 = mbtest::simulate(m, "GC4", h, 1.0);
     // the same pendulum as a tree of rigid spheres with hinges: r = 1.58e-8 m gives I = 1e-16 kg m^2,
     // so the mass matrix in rod angles is M_chain + 1e-16 * 1 (relative change <= 1e-16 / (m L^2) = 1e-16,

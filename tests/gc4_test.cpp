@@ -1,11 +1,18 @@
-// GC4: the mass-matrix form against the closed forms printed in schmitt2005 s.5, its observed
-// order against ref, and the order of its energy drift (schmitt2005 table: 5.00).
+// GC4: the dense mass-matrix form (the oracle tests/planar_chain.hpp) against the closed forms
+// printed in schmitt2005 s.5, the O(n) articulated-body GC4 against the dense form (right-hand
+// side and every step of a run, issue 24), its observed order against ref, and the order of its
+// energy drift (schmitt2005 table: 5.00).
 #include <catch2/catch.hpp>
 
 #include <random>
 
+#include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
+
 #include "core/error.hpp"
-#include "methods/reduced/planar_chain.hpp"
+#include "methods/reduced/reduced_system.hpp"
+#include "models/catalog.hpp"
+#include "models/kinematics.hpp"
+#include "planar_chain.hpp"
 #include "analysis/fit.hpp"
 #include "sim/run_case.hpp"
 #include "test_util.hpp"
@@ -47,8 +54,8 @@ double gc4_error_at_1s(const mb::Model& m, double h) {
 TEST_CASE("GC4 mass-matrix accelerations equal the paper's closed forms", "[methods][gc4]") {
   std::mt19937 rng(12345);
   std::uniform_real_distribution<double> ang(-M_PI, M_PI), rate(-4, 4);
-  const auto dp = mb::PlanarChain::extract(mb::build_model("double-pendulum"));
-  const auto tp = mb::PlanarChain::extract(mb::build_model("triple-pendulum"));
+  const auto dp = mbtest::PlanarChain::extract(mb::build_model("double-pendulum"));
+  const auto tp = mbtest::PlanarChain::extract(mb::build_model("triple-pendulum"));
   for (int trial = 0; trial < 200; ++trial) {
     Eigen::VectorXd q2(2), w2(2), q3(3), w3(3);
     for (int i = 0; i < 2; ++i) q2[i] = ang(rng), w2[i] = rate(rng);
@@ -58,6 +65,66 @@ TEST_CASE("GC4 mass-matrix accelerations equal the paper's closed forms", "[meth
     Eigen::Vector3d e3 = paper_triple(q3[0], q3[1], q3[2], w3[0], w3[1], w3[2]);
     for (int i = 0; i < 2; ++i) CHECK(mbtest::is_close(a2[i], e2[i], 1e-12, 1e-12));
     for (int i = 0; i < 3; ++i) CHECK(mbtest::is_close(a3[i], e3[i], 1e-12, 1e-12));
+  }
+}
+
+TEST_CASE("GC4's articulated-body right-hand side equals the dense mass-matrix form", "[methods][gc4]") {
+  std::mt19937 rng(2024);
+  std::uniform_real_distribution<double> ang(-M_PI, M_PI), rate(-4, 4);
+  for (const char* name : {"pendulum90", "double-pendulum", "triple-pendulum", "chain:n=8", "chain:n=40"}) {
+    const mb::Model m = mb::build_model(name);
+    const auto dense = mbtest::PlanarChain::extract(m);
+    const auto sys = mb::ReducedSystem::extract(m);
+    REQUIRE(sys.point_masses());
+    const int n = dense.size();
+    double worst = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+      std::vector<double> x(2 * n), fa(2 * n), fd(2 * n);
+      for (int i = 0; i < n; ++i) x[i] = ang(rng), x[n + i] = rate(rng);
+      sys.derivative(x, fa);
+      dense.derivative(x, fd);
+      for (int i = 0; i < 2 * n; ++i) {
+        const double scale = 1 + std::abs(fd[i]);
+        worst = std::max(worst, std::abs(fa[i] - fd[i]) / scale);
+      }
+    }
+    INFO(name << ": max |f_ABA - f_dense| / (1 + |f_dense|) = " << worst);
+    CHECK(worst < (n <= 8 ? 1e-12 : 1e-10));  // the dense Cholesky's round-off grows with n
+  }
+}
+
+TEST_CASE("GC4 equals the dense mass-matrix GC4 to 1e-12 at every step", "[methods][gc4]") {
+  // the foundation's GC4 (rod angles, dense Cholesky, odeint RK4) written out, stepped beside GC4
+  const double h = 0.001;
+  for (const char* name : {"double-pendulum", "triple-pendulum", "chain:n=8"}) {
+    const mb::Model m = mb::build_model(name);
+    const auto dense = mbtest::PlanarChain::extract(m);
+    std::vector<double> x;
+    dense.read(mb::initial_state(m), x);
+    boost::numeric::odeint::runge_kutta4<std::vector<double>> rk4;
+    auto sys = [&](const std::vector<double>& y, std::vector<double>& dy, double) { dense.derivative(y, dy); };
+    mb::State s = mb::initial_state(m), expect = s;
+    auto gc4 = mb::make_method("GC4");
+    gc4->init(m, s);
+    mb::StepStats stats;
+    double worst = 0, worst_v = 0;
+    int worst_step = 0;
+    for (int i = 0; i < 1000; ++i) {
+      rk4.do_step(sys, x, i * h, h);
+      dense.write(x, expect);
+      gc4->step(m, s, h, stats);
+      double e = 0, ev = 0;
+      for (size_t b = 0; b < m.bodies.size(); ++b) {
+        e = std::max(e, (s.bodies[b].x - expect.bodies[b].x).norm());
+        ev = std::max(ev, (s.bodies[b].v - expect.bodies[b].v).norm());
+      }
+      if (e > worst) worst = e, worst_step = i + 1;
+      worst_v = std::max(worst_v, ev);
+    }
+    INFO(name << ": max over 1000 steps of |GC4 - dense GC4| = " << worst << " m (step " << worst_step
+              << "), velocity " << worst_v << " m/s");
+    CHECK(worst < 1e-12);
+    CHECK(worst_v < 1e-11);
   }
 }
 
@@ -88,12 +155,42 @@ TEST_CASE("GC4 energy drift on pendulum10 has order 5 (schmitt2005 table: 5.00)"
   CHECK(std::abs(fit.order - 5.0) < 0.1);
 }
 
-TEST_CASE("GC4 refuses models that are not planar point-mass chains", "[methods][gc4]") {
-  mb::Model m = mb::build_model("double-pendulum");
-  m.bodies[1].position.z() = 0.5;
+TEST_CASE("GC4 refuses point-mass models that are not planar trees of rods", "[methods][gc4]") {
   auto method = mb::make_method("GC4");
-  CHECK_THROWS_AS(method->init(m, mb::initial_state(m)), mb::UnsupportedModel);
+  mb::Model m = mb::build_model("double-pendulum");
+  m.bodies[1].position.z() = 0.5;  // a spatial rod: no 2-DOF swing joint
+  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("out of the plane") && Catch::Contains("swing"));
   m = mb::build_model("double-pendulum");
-  m.joints[1].a = mb::kWorld;  // two rods from the pivot: a branching chain
-  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("branches"));
+  m.gravity.z() = -1;
+  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("gravity has a z component"));
+  m = mb::build_model("double-pendulum");
+  m.joints[1].type = mb::JointType::Ball;  // a point mass on a ball joint
+  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("hangs on rods only"));
+  m = mb::build_model("triple-pendulum");
+  m.joints.push_back(mb::rod_joint("closing", 2, mb::Vec3::Zero(), mb::kWorld, mb::Vec3(3, 0, 0), 0));
+  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("closes a kinematic loop"));
+  m = mb::build_model("double-pendulum");
+  m.joints.erase(m.joints.begin());  // the first mass hangs from nothing
+  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("not hung from a fixed point"));
+}
+
+TEST_CASE("GC4 and ref on a branching planar point-mass tree", "[methods][gc4]") {
+  // two rods from the pivot (m1, m2), m3 on m1: a planar tree; ref conserves its energy, GC4 follows ref
+  mb::Model m = mb::build_model("triple-pendulum");
+  m.joints[1].a = mb::kWorld;
+  m.bodies[1].position = mb::Vec3(0, -1, 0);
+  m.joints[2].a = 0;
+  m.bodies[2].position = mb::Vec3(2, 0, 0);
+  const mb::State r = mbtest::simulate(m, "ref", 0.1, 1.0);
+  const double E0 = mb::total_energy(m, mb::initial_state(m)), E1 = mb::total_energy(m, r);
+  INFO("E0 = " << E0 << ", E(1 s) = " << E1);
+  CHECK(std::abs(E1 - E0) < 1e-10 * 3 * 9.81);
+  for (size_t k = 0; k < m.joints.size(); ++k) {
+    const mb::Joint& j = m.joints[k];
+    const mb::Vec3 pa = j.a == mb::kWorld ? j.anchor_a : r.bodies[j.a].x;
+    CHECK(std::abs((r.bodies[j.b].x - pa).norm() - j.length) < 1e-12);
+  }
+  const double e = mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 1.0), r);
+  INFO("|GC4(h = 0.001) - ref| at 1 s = " << e);
+  CHECK(e < 1e-8);
 }

@@ -34,6 +34,26 @@ TEST_CASE("the bender2007 timing experiment: s.6's configurations, extended for 
   CHECK(cases.size() == 5 * 4 + 4 + 3 * 10);
 }
 
+TEST_CASE("the chain-scaling timing experiment: point-mass chains of 10..16383 links", "[timing]") {
+  mb::TimingExperiment e = mb::read_timing_experiment(kRoot + "/results/experiments/chain-scaling.toml");
+  CHECK(e.model == "chain");
+  CHECK(e.joints.front() == 10);
+  CHECK(e.joints.back() == 16383);
+  auto cases = mb::timing_cases(e);
+  CHECK(cases.size() == 3 * e.joints.size());
+  CHECK(mb::timing_model_spec(e.model, 100) == "chain:n=100");
+  CHECK(mb::timing_case_name("GC4", 100, "chain") == "step/GC4/chain:n=100");
+  // the analysis reads chain cases as it reads tree cases
+  json b;
+  for (int n : {10, 100, 1000})
+    b["benchmarks"].push_back({{"name", mb::timing_case_name("GC4", n, "chain")}, {"run_type", "iteration"},
+                               {"real_time", 0.01 * n}, {"time_unit", "ms"}});
+  const mb::TimingData d = mb::analyse_timing(b, "GC4", std::nullopt);
+  REQUIRE(d.series.size() == 1);
+  REQUIRE(d.series[0].fit);
+  CHECK(std::abs(d.series[0].fit->order - 1.0) < 1e-12);
+}
+
 TEST_CASE("timing analysis: medians, spread, ratios and exact exponents from synthetic n^p times", "[timing][fit]") {
   json b;
   b["context"] = {{"host_name", "test"}};

@@ -1,5 +1,6 @@
 #include "methods/reduced/articulated.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 
@@ -36,6 +37,34 @@ Vec6 crf(const Vec6& v, const Vec6& f) {
   return r;
 }
 
+// a motion vector at a point o expressed at o + r: (omega, v + omega x r)
+Vec6 shift_motion(const Vec6& m, const Vec3& r) {
+  Vec6 out;
+  out << m.head<3>(), m.tail<3>() + m.head<3>().cross(r);
+  return out;
+}
+
+// a force at o + r expressed at o: (n + r x f, f), the transpose X^T of shift_motion
+Vec6 shift_force(const Vec6& f, const Vec3& r) {
+  Vec6 out;
+  out << f.head<3>() + r.cross(f.tail<3>()), f.tail<3>();
+  return out;
+}
+
+// an inertia at o + r expressed at o: X^T I X with X = [1 0; -rx 1] (blocks of I: [A B; C D])
+Mat6 shift_inertia(const Mat6& I, const Vec3& r) {
+  const Mat3 K = skew(r);
+  const Mat3 A = I.topLeftCorner<3, 3>(), B = I.topRightCorner<3, 3>(), C = I.bottomLeftCorner<3, 3>(),
+             D = I.bottomRightCorner<3, 3>();
+  const Mat3 CDK = C - D * K;
+  Mat6 out;
+  out.topLeftCorner<3, 3>() = A - B * K + K * CDK;
+  out.topRightCorner<3, 3>() = B + K * D;
+  out.bottomLeftCorner<3, 3>() = CDK;
+  out.bottomRightCorner<3, 3>() = D;
+  return out;
+}
+
 // quaternion (w, x, y, z) stored at p
 Quat load_quat(const double* p) { return Quat(p[0], p[1], p[2], p[3]); }
 void store_quat(const Quat& q, double* p) {
@@ -51,6 +80,7 @@ int degrees(ArticulatedTree::Kind k) {
     case ArticulatedTree::Kind::Ball: return 3;
     case ArticulatedTree::Kind::Hinge: return 1;
     case ArticulatedTree::Kind::Fixed: return 0;
+    case ArticulatedTree::Kind::Rod: return 1;
   }
   return 0;
 }
@@ -61,6 +91,7 @@ int coordinates(ArticulatedTree::Kind k) {
     case ArticulatedTree::Kind::Ball: return 4;
     case ArticulatedTree::Kind::Hinge: return 1;
     case ArticulatedTree::Kind::Fixed: return 0;
+    case ArticulatedTree::Kind::Rod: return 1;
   }
   return 0;
 }
@@ -70,21 +101,62 @@ int coordinates(ArticulatedTree::Kind k) {
 ArticulatedTree ArticulatedTree::extract(const Model& m) {
   auto fail = [&](const std::string& why) {
     return UnsupportedModel(fmt::format(
-        "model '{}' is not a tree of rigid bodies with free, ball, hinge and fixed joints: {}", m.info.name, why));
+        "model '{}' is neither a tree of rigid bodies with free, ball, hinge and fixed joints nor a planar tree of point "
+        "masses on rods: {}",
+        m.info.name, why));
   };
   const int nb = static_cast<int>(m.bodies.size());
   if (m.dynamic_body_count() == 0) throw fail("it has no dynamic bodies");
-  for (const Body& b : m.bodies)
-    if (b.particle && !b.is_static)
-      throw fail(fmt::format("body '{}' is a point mass (reduced coordinates handle point masses only as planar chains "
-                             "of rods; model it as a small rigid body)",
-                             b.name));
-  for (const Joint& j : m.joints)
-    if (j.type == JointType::Distance) throw fail(fmt::format("joint '{}' is a distance joint (rod)", j.name));
 
   auto is_fixed = [&](int b) { return b == kWorld || m.bodies[b].is_static; };
+  auto is_particle = [&](int b) { return !is_fixed(b) && m.bodies[b].particle; };
+  auto is_rigid = [&](int b) { return !is_fixed(b) && !m.bodies[b].particle; };
   auto pose_q = [&](int b) { return b == kWorld ? Quat::Identity() : m.bodies[b].orientation.normalized(); };
   auto pose_x = [&](int b) { return b == kWorld ? Vec3(Vec3::Zero()) : m.bodies[b].position; };
+
+  // point masses: planar trees of rods (see the header)
+  int first_particle = -1;
+  for (int b = 0; b < nb && first_particle < 0; ++b)
+    if (is_particle(b)) first_particle = b;
+  for (const Joint& J : m.joints) {
+    if (J.type == JointType::Distance) {
+      for (int b : {J.a, J.b})
+        if (is_rigid(b))
+          throw fail(fmt::format("rod '{}' holds the rigid body '{}' (rods join point masses, or a point mass to a fixed "
+                                 "point; use a ball or hinge joint)",
+                                 J.name, m.bodies[b].name));
+      if ((is_particle(J.a) && J.anchor_a.norm() != 0) || (is_particle(J.b) && J.anchor_b.norm() != 0))
+        throw fail(fmt::format("rod '{}' has an anchor offset on a point mass", J.name));
+    } else {
+      for (int b : {J.a, J.b})
+        if (is_particle(b))
+          throw fail(fmt::format("point mass '{}' is held by the {} joint '{}' (a point mass hangs on rods only; model it as "
+                                 "a small rigid body)",
+                                 m.bodies[b].name, joint_type_name(J.type), J.name));
+    }
+  }
+  if (first_particle >= 0) {
+    const double z0 = m.bodies[first_particle].position.z();
+    auto nonplanar = [&](const std::string& what) {
+      return fail(fmt::format("{} (point masses are supported as planar trees of rods, in a plane z = const with gravity "
+                              "in it; a spatial rod needs a 2-DOF swing joint, which is not implemented)",
+                              what));
+    };
+    if (m.gravity.z() != 0) throw nonplanar("gravity has a z component");
+    for (int b = 0; b < nb; ++b)
+      if (is_particle(b) && (m.bodies[b].position.z() != z0 || m.bodies[b].velocity.z() != 0))
+        throw nonplanar(fmt::format("body '{}' is out of the plane z = {} of '{}'", m.bodies[b].name, z0,
+                                    m.bodies[first_particle].name));
+    for (const Joint& J : m.joints) {
+      if (J.type != JointType::Distance || !(is_particle(J.a) || is_particle(J.b))) continue;
+      for (int end = 0; end < 2; ++end) {
+        const int b = end == 0 ? J.a : J.b;
+        if (!is_fixed(b)) continue;
+        const Vec3 pivot = pose_x(b) + pose_q(b) * (end == 0 ? J.anchor_a : J.anchor_b);
+        if (pivot.z() != z0) throw nonplanar(fmt::format("the pivot of rod '{}' is out of the plane z = {}", J.name, z0));
+      }
+    }
+  }
 
   ArticulatedTree t;
   t.g_ = m.gravity;
@@ -138,7 +210,10 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
           // rel_orientation = q_a^-1 q_b
           L.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
           break;
-        case JointType::Distance: break;  // refused above
+        case JointType::Distance:  // between point masses or to a fixed point (checked above)
+          L.kind = Kind::Rod;
+          L.length = J.length;
+          break;
         case JointType::Slider:
         case JointType::PointOnLine:
         case JointType::PointOnPlane:
@@ -194,10 +269,15 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
   // floating groups: a free joint on the lowest-indexed body
   for (int b = 0; b < nb; ++b) {
     if (m.bodies[b].is_static || link_of[b] >= 0) continue;
+    if (m.bodies[b].particle)
+      throw fail(fmt::format("point mass '{}' is not hung from a fixed point by rods (a free point mass has no joint "
+                             "coordinates here)",
+                             m.bodies[b].name));
     add_link(b, -1, kWorld);
     queue.push_back(b);
     grow();
   }
+  t.point_masses_ = std::all_of(t.link_.begin(), t.link_.end(), [](const Link& L) { return L.kind == Kind::Rod; });
   t.w_.resize(t.link_.size());
   for (size_t i = 0; i < t.link_.size(); ++i) {
     const int nd = t.link_[i].nd;
@@ -239,6 +319,15 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
         break;
       }
       case Kind::Fixed: break;
+      case Kind::Rod: {
+        // the rod's angle from -y and its rate, from the point mass relative to the parent point
+        const Vec3 pp = L.parent >= 0 ? s.bodies[link_[L.parent].body].x : Vec3(L.base_x + L.base_q * L.anchor_p);
+        const Vec3 vp = L.parent >= 0 ? s.bodies[link_[L.parent].body].v : Vec3(Vec3::Zero());
+        const Vec3 d = B.x - pp, dv = B.v - vp;
+        q[L.iq] = std::atan2(d.x(), -d.y());
+        v[L.iv] = (d.x() * dv.y() - d.y() * dv.x()) / d.squaredNorm();
+        break;
+      }
     }
   }
 }
@@ -247,10 +336,12 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
     Work& W = w_[i];
-    // pose and motion subspace
+    // pose, reference point and motion subspace
     if (L.kind == Kind::Free) {
       W.x = Eigen::Map<const Vec3>(q + L.iq);
       W.j = W.x;
+      W.o = W.x;
+      W.r.setZero();
       W.Q = load_quat(q + L.iq + 3).normalized();
       W.R = W.Q.toRotationMatrix();
       W.S.setIdentity();
@@ -264,23 +355,36 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
         qp = L.base_q;
         W.j = L.base_x + L.base_q * L.anchor_p;
       }
-      Quat rel = L.q0;
-      if (L.kind == Kind::Ball) rel = load_quat(q + L.iq).normalized();
-      if (L.kind == Kind::Hinge) rel = L.q0 * Quat(Eigen::AngleAxisd(q[L.iq], L.axis_c));
-      W.Q = (qp * rel).normalized();
-      W.R = W.Q.toRotationMatrix();
-      W.x = W.j - W.R * L.anchor_c;
-      if (L.kind == Kind::Ball) {
-        W.S.topRows<3>() = W.R;
-        W.S.bottomRows<3>() = skew(W.j) * W.R;
-      } else if (L.kind == Kind::Hinge) {
-        const Vec3 u = W.R * L.axis_c;
-        W.S.col(0) << u, W.j.cross(u);
+      W.o = W.j;
+      W.r = L.parent >= 0 ? Vec3(W.o - w_[L.parent].o) : Vec3(Vec3::Zero());
+      if (L.kind == Kind::Rod) {
+        // a point mass: no orientation of its own
+        const double phi = q[L.iq];
+        W.Q = Quat::Identity();
+        W.R.setIdentity();
+        W.x = W.j + L.length * Vec3(std::sin(phi), -std::cos(phi), 0);
+        W.S.col(0) << 0, 0, 1, 0, 0, 0;
+      } else {
+        Quat rel = L.q0;
+        if (L.kind == Kind::Ball) rel = load_quat(q + L.iq).normalized();
+        if (L.kind == Kind::Hinge) rel = L.q0 * Quat(Eigen::AngleAxisd(q[L.iq], L.axis_c));
+        W.Q = (qp * rel).normalized();
+        W.R = W.Q.toRotationMatrix();
+        W.x = W.j - W.R * L.anchor_c;
+        if (L.kind == Kind::Ball) {
+          W.S.topRows<3>() = W.R;
+          W.S.bottomRows<3>().setZero();
+        } else if (L.kind == Kind::Hinge) {
+          W.S.col(0) << W.R * L.axis_c, 0, 0, 0;
+        }
       }
     }
-    // spatial inertia at the origin
-    const Mat3 Ic = W.R * L.inertia * W.R.transpose(), C = skew(W.x);
-    W.I.topLeftCorner<3, 3>() = Ic + L.mass * C * C.transpose();
+    // spatial inertia at o
+    const Mat3 C = skew(W.x - W.o);
+    if (L.kind == Kind::Rod)
+      W.I.topLeftCorner<3, 3>() = L.mass * C * C.transpose();
+    else
+      W.I.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + L.mass * C * C.transpose();
     W.I.topRightCorner<3, 3>() = L.mass * C;
     W.I.bottomLeftCorner<3, 3>() = L.mass * C.transpose();
     W.I.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
@@ -288,33 +392,42 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
     // velocity and the velocity-product acceleration c = v x S qd
     const Eigen::Map<const VecX6> qd(v + L.iv, L.nd);
     if (L.kind == Kind::Free) {
-      W.v = qd;
+      W.v = shift_motion(qd, W.x);  // (omega, v_O) at the COM
       W.c.setZero();
+    } else if (L.kind == Kind::Rod) {
+      // absolute rate phi' (the angular velocity's z) and the relative rate phi' - phi'_parent
+      const Vec6 vp = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero()));
+      const double rel = qd[0] - vp[2];
+      W.v << 0, 0, qd[0], vp.tail<3>();
+      W.c = crm(W.v, W.S.col(0) * rel);
     } else {
       const Vec6 sqd = W.S * qd;
-      W.v = (L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero())) + sqd;
+      W.v = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero())) + sqd;
       W.c = crm(W.v, sqd);
     }
+    // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
+    W.IA = W.I;
+    W.pA = crf(W.v, W.I * W.v) - external_force(static_cast<int>(i));
   }
+}
+
+ArticulatedTree::Vec6 ArticulatedTree::parent_motion(int i, const Vec6& m_parent) const {
+  if (link_[i].parent < 0) return Vec6::Zero();
+  return shift_motion(m_parent, w_[i].r);
 }
 
 ArticulatedTree::Vec6 ArticulatedTree::external_force(int i) const {
   const Link& L = link_[i];
   const Vec3 f = L.mass * g_;
   Vec6 r;
-  r << w_[i].x.cross(f) + tau_[L.body], f;
+  r << (w_[i].x - w_[i].o).cross(f), f;
+  if (L.kind != Kind::Rod) r.head<3>() += tau_[L.body];  // a point mass carries no torque
   return r;
 }
 
 void ArticulatedTree::aba() const {
   const int n = static_cast<int>(link_.size());
-  // pass 1: rigid-body inertias and bias forces
-  for (int i = 0; i < n; ++i) {
-    Work& W = w_[i];
-    W.IA = W.I;
-    W.pA = crf(W.v, W.I * W.v) - external_force(i);
-  }
-  // pass 2: articulated inertias and bias forces, leaves to root
+  // pass 1 (I^A = I, p^A = v x* I v - f_ext) ran in kinematics(); pass 2: articulated inertias and bias forces, leaves to root
   for (int i = n - 1; i >= 0; --i) {
     const Link& L = link_[i];
     Work& W = w_[i];
@@ -335,15 +448,15 @@ void ArticulatedTree::aba() const {
       pa += Ia * W.c;
     }
     if (L.parent >= 0) {
-      w_[L.parent].IA += Ia;
-      w_[L.parent].pA += pa;
+      w_[L.parent].IA += shift_inertia(Ia, W.r);
+      w_[L.parent].pA += shift_force(pa, W.r);
     }
   }
   // pass 3: accelerations, root to leaves
   for (int i = 0; i < n; ++i) {
     const Link& L = link_[i];
     Work& W = w_[i];
-    const Vec6 a1 = (L.parent >= 0 ? w_[L.parent].a : Vec6(Vec6::Zero())) + W.c;
+    const Vec6 a1 = parent_motion(i, L.parent >= 0 ? w_[L.parent].a : Vec6(Vec6::Zero())) + W.c;
     if (L.nd > 0) {
       W.qdd.noalias() = W.Dinv * (W.u - W.U.transpose() * a1);
       W.a = a1 + W.S * W.qdd;
@@ -366,12 +479,13 @@ void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<doubl
     const Work& W = w_[i];
     switch (L.kind) {
       case Kind::Free: {
-        // r' = v_O + w x r, q' = 1/2 [0, w] q (w in the world frame)
+        // r' = v_c, q' = 1/2 [0, w] q (w in the world frame); v_O' = the acceleration at the origin
         const Vec3 w = W.v.head<3>();
-        Eigen::Map<Vec3>(dq + L.iq) = W.v.tail<3>() + w.cross(W.x);
+        Eigen::Map<Vec3>(dq + L.iq) = W.v.tail<3>();
         const Quat qd = Quat(0, w.x(), w.y(), w.z()) * load_quat(q + L.iq + 3);
         store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq + 3);
-        break;
+        Eigen::Map<Vec6>(dv + L.iv) = shift_motion(W.qdd, -W.x);
+        continue;
       }
       case Kind::Ball: {
         // q_rel' = 1/2 q_rel [0, w_rel] (w_rel in the child frame)
@@ -381,6 +495,11 @@ void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<doubl
       }
       case Kind::Hinge: dq[L.iq] = v[L.iv]; break;
       case Kind::Fixed: break;
+      case Kind::Rod:
+        // absolute angle: phi'' = the z component of the link's angular acceleration
+        dq[L.iq] = v[L.iv];
+        dv[L.iv] = W.a[2];
+        continue;
     }
     for (int k = 0; k < L.nd; ++k) dv[L.iv + k] = W.qdd[k];
   }
@@ -397,13 +516,22 @@ void ArticulatedTree::normalize(std::vector<double>& x) const {
 
 void ArticulatedTree::write(const std::vector<double>& x, State& s) const {
   kinematics(x.data(), x.data() + nq_);
+  const double* v = x.data() + nq_;
   for (size_t i = 0; i < link_.size(); ++i) {
+    const Link& L = link_[i];
     const Work& W = w_[i];
-    BodyState& B = s.bodies[link_[i].body];
+    BodyState& B = s.bodies[L.body];
     B.x = W.x;
+    if (L.kind == Kind::Rod) {
+      // the point mass's velocity: the parent point's plus the rod's turn (q and w untouched)
+      const double phi = x[L.iq], w = v[L.iv];
+      B.v = (L.parent >= 0 ? s.bodies[link_[L.parent].body].v : Vec3(Vec3::Zero())) +
+            L.length * w * Vec3(std::cos(phi), std::sin(phi), 0);
+      continue;
+    }
     B.q = W.Q;
     B.w = W.v.head<3>();
-    B.v = W.v.tail<3>() + B.w.cross(W.x);  // v_c = v_O + w x c
+    B.v = W.v.tail<3>() + B.w.cross(W.x - W.o);  // v_c = v_o + w x (c - o)
   }
 }
 
@@ -411,29 +539,50 @@ Eigen::VectorXd ArticulatedTree::accelerations_aba(const std::vector<double>& x)
   kinematics(x.data(), x.data() + nq_);
   aba();
   Eigen::VectorXd a(nv_);
-  for (size_t i = 0; i < link_.size(); ++i) a.segment(link_[i].iv, link_[i].nd) = w_[i].qdd;
+  for (size_t i = 0; i < link_.size(); ++i) {
+    const Link& L = link_[i];
+    if (L.kind == Kind::Free)  // the state's convention: the acceleration at the world origin
+      a.segment<6>(L.iv) = shift_motion(w_[i].qdd, -w_[i].x);
+    else
+      a.segment(L.iv, L.nd) = w_[i].qdd;
+  }
   return a;
+}
+
+// The cross-check works at the world origin: motion subspaces and inertias of the last
+// kinematics() shifted there (S_O, I_O; a free root's S_O = 1 for its velocity (omega, v_O)), no
+// transforms between links.
+ArticulatedTree::Mat6X ArticulatedTree::subspace_at_origin(int i) const {
+  const int nd = link_[i].nd;
+  if (link_[i].kind == Kind::Free) return Mat6X::Identity(6, 6);
+  Mat6X S(6, nd);
+  for (int k = 0; k < nd; ++k) S.col(k) = shift_motion(w_[i].S.col(k), -w_[i].o);
+  return S;
 }
 
 Eigen::MatrixXd ArticulatedTree::mass_matrix(const std::vector<double>& x) const {
   kinematics(x.data(), nullptr);
   const int n = static_cast<int>(link_.size());
-  // composite inertias, leaves to root
+  std::vector<Mat6X> S(n);
   std::vector<Mat6> Ic(n);
-  for (int i = 0; i < n; ++i) Ic[i] = w_[i].I;
+  for (int i = 0; i < n; ++i) {
+    S[i] = subspace_at_origin(i);
+    Ic[i] = shift_inertia(w_[i].I, w_[i].o);
+  }
+  // composite inertias, leaves to root
   for (int i = n - 1; i >= 0; --i)
     if (link_[i].parent >= 0) Ic[link_[i].parent] += Ic[i];
-  // H_ii = S_i^T Ic_i S_i, H_ji = S_j^T Ic_i S_i for every ancestor j (world frame: no transforms)
+  // H_ii = S_i^T Ic_i S_i, H_ji = S_j^T Ic_i S_i for every ancestor j
   Eigen::MatrixXd H = Eigen::MatrixXd::Zero(nv_, nv_);
   for (int i = 0; i < n; ++i) {
     const Link& L = link_[i];
     if (L.nd == 0) continue;
-    const Mat6X F = Ic[i] * w_[i].S;
-    H.block(L.iv, L.iv, L.nd, L.nd) = w_[i].S.transpose() * F;
+    const Mat6X F = Ic[i] * S[i];
+    H.block(L.iv, L.iv, L.nd, L.nd) = S[i].transpose() * F;
     for (int j = L.parent; j >= 0; j = link_[j].parent) {
       const Link& A = link_[j];
       if (A.nd == 0) continue;
-      H.block(A.iv, L.iv, A.nd, L.nd) = w_[j].S.transpose() * F;
+      H.block(A.iv, L.iv, A.nd, L.nd) = S[j].transpose() * F;
       H.block(L.iv, A.iv, L.nd, A.nd) = H.block(A.iv, L.iv, A.nd, L.nd).transpose();
     }
   }
@@ -444,17 +593,20 @@ Eigen::VectorXd ArticulatedTree::accelerations_crba(const std::vector<double>& x
   const Eigen::MatrixXd H = mass_matrix(x);
   kinematics(x.data(), x.data() + nq_);
   const int n = static_cast<int>(link_.size());
-  // bias C by recursive Newton-Euler with qdd = 0
+  // bias C by recursive Newton-Euler with qdd = 0, at the world origin
+  std::vector<Vec6> a(n), f(n);
   for (int i = 0; i < n; ++i) {
-    Work& W = w_[i];
-    W.a = (link_[i].parent >= 0 ? w_[link_[i].parent].a : Vec6(Vec6::Zero())) + W.c;
-    W.f = W.I * W.a + crf(W.v, W.I * W.v) - external_force(i);
+    const Work& W = w_[i];
+    const Mat6 I = shift_inertia(W.I, W.o);
+    const Vec6 v = shift_motion(W.v, -W.o);
+    a[i] = (link_[i].parent >= 0 ? a[link_[i].parent] : Vec6(Vec6::Zero())) + shift_motion(W.c, -W.o);
+    f[i] = I * a[i] + crf(v, I * v) - shift_force(external_force(i), W.o);
   }
   Eigen::VectorXd C(nv_);
   for (int i = n - 1; i >= 0; --i) {
     const Link& L = link_[i];
-    C.segment(L.iv, L.nd) = w_[i].S.transpose() * w_[i].f;
-    if (L.parent >= 0) w_[L.parent].f += w_[i].f;
+    C.segment(L.iv, L.nd) = subspace_at_origin(i).transpose() * f[i];
+    if (L.parent >= 0) f[L.parent] += f[i];
   }
   return H.llt().solve(-C);
 }

@@ -1,10 +1,11 @@
-// Generalized coordinates of a tree of rigid bodies and Featherstone's articulated-body algorithm
-// (featherstone2008 "Rigid Body Dynamics Algorithms", ch. 7, ABA; ch. 6, CRBA), used by GC4 and
-// `ref` on every rigid-body tree model (issue 6).
+// Generalized coordinates of a tree of rigid bodies or of point masses on rods, and Featherstone's
+// articulated-body algorithm (featherstone2008 "Rigid Body Dynamics Algorithms", ch. 7, ABA;
+// ch. 6, CRBA): the one O(n) reduced dynamics of GC4 and `ref` on every tree-structured model
+// (issues 6 and 24).
 //
 // Tree. Extracted from the immutable Model: the world and static bodies are fixed frames; every
 // joint becomes the edge from a parent link to a child link (breadth-first from the fixed frames,
-// parents before children). A connected group of bodies not attached to a fixed frame gets a
+// parents before children). A connected group of rigid bodies not attached to a fixed frame gets a
 // 6-DOF free joint on its lowest-indexed body (the floating base). Supported joints:
 //   free   root not attached to the world: COM position r (3) + quaternion q body->world (4);
 //          velocity = spatial velocity at the world origin (omega, v_O) (6), v_O = v_c - omega x r
@@ -12,29 +13,44 @@
 //          velocity in the child frame, omega_rel_b = R_child^T (omega_child - omega_parent) (3)
 //   hinge  angle theta about the child's hinge axis from the initial relative orientation (1)
 //   fixed  no coordinate: the child keeps its initial orientation relative to the parent (0)
-// Point masses and distance joints (rods) are refused here: a particle has no rotational inertia,
-// so a ball joint at its centre would give a singular articulated inertia. Planar point-mass chains
-// are handled by PlanarChain (methods/reduced/reduced_system.hpp dispatches); a point mass in a
-// rigid tree should be modelled as a small rigid body with a hinge (see tests/articulated_test.cpp).
-// Closed kinematic loops are refused (UnsupportedModel naming the joint that closes the loop).
+//   rod    a point mass on a distance joint (rod) from a fixed point or from another point mass,
+//          in a plane z = const with gravity in that plane: a hinge about z through the parent
+//          point (the link is the point mass at distance L, spatial inertia of a point mass, so
+//          D = S^T I^A S >= m L^2 > 0). Coordinate: the absolute angle phi of the rod from the -y
+//          axis, p = p_parent + L (sin phi, -cos phi, 0), velocity phi' (1) -- the rod angles of
+//          schmitt2005 s.5, so GC4 integrates the same state as the paper's mass-matrix form
+//          (the ABA works with the relative rate phi' - phi'_parent and returns the absolute
+//          phi'' = the z component of the link's angular acceleration).
+// Point-mass trees and rigid-body trees do not mix: a rod joins point masses (or a point mass to a
+// fixed point), a point mass hangs only on rods, and a rigid body never on a rod. Point-mass trees
+// out of their plane are refused (UnsupportedModel): a spatial rod needs a 2-DOF swing joint (a ball
+// joint's spin about the rod is a null direction of a leaf point mass), and no model of the catalog
+// is such a tree; a point mass in a spatial tree can be modelled as a small rigid body with a ball
+// joint (see tests/articulated_test.cpp). Point masses carry no applied torque. Closed kinematic
+// loops are refused (UnsupportedModel naming the joint that closes the loop).
 // Child positions follow from the coordinates: the initial state is read through the joints
 // (joint points coincide by construction, velocities the joints forbid are dropped).
 //
 // State vector x = (q (nq), v (nv)), quaternions stored (w, x, y, z).
 //
-// Spatial algebra in absolute (world) coordinates, every spatial quantity referred to the world
-// origin (featherstone2008 s.2; "absolute coordinates" variant of the ABA, so no coordinate
-// transforms between links): motion m = (omega, v_O), force f = (n_O, f). Spatial inertia of a
-// body of mass m, COM c, world inertia Ic = R I R^T:  I = [Ic + m cx cx^T, m cx; m cx^T, m 1].
-// Joint i: v_i = v_p + S_i qd_i with S_i fixed in body i, so dS_i/dt = v_i x S_i and
-// c_i = v_i x S_i qd_i; external forces: gravity (c x m g, m g) and the applied torque (tau, 0).
+// Spatial algebra in world-aligned coordinates, each link's quantities referred to its own point
+// o_i (the joint point; the COM for a free root) so that every number stays of the size of a
+// link, however far the link is from the world origin (a chain of 16383 rods reaches 16 km):
+// motion m = (omega, v_o), force f = (n_o, f). Spatial inertia of a body of mass m, COM c,
+// world inertia Ic = R I R^T, at o with d = c - o: I = [Ic + m dx dx^T, m dx; m dx^T, m 1]. From the
+// parent's point to the child's (r = o_i - o_parent) motion vectors transform by
+// X = [1 0; -rx 1] (v_i = v_p + omega x r) and forces back by X^T = [1 rx; 0 1]; each point is
+// taken as a fixed point at the instant, so Featherstone's equations hold unchanged in every link's
+// coordinates. Joint i: v_i = X v_p + S_i qd_i with S_i fixed in body i, so dS_i/dt = v_i x S_i and
+// c_i = v_i x S_i qd_i; external forces: gravity (d x m g, m g) and the applied torque (tau, 0).
 //   pass 1 (root->leaves): v_i, c_i, I^A_i = I_i, p^A_i = v_i x* I_i v_i - f_ext,i
-//   pass 2 (leaves->root): U = I^A S, D = S^T U, u = -S^T p^A,
-//                          I^A_p += I^A - U D^-1 U^T,  p^A_p += p^A + I^A c + U D^-1 u
-//   pass 3 (root->leaves): a' = a_p + c_i, qdd_i = D^-1 (u - U^T a'), a_i = a' + S qdd_i
+//   pass 2 (leaves->root): U = I^A S, D = S^T U, u = -S^T p^A, I^a = I^A - U D^-1 U^T,
+//                          I^A_p += X^T I^a X,  p^A_p += X^T (p^A + I^a c + U D^-1 u)
+//   pass 3 (root->leaves): a' = X a_p + c_i, qdd_i = D^-1 (u - U^T a'), a_i = a' + S qdd_i
 // O(n) per evaluation; gyroscopic terms enter through v x* I v. The CRBA cross-check builds the
 // dense mass matrix H from composite inertias and the bias C by recursive Newton-Euler with
-// qdd = 0, then solves H qdd = -C by Cholesky (O(n^2) memory, tests only).
+// qdd = 0, both referred to the world origin (the former absolute-coordinates form, an independent
+// check of the transforms), then solves H qdd = -C by Cholesky (O(n^2) memory, tests only).
 //
 // Quaternions. The kinematics use q/|q| (the dynamics do not depend on |q|), and q' = 1/2 q [0, w]
 // keeps |q| constant in exact arithmetic; normalize() projects x back to unit quaternions after
@@ -56,10 +72,10 @@ class ArticulatedTree {
   using Mat6X = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;               // (6 x nd), nd <= 6
   using MatXX6 = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // (nd x nd)
   using VecX6 = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;                // (nd)
-  enum class Kind { Free, Ball, Hinge, Fixed };
+  enum class Kind { Free, Ball, Hinge, Fixed, Rod };
 
-  // Throws UnsupportedModel naming why when the model is not a tree of rigid bodies with
-  // free/ball/hinge/fixed joints.
+  // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
+  // free/ball/hinge/fixed joints nor a planar tree of point masses on rods.
   static ArticulatedTree extract(const Model& model);
 
   int nq() const { return nq_; }
@@ -67,6 +83,8 @@ class ArticulatedTree {
   int size() const { return nq_ + nv_; }
   int links() const { return static_cast<int>(link_.size()); }
   Kind kind(int link) const { return link_[link].kind; }
+  // true for a tree of point masses on rods (every link a rod)
+  bool point_masses() const { return point_masses_; }
 
   // x (nq + nv) from the Cartesian state, through the joints
   void read(const State& s, std::vector<double>& x) const;
@@ -79,7 +97,8 @@ class ArticulatedTree {
   // projects the quaternions of x to unit length
   void normalize(std::vector<double>& x) const;
 
-  // generalized accelerations (nv): ABA, and CRBA + Cholesky as an independent check
+  // joint-space accelerations (nv; relative rates for rods, the state's (alpha, a_O) for a free
+  // root): ABA, and CRBA + Cholesky as an independent check
   Eigen::VectorXd accelerations_aba(const std::vector<double>& x) const;
   Eigen::VectorXd accelerations_crba(const std::vector<double>& x) const;
   // dense joint-space mass matrix H (nv x nv) at x (CRBA)
@@ -94,6 +113,7 @@ class ArticulatedTree {
     Vec3 anchor_p = Vec3::Zero();  // joint point in the parent's frame (in the base frame if parent = -1)
     Vec3 anchor_c = Vec3::Zero();  // joint point in the child's frame
     Vec3 axis_c = Vec3::UnitZ();   // hinge axis in the child's frame (unit)
+    double length = 0;             // rod length
     Quat q0 = Quat::Identity();    // hinge/fixed: parent->child relative orientation at theta = 0
     Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
     Vec3 base_x = Vec3::Zero();
@@ -104,20 +124,25 @@ class ArticulatedTree {
   struct Work {
     Quat Q;          // body->world, unit
     Mat3 R;
-    Vec3 x, j;       // COM and joint point, world
-    Mat6X S, U;      // (6 x nd) motion subspace at the origin, I^A S
+    Vec3 x, j, o;    // COM, joint point and reference point o (j; x for a free root), world
+    Vec3 r;          // o - o_parent (X from the parent's point to o; 0 at a fixed parent)
+    Mat6X S, U;      // (6 x nd) motion subspace at o, I^A S
     MatXX6 Dinv;     // (nd x nd)
     VecX6 u, qdd;    // (nd)
-    Vec6 v, c, pA, a, f;
-    Mat6 I, IA;      // spatial inertia, articulated inertia (origin, world)
+    Vec6 v, c, pA, a;
+    Mat6 I, IA;      // spatial inertia, articulated inertia (at o)
   };
 
-  void kinematics(const double* q, const double* v) const;  // Q, R, x, j, S, v, c, I of every link
-  void aba() const;  // qdd of every link (after kinematics with velocities)
-  Vec6 external_force(int i) const;
+  // Q, R, x, j, o, r, S, I of every link; with velocities also v, c and the ABA's pass 1 (I^A, p^A)
+  void kinematics(const double* q, const double* v) const;
+  void aba() const;  // passes 2 and 3: qdd of every link (after kinematics with velocities)
+  Vec6 external_force(int i) const;  // at o_i
+  Vec6 parent_motion(int i, const Vec6& m_parent) const;  // X m_parent (0 at a fixed parent)
+  Mat6X subspace_at_origin(int i) const;  // S_i referred to the world origin (CRBA check)
 
   std::vector<Link> link_;
   int nq_ = 0, nv_ = 0;
+  bool point_masses_ = false;
   Vec3 g_ = Vec3::Zero();
   std::vector<Vec3> tau_;  // (nbody) applied torques
   mutable std::vector<Work> w_;

@@ -1,36 +1,34 @@
 // The reduced (generalized-coordinate) system behind GC4 and `ref`: the model's equations of
-// motion as a first-order ODE x' = f(x) for Boost.Odeint, on either representation
-//   - PlanarChain (planar_chain.hpp): planar chains of point masses on rods (the pendulum family
-//     of schmitt2005), in rod angles; or
-//   - ArticulatedTree (articulated.hpp): trees of rigid bodies with free, ball, hinge and fixed
-//     joints, Featherstone's articulated-body algorithm.
-// Dispatch: a model whose dynamic bodies are all point masses goes to PlanarChain (whose error
-// names why a point-mass model is refused); any other model to ArticulatedTree.
+// motion as a first-order ODE x' = f(x) for Boost.Odeint, through the one O(n) tree dynamics of
+// every tree-structured model: ArticulatedTree (articulated.hpp), Featherstone's articulated-body
+// algorithm on trees of rigid bodies (free, ball, hinge and fixed joints) and on planar trees of
+// point masses on rods (rod angles, the coordinates of schmitt2005 s.5). Its error names why a
+// model is refused (closed loops, spatial point-mass trees, unsupported joints).
 #pragma once
-#include <variant>
 #include <vector>
 
 #include "methods/reduced/articulated.hpp"
-#include "methods/reduced/planar_chain.hpp"
 
 namespace mb {
 
 class ReducedSystem {
  public:
-  // Throws UnsupportedModel naming why when neither representation fits.
+  // Throws UnsupportedModel naming why when the model is not a supported tree.
   static ReducedSystem extract(const Model& model);
 
-  const ArticulatedTree* tree() const { return std::get_if<ArticulatedTree>(&sys_); }
-  void read(const State& s, std::vector<double>& x) const;
-  void write(const std::vector<double>& x, State& s) const;
+  const ArticulatedTree& tree() const { return tree_; }
+  // a tree of point masses on rods (the pendulum family)
+  bool point_masses() const { return tree_.point_masses(); }
+  void read(const State& s, std::vector<double>& x) const { tree_.read(s, x); }
+  void write(const std::vector<double>& x, State& s) const { tree_.write(x, s); }
   // applied torques averaged over [t, t + h] (average_torques), held until the next call
   void set_loads(const Model& model, double t, double h);
-  void derivative(const std::vector<double>& x, std::vector<double>& dxdt) const;
+  void derivative(const std::vector<double>& x, std::vector<double>& dxdt) const { tree_.derivative(x, dxdt); }
   // unit quaternions after an (accepted) step
-  void normalize(std::vector<double>& x) const;
+  void normalize(std::vector<double>& x) const { tree_.normalize(x); }
 
  private:
-  std::variant<PlanarChain, ArticulatedTree> sys_;
+  ArticulatedTree tree_;
   std::vector<Vec3> tau_;
 };
 

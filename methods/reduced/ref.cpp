@@ -23,7 +23,7 @@ MethodInfo Ref::describe() {
   i.source = "ours";
   i.family = "reduced";
   i.options = {OptionInfo::number("tol", "auto",
-                                  "absolute and relative error tolerance of the adaptive stepper (auto: 1e-13 on point-mass chains, "
+                                  "absolute and relative error tolerance of the adaptive stepper (auto: 1e-13 on point-mass trees, "
                                   "1e-12 on rigid-body trees)",
                                   0, 1, true, {"auto"}),
                OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
@@ -62,7 +62,7 @@ void Ref::do_init(const Model& model, const State& state) {
   }
   sys_ = ReducedSystem::extract(model);
   sys_.read(state, x_);
-  tol_ = tol_option_ > 0 ? tol_option_ : (sys_.tree() ? 1e-12 : 1e-13);
+  tol_ = tol_option_ > 0 ? tol_option_ : (sys_.point_masses() ? 1e-13 : 1e-12);
   dt_ = 1e-3;
 }
 

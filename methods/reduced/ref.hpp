@@ -1,7 +1,7 @@
-// `ref`: the reference solution. The reduced equations of GC4 (planar point-mass chains in rod
-// angles, or trees of rigid bodies through the articulated-body algorithm; reduced_system.hpp)
+// `ref`: the reference solution. The reduced equations of GC4 (the O(n) articulated-body algorithm
+// on trees of rigid bodies and on planar trees of point masses in rod angles; reduced_system.hpp)
 // integrated by an adaptive high-order Odeint stepper (Runge-Kutta-Fehlberg 7(8), controlled, or
-// Bulirsch-Stoer) at absolute and relative tolerance `tol` (default: 1e-13 on point-mass chains,
+// Bulirsch-Stoer) at absolute and relative tolerance `tol` (default: 1e-13 on point-mass trees,
 // 1e-12 on rigid-body trees, whose quaternion and 6-DOF states make 1e-13 needlessly slow).
 // A step of any length lands exactly on its end time (the last internal step is shortened), so
 // samples fall exactly on requested times; a step is also split where an applied torque switches

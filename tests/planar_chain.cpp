@@ -1,4 +1,4 @@
-#include "methods/reduced/planar_chain.hpp"
+#include "planar_chain.hpp"
 
 #include <cmath>
 
@@ -6,7 +6,9 @@
 
 #include "core/error.hpp"
 
-namespace mb {
+namespace mbtest {
+
+using namespace mb;
 
 PlanarChain PlanarChain::extract(const Model& m) {
   auto fail = [&](const std::string& why) {
@@ -126,4 +128,4 @@ void PlanarChain::derivative(const std::vector<double>& x, std::vector<double>& 
   }
 }
 
-}  // namespace mb
+}  // namespace mbtest

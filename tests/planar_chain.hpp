@@ -1,4 +1,8 @@
-// Generalized coordinates of a planar chain of point masses on rods (schmitt2005 s.5, GC4).
+// Test oracle (tests only since issue 24): the dense mass-matrix form of a planar chain of point
+// masses on rods in rod angles (schmitt2005 s.5, GC4 as the paper writes it). GC4 and `ref` use
+// the O(n) articulated-body algorithm (methods/reduced/articulated.hpp), whose rod coordinates
+// are these angles; tests/gc4_test.cpp checks it against this form and this form against the
+// paper's closed forms.
 //
 // The chain: a pivot P0 (world point), masses m_1..m_n joined by rods of lengths L_1..L_n, all in
 // the x-y plane. Coordinates: phi_i = angle of rod i from the direction of gravity's -y axis,
@@ -6,9 +10,9 @@
 // equations give M(phi) phi'' = f(phi, phi'):
 //   M_ij = mu_max(i,j) L_i L_j cos(phi_i - phi_j)
 //   f_i  = -sum_j mu_max(i,j) L_i L_j sin(phi_i - phi_j) phi_j'^2 + L_i mu_i (g_x cos phi_i + g_y sin phi_i)
-// solved per evaluation by an in-place Cholesky factorisation of the SPD matrix M (O(n^3); the tree ABA of
-// issue 6 replaces it for large systems). The closed forms printed in schmitt2005 s.5 for the
-// double and triple pendulum are the test oracles of this form (tests/gc4_test.cpp).
+// solved per evaluation by an in-place Cholesky factorisation of the SPD matrix M (O(n^3)). The
+// closed forms printed in schmitt2005 s.5 for the double and triple pendulum are the test oracles
+// of this form (tests/gc4_test.cpp).
 #pragma once
 #include <vector>
 
@@ -16,7 +20,11 @@
 
 #include "models/model.hpp"
 
-namespace mb {
+namespace mbtest {
+
+using mb::Model;
+using mb::State;
+using mb::Vec3;
 
 class PlanarChain {
  public:
@@ -46,4 +54,4 @@ class PlanarChain {
   mutable Eigen::VectorXd f_, a_;
 };
 
-}  // namespace mb
+}  // namespace mbtest
