@@ -26,12 +26,16 @@ namespace mb {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-std::string timing_model_spec(const std::string& family, int joints) {
-  return family == "chain" ? fmt::format("chain:n={}", joints) : fmt::format("tree:joints={}", joints);
+std::string timing_size_option(const std::string& family) {
+  return family == "tree" ? "joints" : family == "chain" ? "n" : "";
 }
 
-std::string timing_case_name(const std::string& spec, int joints, const std::string& family) {
-  return fmt::format("step/{}/{}", spec, timing_model_spec(family, joints));
+std::string timing_model_spec(const std::string& family, int joints, const std::string& size) {
+  return fmt::format("{}:{}={}", family, size.empty() ? timing_size_option(family) : size, joints);
+}
+
+std::string timing_case_name(const std::string& spec, int joints, const std::string& family, const std::string& size) {
+  return fmt::format("step/{}/{}", spec, timing_model_spec(family, joints, size));
 }
 
 namespace {
@@ -155,16 +159,22 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
   };
   std::map<std::pair<std::string, int>, Acc> acc;
   std::vector<std::string> order;
-  const std::vector<std::string> phase_keys = {"assembly_ms", "factor_ms", "solve_ms", "integration_ms", "pos_sweeps", "vel_sweeps"};
+  const std::vector<std::string> phase_keys = {"assembly_ms", "factor_ms", "solve_ms", "integration_ms", "pos_sweeps", "vel_sweeps",
+                                               "rows", "nnz_a", "nnz_l"};
   for (const auto& b : bench.value("benchmarks", json::array())) {
     if (b.value("run_type", "iteration") != "iteration") continue;
     std::string name = b.value("run_name", b.value("name", ""));
     if (name.rfind("step/", 0) != 0) continue;
-    size_t k = name.find("/tree:joints="), skip = 13;
-    if (k == std::string::npos) k = name.find("/chain:n="), skip = 9;
+    // step/<spec>/<family>:<size>=<N>[/<Google Benchmark's suffixes>]: the spec (no '/' in it), and
+    // the size from the model's last '='
+    const size_t k = name.find('/', 5);
     if (k == std::string::npos) continue;
+    const size_t end = name.find('/', k + 1);
+    const std::string model = name.substr(k + 1, end == std::string::npos ? std::string::npos : end - k - 1);
+    const size_t eq = model.rfind('=');
+    if (eq == std::string::npos) continue;
     std::string spec = name.substr(5, k - 5);
-    int joints = std::atoi(name.c_str() + k + skip);
+    int joints = std::atoi(model.c_str() + eq + 1);
     if (std::find(order.begin(), order.end(), spec) == order.end()) order.push_back(spec);
     Acc& a = acc[{spec, joints}];
     if (b.value("error_occurred", false)) {

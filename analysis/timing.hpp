@@ -21,8 +21,11 @@ namespace mb {
 // The timed model of a timing experiment's family at a size: "tree" (bender2007's tree,
 // tree:joints=J) or "chain" (point masses on rods, chain:n=N), and Google Benchmark's name of a
 // case, step/<spec>/<model>.
-std::string timing_model_spec(const std::string& family, int joints);
-std::string timing_case_name(const std::string& spec, int joints, const std::string& family = "tree");
+// Any other catalog family is timed over one of its integer options (`size`, e.g. spider:legs=N).
+std::string timing_model_spec(const std::string& family, int joints, const std::string& size = "");
+std::string timing_case_name(const std::string& spec, int joints, const std::string& family = "tree", const std::string& size = "");
+// the size option of a family: joints for tree, n for chain, "" for the others (an experiment names it)
+std::string timing_size_option(const std::string& family);
 
 struct TimingPoint {
   int joints = 0;

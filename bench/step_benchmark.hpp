@@ -33,6 +33,14 @@ inline void step_benchmark(benchmark::State& st, const std::string& spec, const 
     // adaptive methods: internal steps (accepted + rejected) per step, so that the time per
     // right-hand side can be told from a growing number of internal steps
     st.counters["internal_steps"] = static_cast<double>(timer.stats().internal_steps + timer.stats().rejected_steps) / n;
+    // the step's linear system, where the method factors a sparse one (tomcin2014 Fig. 6)
+    long rows = 0;
+    for (const Joint& j : model.joints) rows += trans_rows(joint_parts(j.type).trans) + rot_rows(joint_parts(j.type).rot);
+    st.counters["rows"] = static_cast<double>(rows);
+    if (timer.stats().nnz_a_max > 0) {
+      st.counters["nnz_a"] = static_cast<double>(timer.stats().nnz_a_max);
+      st.counters["nnz_l"] = static_cast<double>(timer.stats().nnz_l_max);
+    }
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
     return;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "analysis/timing.hpp"
 #include "core/error.hpp"
 #include "core/toml_reader.hpp"
 #include "methods/method.hpp"
@@ -211,24 +212,31 @@ std::string experiment_kind(const std::string& path) {
 TimingExperiment read_timing_experiment(const std::string& path) {
   toml::table root = read_toml_file(path);
   TableReader r(root, path, "",
-                {"name", "kind", "description", "reproduces", "paper", "model", "joints", "h", "repetitions", "min_time",
+                {"name", "kind", "description", "reproduces", "paper", "model", "size", "joints", "h", "repetitions", "min_time",
                  "reference", "method"});
   TimingExperiment e;
   e.file = path;
   e.name = r.str("name");
   if (r.str("kind") != "timing") r.fail("kind", "a timing experiment has kind = \"timing\"");
   e.model = r.str("model", "tree");
-  if (e.model != "tree" && e.model != "chain")
-    r.fail("model", fmt::format("'{}': the timed families are tree (bender2007's tree:joints=J) and chain (point masses on "
-                                "rods, chain:n=N)",
-                                e.model));
+  const ModelEntry* family = nullptr;
+  for (const auto& m : model_catalog())
+    if (m.name == e.model) family = &m;
+  if (!family) r.fail("model", fmt::format("'{}' is not a catalog family (mbbench list models)", e.model));
+  e.size = r.str("size", timing_size_option(e.model));
+  const OptionInfo* size = nullptr;
+  for (const auto& o : family->options)
+    if (o.name == e.size && o.type == OptionType::Integer) size = &o;
+  if (!size)
+    r.fail(e.size.empty() ? "model" : "size", fmt::format("'{}' needs `size`, the name of one of its integer options", e.model));
   e.description = r.str("description", "");
   e.reproduces = r.str("reproduces", "");
   if (r.has("paper")) e.paper = (std::filesystem::path(path).parent_path() / r.str("paper")).lexically_normal().string();
   for (double j : r.numbers("joints")) {
     int ji = static_cast<int>(j);
     if (e.model == "tree" && (ji != j || ji < 1 || ((ji + 1) & ji) != 0)) r.fail("joints", fmt::format("{} is not 2^k - 1", j));
-    if (e.model == "chain" && (ji != j || ji < 1 || ji > 100000)) r.fail("joints", fmt::format("{} is not a chain length in 1..100000", j));
+    if (ji != j || ji < size->min || ji > size->max)
+      r.fail("joints", fmt::format("{} is not a whole number in {} of {}:{}", j, size->range_text(), e.model, e.size));
     e.joints.push_back(ji);
   }
   if (e.joints.empty()) r.fail("joints", "at least one tree size");

@@ -57,7 +57,8 @@ struct TimingMethod {
 
 struct TimingExperiment {
   std::string file, name, description, reproduces, paper;  // paper resolved against the file's folder
-  std::string model = "tree";  // the family timed: "tree" (tree:joints=J) or "chain" (chain:n=N, point masses)
+  std::string model = "tree";  // the catalog family timed: "tree" (tree:joints=J), "chain" (chain:n=N), or any other
+  std::string size;            // its integer option set to each size (tree: joints, chain: n; others: named in the file)
   std::vector<int> joints;   // the paper's sizes; a method with max_joints beyond them continues 2J+1
   double h = 1.0 / 30;
   int repetitions = 9;

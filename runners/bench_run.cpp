@@ -44,9 +44,9 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
   const double h = e.h;
   for (const auto& [spec, joints] : timing_cases(e)) {
     if (max_joints > 0 && joints > max_joints) continue;
-    const std::string s = spec, model = timing_model_spec(e.model, joints);
+    const std::string s = spec, model = timing_model_spec(e.model, joints, e.size);
     const int j = joints;
-    benchmark::RegisterBenchmark(timing_case_name(spec, joints, e.model).c_str(),
+    benchmark::RegisterBenchmark(timing_case_name(spec, joints, e.model, e.size).c_str(),
                                  [s, model, j, h](benchmark::State& st) { step_benchmark(st, s, model, j, h); })
         ->Unit(benchmark::kMillisecond)
         ->UseManualTime()

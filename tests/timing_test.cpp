@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -88,4 +89,42 @@ TEST_CASE("timing analysis: medians, spread, ratios and exact exponents from syn
   CHECK(d.series[1].fit_max == 255);
   const std::string md = mb::timing_markdown(d);
   CHECK(md.find("| lagrange | 3.00 |") != std::string::npos);
+}
+
+TEST_CASE("timing experiments of any catalog family: tomcin2014's Figures 5 and 6, sizes checked, the factored system", "[timing]") {
+  mb::TimingExperiment e = mb::read_timing_experiment(kRoot + "/results/experiments/tomcin2014-fig5.toml");
+  CHECK(e.model == "spider");
+  CHECK(e.size == "legs");
+  CHECK(mb::timing_model_spec(e.model, 25, e.size) == "spider:legs=25");
+  CHECK(mb::timing_cases(e).size() == 3 * e.joints.size());
+  const mb::TimingExperiment f = mb::read_timing_experiment(kRoot + "/results/experiments/tomcin2014-fig6.toml");
+  CHECK(f.model == "scissor-lift");
+  CHECK(f.joints.back() == 220);
+  // Google Benchmark's suffixes after the model; the structure counters make the Fig. 6 table
+  json b;
+  for (int n : {10, 20, 40})
+    b["benchmarks"].push_back({{"name", mb::timing_case_name("tomcin:split=auto", n, "spider", "legs") + "/min_time:0.050/repeats:3/manual_time"},
+                               {"run_type", "iteration"}, {"real_time", 0.5 * n}, {"time_unit", "ms"},
+                               {"rows", 8.0 * n}, {"nnz_a", 20.0 * n}, {"nnz_l", 30.0 * n}});
+  const mb::TimingData d = mb::analyse_timing(b, "tomcin:split=auto", std::nullopt);
+  REQUIRE(d.series.size() == 1);
+  CHECK(d.series[0].spec == "tomcin:split=auto");
+  REQUIRE(d.series[0].points.size() == 3);
+  CHECK(d.series[0].points[2].joints == 40);
+  REQUIRE(d.series[0].fit);
+  CHECK(d.series[0].fit->order == Approx(1.0).epsilon(1e-12));
+  const std::string md = mb::timing_markdown(d);
+  CHECK_THAT(md, Catch::Contains("The factored system"));
+  CHECK_THAT(md, Catch::Contains("| tomcin:split=auto | 40 | 320 | 480 | 1200 | 0.333 |"));
+}
+
+TEST_CASE("a timing experiment names a family's size option and stays in its range", "[timing][errors]") {
+  auto write = [&](const std::string& body) {
+    const std::string p = "/tmp/mbbench-timing-size-test.toml";
+    std::ofstream(p) << "name = \"t\"\nkind = \"timing\"\nh = 0.01\nreference = \"tomcin\"\n" << body << "\n[[method]]\nspec = \"tomcin\"\n";
+    return p;
+  };
+  CHECK_THROWS_WITH(mb::read_timing_experiment(write("model = \"spider\"\njoints = [10]")), Catch::Contains("size"));
+  CHECK_THROWS_WITH(mb::read_timing_experiment(write("model = \"spider\"\nsize = \"legs\"\njoints = [0]")), Catch::Contains("joints"));
+  CHECK_THROWS_WITH(mb::read_timing_experiment(write("model = \"no-such-family\"\njoints = [10]")), Catch::Contains("catalog family"));
 }
