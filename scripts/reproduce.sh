@@ -21,4 +21,8 @@ rm -rf "$out"
 timing=${1:-results/out}/bender2007
 "$mb" bench results/experiments/bender2007.toml --out "$timing"
 "$mb" report "$out/records.jsonl" "$out/readings/records.jsonl" --out "$out" --timing "$timing"
-echo "reproduce: report in $out/report.html (tables in $out/tables.md)"
+# tomcin2014 Figures 5 and 6 (timing experiments; each writes timing.md and plots/ in its folder)
+for fig in tomcin2014-fig5 tomcin2014-fig6 tomcin2014-fig6-strandbeest; do
+  "$mb" bench "results/experiments/$fig.toml" --out "${1:-results/out}/$fig"
+done
+echo "reproduce: report in $out/report.html (tables in $out/tables.md); tomcin2014 in ${1:-results/out}/tomcin2014-fig*/timing.md"
