@@ -250,7 +250,7 @@ json parse_bench_json(const std::string& in, const std::string& file) {
 
 TimingData analyse_bench_dir(const std::string& dir) {
   const fs::path file = fs::path(dir) / "bench.json";
-  if (!fs::is_regular_file(file))
+  if (!is_file(file.string()))
     throw InputError("command line", 0, "timing",
                      fmt::format("no bench.json in '{}': run `mbbench bench EXPERIMENT --out {}` first", dir, dir));
   std::ifstream in(file);

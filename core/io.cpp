@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
+#include <system_error>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -56,6 +58,13 @@ void append_line_durable(const std::string& path, const std::string& line) {
   }
   ::fsync(fd);
   ::close(fd);
+}
+
+bool is_file(const std::string& path) noexcept {
+  if (path.empty() || path.find('\0') != std::string::npos) return false;
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(path, ec);
+  return regular && !ec;
 }
 
 }  // namespace mb

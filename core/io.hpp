@@ -6,4 +6,7 @@ namespace mb {
 void write_file_atomic(const std::string& path, const std::string& content);
 // Appends one complete line (content + '\n') with a single write and fsyncs it.
 void append_line_durable(const std::string& path, const std::string& line);
+// True when PATH names a regular file; never throws: a name too long, a NUL byte or a
+// permission error answers false (std::filesystem::is_regular_file would throw on those).
+bool is_file(const std::string& path) noexcept;
 }  // namespace mb

@@ -12,6 +12,7 @@
 
 #include "analysis/timing.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "core/toml_reader.hpp"
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
@@ -77,7 +78,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     namespace fs = std::filesystem;
     fs::path p = fs::path(file).parent_path() / r.str("paper");
     e.paper = p.lexically_normal().string();
-    if (!fs::is_regular_file(e.paper)) r.fail("paper", fmt::format("no such file '{}'", e.paper));
+    if (!is_file(e.paper)) r.fail("paper", fmt::format("no such file '{}'", e.paper));
   }
 
   // models and methods: every spec is built once here, so a bad one stops the sweep before any case

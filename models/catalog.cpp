@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/io.hpp"
 
 namespace mb {
 
@@ -68,12 +69,12 @@ Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, co
 }
 
 bool is_scene_path(const std::string& text) {
-  return (text.size() > 5 && text.compare(text.size() - 5, 5, ".toml") == 0) || std::filesystem::is_regular_file(text);
+  return (text.size() > 5 && text.compare(text.size() - 5, 5, ".toml") == 0) || is_file(text);
 }
 
 Model load_model(const std::string& text, const std::string& source, int line) {
   if (is_scene_path(text)) {
-    if (!std::filesystem::is_regular_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
+    if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
     return read_scene(text);
   }
   return build_model(text, source, line);

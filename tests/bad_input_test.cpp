@@ -65,6 +65,7 @@ const Row kRows[] = {
     {"experiments/h_longer_than_duration.toml", "sweep {} --out {out}", "field 'h[0]': step 100 s is longer than the duration 60 s", 6},
     {"experiments/huge_duration.toml", "sweep {} --out {out}", "duration 1e+300 s is longer than the limit", 2},
     {"experiments/missing_scene.toml", "sweep {} --out {out}", "no scene file", 2},
+    {"experiments/overlong_scene_name.toml", "sweep {} --out {out}", "no scene file", 3},
     {"experiments/negative_duration.toml", "sweep {} --out {out}", "field 'duration': must be positive", 5},
     {"experiments/out_of_range_option.toml", "sweep {} --out {out}", "option 'tol_p' of method 'iterative': out of range", 3},
     {"experiments/repeated_h.toml", "sweep {} --out {out}", "field 'h[2]': step size 0.01 listed twice", 5},
