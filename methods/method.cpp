@@ -25,6 +25,7 @@ unsigned model_features(const Model& model) {
   for (const Body& b : model.bodies)
     if (!b.is_static) f |= b.particle ? kParticles : kRigidBodies;
   if (!model.torques.empty()) f |= kAppliedTorques;
+  if (!model.shapes.empty()) f |= kContacts;
   // a cycle in the joint graph, the world (and every static body) as one node: union-find
   const int n = static_cast<int>(model.bodies.size());
   std::vector<int> parent(static_cast<size_t>(n) + 1);

@@ -28,6 +28,9 @@ struct StepStats {
   // its nonzero eigenvalues (computed only when a method is asked to)
   long nnz_a = 0, nnz_l = 0;
   double rcond = 0, condition = 0;
+  // contacts (docs/contacts.md): how many were found, and the time of their detection and impulses
+  long contacts = 0;
+  double t_contact = 0;
 };
 
 // The model features a method may support. A model needs the features model_features() finds

@@ -4,6 +4,8 @@
 
 #include "metrics/observer.hpp"
 
+#include "models/collision.hpp"
+
 namespace mb {
 
 StepView view_state(const Model& model, const State& state, long step) {
@@ -102,6 +104,38 @@ class ConstraintDriftObserver final : public Observer {
   long n_ = 0;
 };
 
+// Contacts (models with shapes; docs/contacts.md): the penetration the collision detector finds
+// after each step (its largest depth), as the max over the run and the mean over steps, and the
+// largest energy gain of one step (an impact or a contact that adds energy shows here).
+class ContactObserver final : public Observer {
+ public:
+  void begin(const Model& model, const State&, const RunContext&, const StepView& initial) override {
+    detector_ = std::make_unique<CollisionDetector>(model);
+    e_prev_ = initial.energy;
+  }
+  void observe(const Model& model, const State& state, const StepView& v) override {
+    detector_->detect(model, state, contacts_);
+    double depth = 0;
+    for (const Contact& c : contacts_) depth = std::max(depth, c.depth);
+    max_ = std::max(max_, depth);
+    sum_ += depth;
+    gain_ = std::max(gain_, v.energy - e_prev_);
+    e_prev_ = v.energy;
+    ++n_;
+  }
+  void write(Metrics& m) const override {
+    m.set("PEN_max", max_);
+    m.set("PEN_mean", n_ ? sum_ / n_ : 0.0);
+    m.set("E_gain_max", gain_);
+  }
+
+ private:
+  std::unique_ptr<CollisionDetector> detector_;
+  std::vector<Contact> contacts_;
+  double max_ = 0, sum_ = 0, gain_ = 0, e_prev_ = 0;
+  long n_ = 0;
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const LdReading& ld) {
@@ -109,6 +143,7 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
   obs.push_back(std::make_unique<EnergyObserver>());
   if (model.info.period && model.info.tracked_body >= 0) obs.push_back(std::make_unique<LocationDriftObserver>(ld));
   obs.push_back(std::make_unique<ConstraintDriftObserver>());
+  if (!model.shapes.empty()) obs.push_back(std::make_unique<ContactObserver>());
   return obs;
 }
 
@@ -121,6 +156,9 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"CD_pos_max", "constraint position error: max over the run of the max over joints, m", true},
       {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true},
       {"CD_vel_max", "constraint velocity error: max over the run, m/s", true},
+      {"PEN_max", "contact models: deepest penetration found after any step, m", true},
+      {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true},
+      {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
       {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
       {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
   };

@@ -14,11 +14,19 @@ namespace mb {
 const std::vector<ModelEntry>& model_catalog() {
   // sorted by name; one line per family
   static const std::vector<ModelEntry> entries = {
+      {"bouncing-ball", "a 1 kg ball of radius 0.1 m dropped on a floor (half-space); apex heights height e^(2k), impacts at analytic times",
+       "ours (analytic)", {OptionInfo::number("e", "0.8", "restitution coefficient", 0, 1),
+                           OptionInfo::number("height", "1", "initial height of the ball's lowest point, m", 0, 1e3, true)}, build_bouncing_ball},
       {"chain", "n point masses of 1 kg on 1 m rods (body=particle) or n boxes with ball joints (body=box) from a fixed pivot, at rest, stretched horizontally",
        "ours", {OptionInfo::integer("n", "4", "number of links", 1, 100000),
                 OptionInfo::choice("body", "particle", "particle (rods) or box (0.04 x 0.1 x 0.04 m boxes, ball joints)", {"particle", "box"})}, build_chain},
       {"double-pendulum", "2 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_double_pendulum},
+      {"heavy-rod", "a 7.5 t block resting on a 50 kg rod held by a hinge and a hanger (tomcin2014 Figure 1d): stays at rest; mass ratio 150",
+       "tomcin2014 s.1", {}, build_heavy_rod},
+      {"incline-cubes", "cubes of 0.1 m and 1 kg at rest on an inclined plane, cube i with friction mu = 0.1 + 0.15 (i - 1); slides with a = g (sin - mu cos) when mu < tan(angle), else stays",
+       "schmitt2003", {OptionInfo::number("angle", "30", "inclination in degrees (0: a floor)", 0, 89),
+                       OptionInfo::integer("cubes", "6", "number of cubes", 1, 1000)}, build_incline_cubes},
       {"loop", "closed loop: n rods of 1 m with both ends fixed, n - 1 point masses started on a half circle",
        "schmitt2003", {OptionInfo::integer("n", "8", "number of rods", 3, 10000)}, build_loop},
       {"octahedron-cube", "n^3 octahedra of hubs and bars (Cardan + revolute per bar) on a cubic lattice, neighbours linked by bars; rows 9 (15 n^3 - 3 n^2)",
@@ -36,6 +44,8 @@ const std::vector<ModelEntry>& model_catalog() {
       {"scissor-lift", "scissor lift: crossed 0.5 m bars in two planes hinged at their middles, every bar end hinged to a cross axle, base pivot fixed; rows 50 N (+5 with foot=slider)",
        "tomcin2014 s.6", {OptionInfo::integer("segments", "10", "segments N", 1, 10000),
                           OptionInfo::choice("foot", "free", "free (the paper's count) or slider (the foot axle slides on the floor)", {"free", "slider"})}, build_scissor_lift},
+      {"sledge-pendulum", "a 4 kg sledge on a 20 degree incline with a 1 kg, 0.3 m pendulum hinged 0.3 m above its centre, started 45 degrees out; high friction: stop and go, low: sliding",
+       "schmitt2003", {OptionInfo::number("mu", "0.45", "friction coefficient sledge-plane (static = dynamic; tan 20 degrees = 0.364)", 0, 100)}, build_sledge_pendulum},
       {"spider", "central box with N legs on ball joints, each leg a thigh and a shank on a knee hinge; free-floating, spinning; rows 8 N",
        "tomcin2014 s.5", {OptionInfo::integer("legs", "8", "legs N", 1, 10000)}, build_spider},
       {"strandbeest", "Theo Jansen's linkage (his link lengths, 1 unit = 1 cm): N legs in mirrored pairs on one crank shaft and one frame, 15 pin hinges per leg; crank turning at 1 rev/s; rows 75 N + 5",

@@ -72,6 +72,13 @@ Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, co
 // its symmetric pose to a crank angle of amplitude_deg in (0, 60).
 Model make_peaucellier(double amplitude_deg, const std::string& name);
 Model build_peaucellier(const Spec&);
+// contact models (models/catalog/contacts.cpp)
+Model build_bouncing_ball(const Spec&);
+Model build_incline_cubes(const Spec&);
+Model build_sledge_pendulum(const Spec&);
+Model build_heavy_rod(const Spec&);
+// incline-cubes: the friction coefficient of cube i (0-based)
+double incline_cube_mu(int i);
 // the mechanisms of tomcin2014 (models/catalog/mechanisms.cpp: structure, dimensions and rows)
 Model make_spider(int legs, const std::string& name);
 Model make_scissor_lift(int segments, bool slider_foot, const std::string& name);

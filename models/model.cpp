@@ -55,6 +55,34 @@ const std::vector<JointType>& all_joint_types() {
   }();
   return v;
 }
+namespace {
+const std::pair<ShapeType, const char*> kShapeTypes[] = {
+    {ShapeType::Sphere, "sphere"},   {ShapeType::Box, "box"},           {ShapeType::Capsule, "capsule"},
+    {ShapeType::Cylinder, "cylinder"}, {ShapeType::HalfSpace, "half_space"}, {ShapeType::Convex, "convex"},
+};
+}  // namespace
+const char* shape_type_name(ShapeType t) {
+  for (const auto& [type, name] : kShapeTypes)
+    if (type == t) return name;
+  return "sphere";
+}
+bool shape_type_from_name(const std::string& name, ShapeType& t) {
+  for (const auto& [type, n] : kShapeTypes)
+    if (name == n) {
+      t = type;
+      return true;
+    }
+  return false;
+}
+
+Material contact_material(const std::vector<Material>& materials, const std::vector<MaterialPair>& pairs, int a, int b) {
+  for (const MaterialPair& p : pairs)
+    if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) return {"", p.restitution, p.mu_static, p.mu_dynamic};
+  const Material& A = materials[static_cast<size_t>(a)];
+  const Material& B = materials[static_cast<size_t>(b)];
+  return {"", std::min(A.restitution, B.restitution), std::min(A.mu_static, B.mu_static), std::min(A.mu_dynamic, B.mu_dynamic)};
+}
+
 int trans_rows(TransPart p) {
   switch (p) {
     case TransPart::None: return 0;
@@ -144,6 +172,72 @@ void check_model(const Model& m, const std::string& src) {
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
     auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
     if (fixed(J.a) && fixed(J.b)) throw InputError(src, 0, f, "a joint between two bodies that never move constrains nothing");
+  }
+  check_contact_model(m, src);
+}
+
+namespace {
+void check_material(const std::string& src, const std::string& f, double restitution, double mu_static, double mu_dynamic) {
+  if (!(restitution >= 0 && restitution <= 1))
+    throw InputError(src, 0, f + ".restitution", fmt::format("restitution must be in [0, 1], got {}", restitution));
+  if (!(mu_static >= 0 && std::isfinite(mu_static)))
+    throw InputError(src, 0, f + ".mu_static", fmt::format("friction coefficient must be >= 0 and finite, got {}", mu_static));
+  if (!(mu_dynamic >= 0 && mu_dynamic <= mu_static))
+    throw InputError(src, 0, f + ".mu_dynamic",
+                     fmt::format("dynamic friction coefficient must be in [0, mu_static = {}], got {}", mu_static, mu_dynamic));
+}
+}  // namespace
+
+void check_contact_model(const Model& m, const std::string& src) {
+  if (!m.shapes.empty() && m.materials.empty()) throw InputError(src, 0, "material", "shapes need at least one material");
+  const int nmat = static_cast<int>(m.materials.size());
+  for (size_t i = 0; i < m.materials.size(); ++i) {
+    const Material& x = m.materials[i];
+    check_material(src, fmt::format("material[{}]", i), x.restitution, x.mu_static, x.mu_dynamic);
+  }
+  for (size_t i = 0; i < m.material_pairs.size(); ++i) {
+    const MaterialPair& p = m.material_pairs[i];
+    const std::string f = fmt::format("material_pair[{}]", i);
+    if (p.a < 0 || p.a >= nmat || p.b < 0 || p.b >= nmat) throw InputError(src, 0, f, "names a material that does not exist");
+    check_material(src, f, p.restitution, p.mu_static, p.mu_dynamic);
+  }
+  const int n = static_cast<int>(m.bodies.size());
+  auto positive = [](double x) { return x > 0 && std::isfinite(x); };
+  for (size_t i = 0; i < m.shapes.size(); ++i) {
+    const Shape& sh = m.shapes[i];
+    const std::string f = fmt::format("shape[{}] '{}'", i, sh.name);
+    if (sh.body < kWorld || sh.body >= n) throw InputError(src, 0, f + ".body", "no such body");
+    if (sh.material < 0 || sh.material >= nmat) throw InputError(src, 0, f + ".material", "no such material");
+    if (!sh.position.allFinite()) throw InputError(src, 0, f + ".position", "position must be finite");
+    if (std::abs(sh.orientation.norm() - 1) > 1e-12) throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
+    switch (sh.type) {
+      case ShapeType::Sphere:
+        if (!positive(sh.radius)) throw InputError(src, 0, f + ".radius", fmt::format("radius must be positive, got {}", sh.radius));
+        break;
+      case ShapeType::Box:
+        if (!(positive(sh.half_extents.x()) && positive(sh.half_extents.y()) && positive(sh.half_extents.z())))
+          throw InputError(src, 0, f + ".half_extents", "half extents must be positive");
+        break;
+      case ShapeType::Capsule:
+      case ShapeType::Cylinder:
+        if (!positive(sh.radius)) throw InputError(src, 0, f + ".radius", fmt::format("radius must be positive, got {}", sh.radius));
+        if (!positive(sh.length)) throw InputError(src, 0, f + ".length", fmt::format("length must be positive, got {}", sh.length));
+        break;
+      case ShapeType::HalfSpace:
+        if (sh.body != kWorld && !m.bodies[static_cast<size_t>(sh.body)].is_static)
+          throw InputError(src, 0, f + ".body", "a half-space belongs to the world or a static body");
+        break;
+      case ShapeType::Convex: {
+        if (sh.vertices.size() < 4) throw InputError(src, 0, f + ".vertices", "a convex shape needs at least 4 vertices");
+        for (const Vec3& v : sh.vertices)
+          if (!v.allFinite()) throw InputError(src, 0, f + ".vertices", "vertices must be finite");
+        if (sh.faces.size() < 4) throw InputError(src, 0, f + ".faces", "a convex shape needs at least 4 faces");
+        for (const auto& face : sh.faces)
+          for (int k : face)
+            if (k < 0 || k >= static_cast<int>(sh.vertices.size())) throw InputError(src, 0, f + ".faces", "a face names a vertex that does not exist");
+        break;
+      }
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 // mapping body to world coordinates; inertia tensors are given in body coordinates about the
 // centre of mass; angular velocities are in world coordinates.
 #pragma once
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,47 @@ struct AppliedTorque {
   double t_begin = 0, t_end = 0;
 };
 
+// Collision geometry (docs/contacts.md). A shape is attached to a body (or to the fixed world,
+// body = kWorld) at a pose in that body's frame (world coordinates for kWorld); its own axes are
+// those of the pose. Sphere: radius. Box: half_extents. Capsule and cylinder: radius and length
+// (the length of the axis segment, along the shape's z; a capsule's total length is length + 2
+// radius). Half-space: the solid below the plane through the pose's origin with normal = the
+// pose's y axis (a floor: position 0, identity orientation: y <= 0). Convex: a convex polyhedron,
+// its vertices (shape frame) and triangular faces (indices into vertices, counter-clockwise seen
+// from outside). Half-spaces belong to the world (or a static body).
+enum class ShapeType { Sphere, Box, Capsule, Cylinder, HalfSpace, Convex };
+const char* shape_type_name(ShapeType t);
+bool shape_type_from_name(const std::string& name, ShapeType& t);
+struct Shape {
+  std::string name;
+  ShapeType type = ShapeType::Sphere;
+  int body = kWorld;
+  Vec3 position = Vec3::Zero();         // in the body's frame
+  Quat orientation = Quat::Identity();  // in the body's frame
+  double radius = 0;                    // m: sphere, capsule, cylinder
+  double length = 0;                    // m: capsule, cylinder
+  Vec3 half_extents = Vec3::Zero();     // m: box
+  std::vector<Vec3> vertices;           // convex
+  std::vector<std::array<int, 3>> faces;  // convex
+  int material = 0;                     // index into Model::materials
+};
+
+// Contact material: Coulomb friction (static and dynamic coefficients) and the restitution
+// coefficient of a collision (0: inelastic, 1: elastic). Two shapes in contact use the values of
+// the pair's entry in Model::material_pairs if there is one, else the smaller mu_static, the
+// smaller mu_dynamic and the smaller restitution of their two materials.
+struct Material {
+  std::string name = "default";
+  double restitution = 0;
+  double mu_static = 0, mu_dynamic = 0;
+};
+struct MaterialPair {
+  int a = 0, b = 0;  // material indices (unordered)
+  double restitution = 0, mu_static = 0, mu_dynamic = 0;
+};
+// The contact coefficients of two materials (the pair's entry or the rule above).
+Material contact_material(const std::vector<Material>& materials, const std::vector<MaterialPair>& pairs, int a, int b);
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -99,6 +141,9 @@ struct Model {
   std::vector<Body> bodies;
   std::vector<Joint> joints;
   std::vector<AppliedTorque> torques;
+  std::vector<Shape> shapes;            // collision geometry; none: no contacts
+  std::vector<Material> materials;      // at least one when there are shapes
+  std::vector<MaterialPair> material_pairs;
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;
@@ -124,6 +169,8 @@ std::vector<double> default_h_grid();
 // Structural checks a builder's output must pass (the scene reader reports the same problems with
 // file and line). Throws InputError with `source` as the file.
 void check_model(const Model& model, const std::string& source);
+// The contact part of check_model: shapes, materials and material pairs.
+void check_contact_model(const Model& model, const std::string& source);
 // A rod's length may differ from the initial distance of its points by this much (relative to
 // max(1, L)): round-off of a builder's positions, not a different length.
 constexpr double kRodLengthTolerance = 1e-9;

@@ -66,6 +66,11 @@ const std::vector<std::string> kModelKeys = {"name", "source", "description", "g
 const std::vector<std::string> kBodyKeys = {"name", "type", "mass", "inertia", "box", "static", "position",
                                             "orientation", "velocity", "angular_velocity"};
 const std::vector<std::string> kTorqueKeys = {"body", "torque", "t_begin", "t_end"};
+const std::vector<std::string> kMaterialKeys = {"name", "restitution", "mu_static", "mu_dynamic"};
+const std::vector<std::string> kMaterialPairKeys = {"a", "b", "restitution", "mu_static", "mu_dynamic"};
+const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position", "orientation", "radius", "length",
+                                             "half_extents", "vertices", "faces", "material"};
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "material", "material_pair", "shape"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length",
                                              "axis_a", "axis_b", "rel_orientation"};
 
@@ -227,6 +232,107 @@ class SceneBuilder {
     m.torques.push_back(a);
   }
 
+  void material(const toml::table& t) {
+    const size_t i = m.materials.size();
+    TableReader r(t, file, fmt::format("material[{}]", i), kMaterialKeys);
+    Material x;
+    x.name = r.str("name");
+    if (x.name.empty()) r.fail("name", "a material needs a name");
+    if (!materials.emplace(x.name, static_cast<int>(i)).second) r.fail("name", fmt::format("duplicated material name '{}'", x.name));
+    x.restitution = r.num("restitution", 0.0);
+    x.mu_static = r.num("mu_static", 0.0);
+    x.mu_dynamic = r.num("mu_dynamic", x.mu_static);
+    coefficients(r, x.restitution, x.mu_static, x.mu_dynamic);
+    m.materials.push_back(x);
+  }
+
+  void material_pair(const toml::table& t) {
+    const size_t i = m.material_pairs.size();
+    TableReader r(t, file, fmt::format("material_pair[{}]", i), kMaterialPairKeys);
+    MaterialPair p;
+    p.a = material_ref(r, "a");
+    p.b = material_ref(r, "b");
+    for (const MaterialPair& q : m.material_pairs)
+      if ((q.a == p.a && q.b == p.b) || (q.a == p.b && q.b == p.a)) r.fail("b", "this pair of materials is given twice");
+    p.restitution = r.num("restitution", 0.0);
+    p.mu_static = r.num("mu_static", 0.0);
+    p.mu_dynamic = r.num("mu_dynamic", p.mu_static);
+    coefficients(r, p.restitution, p.mu_static, p.mu_dynamic);
+    m.material_pairs.push_back(p);
+  }
+
+  void shape(const toml::table& t) {
+    const size_t i = m.shapes.size();
+    TableReader r(t, file, fmt::format("shape[{}]", i), kShapeKeys);
+    Shape sh;
+    sh.name = r.str("name", fmt::format("shape{}", i + 1));
+    const std::string type = r.str("type");
+    if (!shape_type_from_name(type, sh.type))
+      r.fail("type", fmt::format("must be one of sphere, box, capsule, cylinder, half_space, convex; got \"{}\"", type));
+    const std::string body = r.str("body");
+    sh.body = body == "world" ? kWorld : find_body(body);
+    if (body != "world" && sh.body < 0) r.fail("body", fmt::format("no body named '{}'", body));
+    sh.position = vec3(r, "position", Vec3::Zero());
+    sh.orientation = r.has("orientation") ? quat(r, "orientation") : Quat::Identity();
+    if (m.materials.empty()) r.fail("material", "no [[material]] is defined; define one before the shapes");
+    sh.material = r.has("material") ? material_ref(r, "material") : 0;
+    auto only = [&](std::initializer_list<const char*> keys) {
+      for (const char* k : {"radius", "length", "half_extents", "vertices", "faces"}) {
+        bool wanted = false;
+        for (const char* w : keys) wanted = wanted || std::string_view(w) == k;
+        if (!wanted && r.has(k)) r.fail(k, fmt::format("a {} has no {}", type, k));
+      }
+    };
+    switch (sh.type) {
+      case ShapeType::Sphere:
+        only({"radius"});
+        sh.radius = r.positive("radius");
+        break;
+      case ShapeType::Box:
+        only({"half_extents"});
+        sh.half_extents = vec3(r, "half_extents");
+        if (!(sh.half_extents.minCoeff() > 0)) r.fail("half_extents", "half extents must be positive");
+        break;
+      case ShapeType::Capsule:
+      case ShapeType::Cylinder:
+        only({"radius", "length"});
+        sh.radius = r.positive("radius");
+        sh.length = r.positive("length");
+        break;
+      case ShapeType::HalfSpace:
+        only({});
+        if (sh.body != kWorld && !m.bodies[static_cast<size_t>(sh.body)].is_static)
+          r.fail("body", "a half-space belongs to the world or a static body");
+        break;
+      case ShapeType::Convex: {
+        only({"vertices", "faces"});
+        const toml::array& vs = r.array("vertices");
+        for (const auto& v : vs) {
+          const toml::array* a = v.as_array();
+          if (!a || a->size() != 3) r.fail("vertices", "expected an array of [x, y, z] points");
+          sh.vertices.emplace_back(r.number((*a)[0], "vertices"), r.number((*a)[1], "vertices"), r.number((*a)[2], "vertices"));
+        }
+        if (sh.vertices.size() < 4) r.fail("vertices", "a convex shape needs at least 4 vertices");
+        const toml::array& fs = r.array("faces");
+        for (const auto& f : fs) {
+          const toml::array* a = f.as_array();
+          if (!a || a->size() != 3) r.fail("faces", "expected an array of [i, j, k] triangles (vertex indices)");
+          std::array<int, 3> tri{};
+          for (int k = 0; k < 3; ++k) {
+            const double x = r.number((*a)[static_cast<size_t>(k)], "faces");
+            if (!(x >= 0 && x < static_cast<double>(sh.vertices.size()) && x == std::floor(x)))
+              r.fail("faces", fmt::format("vertex index {} is not one of 0..{}", x, sh.vertices.size() - 1));
+            tri[static_cast<size_t>(k)] = static_cast<int>(x);
+          }
+          sh.faces.push_back(tri);
+        }
+        if (sh.faces.size() < 4) r.fail("faces", "a convex shape needs at least 4 faces");
+        break;
+      }
+    }
+    m.shapes.push_back(std::move(sh));
+  }
+
   Model finish() {
     check_model(m, file);
     return std::move(m);
@@ -238,9 +344,22 @@ class SceneBuilder {
     return it == index.end() ? -1 : it->second;
   }
 
+  int material_ref(const TableReader& r, const std::string& key) const {
+    const std::string name = r.str(key);
+    auto it = materials.find(name);
+    if (it == materials.end()) r.fail(key, fmt::format("no material named '{}'", name));
+    return it->second;
+  }
+  static void coefficients(const TableReader& r, double e, double mu_s, double mu_d) {
+    if (!(e >= 0 && e <= 1)) r.fail("restitution", fmt::format("restitution must be in [0, 1], got {}", e));
+    if (!(mu_s >= 0)) r.fail("mu_static", fmt::format("friction coefficient must be >= 0, got {}", mu_s));
+    if (!(mu_d >= 0 && mu_d <= mu_s))
+      r.fail("mu_dynamic", fmt::format("dynamic friction coefficient must be in [0, mu_static = {}], got {}", mu_s, mu_d));
+  }
+
   std::string file;
   Model m;
-  std::unordered_map<std::string, int> index;
+  std::unordered_map<std::string, int> index, materials;
   std::string tracked;
   int tracked_line = 0;
 };
@@ -317,8 +436,9 @@ std::optional<Model> parse_in_parts(const std::vector<Part>& parts, const std::s
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  if (head.contains("body") || head.contains("joint") || head.contains("torque")) return std::nullopt;
-  b.model_table(TableReader(head, file, "", {"model", "body", "joint", "torque"}));
+  for (const char* k : {"body", "joint", "torque", "material", "material_pair", "shape"})
+    if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
+  b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
   for (size_t k = 1; k < parts.size(); ++k) {
     toml::table t;
@@ -360,12 +480,15 @@ Model parse_scene(const std::string& text, const std::string& file) {
     if (std::optional<Model> m = parse_in_parts(parts, file)) return std::move(*m);
   toml::table root = parse_toml(text, file);
   SceneBuilder b(file);
-  TableReader top(root, file, "", {"model", "body", "joint", "torque"});
+  TableReader top(root, file, "", kTopKeys);
   b.model_table(top);
   for (const toml::table* t : top.tables("body")) b.body(*t, 0);
   b.bodies_done();
   for (const toml::table* t : top.tables("joint")) b.joint(*t, 0);
   for (const toml::table* t : top.tables("torque")) b.torque(*t, 0);
+  for (const toml::table* t : top.tables("material")) b.material(*t);
+  for (const toml::table* t : top.tables("material_pair")) b.material_pair(*t);
+  for (const toml::table* t : top.tables("shape")) b.shape(*t);
   return b.finish();
 }
 
@@ -465,6 +588,39 @@ std::string scene_to_toml(const Model& m) {
   for (const AppliedTorque& a : m.torques)
     o += fmt::format("\n[[torque]]\nbody = {}\ntorque = {}\nt_begin = {}\nt_end = {}\n", str(m.bodies[a.body].name),
                      vec(a.torque), num(a.t_begin), num(a.t_end));
+  for (const Material& x : m.materials)
+    o += fmt::format("\n[[material]]\nname = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n", str(x.name),
+                     num(x.restitution), num(x.mu_static), num(x.mu_dynamic));
+  for (const MaterialPair& p : m.material_pairs)
+    o += fmt::format("\n[[material_pair]]\na = {}\nb = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n",
+                     str(m.materials[static_cast<size_t>(p.a)].name), str(m.materials[static_cast<size_t>(p.b)].name),
+                     num(p.restitution), num(p.mu_static), num(p.mu_dynamic));
+  for (const Shape& sh : m.shapes) {
+    o += fmt::format("\n[[shape]]\nname = {}\ntype = \"{}\"\nbody = {}\nposition = {}\norientation = {}\nmaterial = {}\n",
+                     str(sh.name), shape_type_name(sh.type), str(body_name(m, sh.body)), vec(sh.position), quat(sh.orientation),
+                     str(m.materials[static_cast<size_t>(sh.material)].name));
+    switch (sh.type) {
+      case ShapeType::Sphere: o += fmt::format("radius = {}\n", num(sh.radius)); break;
+      case ShapeType::Box: o += fmt::format("half_extents = {}\n", vec(sh.half_extents)); break;
+      case ShapeType::Capsule:
+      case ShapeType::Cylinder: o += fmt::format("radius = {}\nlength = {}\n", num(sh.radius), num(sh.length)); break;
+      case ShapeType::HalfSpace: break;
+      case ShapeType::Convex: {
+        o += "vertices = [";
+        for (size_t k = 0; k < sh.vertices.size(); ++k) {
+          if (k) o += ", ";
+          o += vec(sh.vertices[k]);
+        }
+        o += "]\nfaces = [";
+        for (size_t k = 0; k < sh.faces.size(); ++k) {
+          if (k) o += ", ";
+          o += fmt::format("[{}, {}, {}]", sh.faces[k][0], sh.faces[k][1], sh.faces[k][2]);
+        }
+        o += "]\n";
+        break;
+      }
+    }
+  }
   return o;
 }
 

@@ -35,6 +35,7 @@ struct CaseTiming {
   double step_seconds_total = 0, step_seconds_mean = 0;
   double assembly = 0, factorization = 0, solve = 0, integration = 0;
   double analysis = 0;  // symbolic analysis of a sparse factorization
+  double contact = 0;   // contact detection and the contact impulses (docs/contacts.md)
 };
 
 // The experiment a case belongs to (absent for a single `mbbench run`).
@@ -77,6 +78,7 @@ struct StatsSummary {
   // condition estimate, the largest spectral condition lambda_max / lambda_min
   long pos_iterations_max = 0, nnz_a_max = 0, nnz_l_max = 0;
   double rcond_min = 0, condition_max = 0;
+  long contacts_max = 0;  // the most contacts found in one step
 };
 // Sums and extremes of two runs of steps (`more` after `into`).
 inline void merge(StatsSummary& into, const StatsSummary& more) {
@@ -91,6 +93,7 @@ inline void merge(StatsSummary& into, const StatsSummary& more) {
   into.nnz_l_max = std::max(into.nnz_l_max, more.nnz_l_max);
   if (more.rcond_min > 0) into.rcond_min = into.rcond_min > 0 ? std::min(into.rcond_min, more.rcond_min) : more.rcond_min;
   into.condition_max = std::max(into.condition_max, more.condition_max);
+  into.contacts_max = std::max(into.contacts_max, more.contacts_max);
 }
 
 // The state written at a sample time, one entry per dynamic body in model order.

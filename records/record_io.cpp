@@ -113,6 +113,7 @@ json to_json(const CaseRecord& r, bool with_provenance) {
     j["stats"]["rcond_min"] = r.stats.rcond_min;
   }
   if (r.stats.condition_max) j["stats"]["condition_max"] = r.stats.condition_max;
+  if (r.stats.contacts_max) j["stats"]["contacts_max"] = r.stats.contacts_max;
   if (!r.samples.empty()) {
     json s = json::array();
     for (const Sample& x : r.samples) {
@@ -140,6 +141,7 @@ json to_json(const CaseRecord& r, bool with_provenance) {
     j["provenance"]["timing"] = {{"step_seconds_total", t.step_seconds_total}, {"step_seconds_mean", t.step_seconds_mean},
                                  {"assembly", t.assembly}, {"factorization", t.factorization}, {"solve", t.solve},
                                  {"integration", t.integration}, {"analysis", t.analysis}};
+    if (t.contact > 0) j["provenance"]["timing"]["contact"] = t.contact;
   }
   return j;
 }
@@ -308,6 +310,7 @@ CaseRecord from_json(const json& j, const Reader& rd) {
     r.stats.rcond_min = rd.num(st, "rcond_min", "stats");
   }
   if (st.contains("condition_max")) r.stats.condition_max = rd.num(st, "condition_max", "stats");
+  if (st.contains("contacts_max")) r.stats.contacts_max = rd.integer(st, "contacts_max", "stats");
   if (j.contains("samples")) {
     const json& ss = rd.array(j, "samples", "");
     for (size_t i = 0; i < ss.size(); ++i) {
@@ -357,6 +360,7 @@ CaseRecord from_json(const json& j, const Reader& rd) {
       r.timing = {rd.num(t, "step_seconds_total", tp), rd.num(t, "step_seconds_mean", tp), rd.num(t, "assembly", tp),
                   rd.num(t, "factorization", tp), rd.num(t, "solve", tp), rd.num(t, "integration", tp)};
       if (t.contains("analysis")) r.timing.analysis = rd.num(t, "analysis", tp);
+      if (t.contains("contact")) r.timing.contact = rd.num(t, "contact", tp);
     }
   }
   return r;

@@ -23,7 +23,7 @@ mkdir -p "$seeds" "$corpus" "$bin/artifacts"
 case $target in
   scene)
     cp tests/data/bad/scenes/*.toml "$seeds/"
-    for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8; do
+    for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8 bouncing-ball incline-cubes:cubes=2 heavy-rod; do
       "$bin/mbbench" export-scene "$m" -o "$seeds/${m//[:=,]/_}.toml"
     done ;;
   experiment)

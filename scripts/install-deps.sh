@@ -6,7 +6,7 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libeigen3-dev libboost-dev libboost-math-dev libsuitesparse-dev libbenchmark-dev
-      catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox)
+      catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox libfcl-dev)
 for a in "$@"; do
   case $a in
     --with-browser) pkgs+=(chromium) ;;

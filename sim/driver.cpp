@@ -126,8 +126,10 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
       s.nnz_l_max = one.nnz_l;
       s.rcond_min = one.rcond;
       s.condition_max = one.condition;
+      s.contacts_max = one.contacts;
       merge(out.stats, s);
       out.timing.analysis += one.t_analysis;
+      out.timing.contact += one.t_contact;
       out.timing.assembly += one.t_assembly;
       out.timing.factorization += one.t_factorization;
       out.timing.solve += one.t_solve;

@@ -60,6 +60,7 @@ class ConstraintSystem {
   int body_dim(int body) const { return body_dim_[body]; }     // 0, 3 or 6
   int body_col(int body) const { return body_col_[body]; }     // first column, -1 if none
   const std::vector<JointBlock>& blocks() const { return blocks_; }
+  const std::vector<int>& blocks_of(int body) const { return touching_[static_cast<size_t>(body)]; }  // blocks acting on a body
   const Mat6& mass(int body) const { return M_[body]; }          // (dim x dim) M_k
   const Mat6& mass_inverse(int body) const { return Minv_[body]; }
 

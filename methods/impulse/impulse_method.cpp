@@ -19,7 +19,15 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 std::vector<OptionInfo> impulse_options_info() {
   return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
           OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
-          OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9)};
+          OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9),
+          contact_coupling_option()};
+}
+
+OptionInfo contact_coupling_option() {
+  return OptionInfo::choice("coupling", "on",
+                            "contacts: on = each contact coupled to the joints through the factored system (tomcin2014 s.7; "
+                            "where the whole A is factored), off = contacts and joints alternate (Gauss-Seidel)",
+                            {"on", "off"});
 }
 
 MethodInfo impulse_method_info() {
@@ -30,16 +38,19 @@ MethodInfo impulse_method_info() {
   // the error nears the tolerance, so the declaration holds with tight ones
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
                "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kContacts;
   i.timing_table = true;
   return i;
 }
+
+bool parse_contact_coupling(const Spec& s) { return s.get_string("coupling", "on") == "on"; }
 
 ImpulseOptions parse_impulse_options(const Spec& s) {
   ImpulseOptions o;
   o.tol_p = s.get_double("tol_p", o.tol_p);
   o.tol_v = s.get_double("tol_v", o.tol_v);
   o.max_iter = s.get_int("max_iter", o.max_iter);
+  o.couple_contacts = parse_contact_coupling(s);
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
@@ -118,7 +129,7 @@ class JointCorrector final : public Corrector {
 // ---------------------------------------------------------------------------------------------
 // groups of joints solved at once
 
-class GroupCorrector final : public Corrector {
+class GroupCorrector final : public Corrector, public ArticulationCoupling {
  public:
   GroupCorrector(std::vector<std::vector<int>> parts, LinearSolverFactory make)
       : parts_spec_(std::move(parts)), make_(make) {}
@@ -130,7 +141,7 @@ class GroupCorrector final : public Corrector {
       Group g;
       g.cs = ConstraintSystem(model, joints);
       g.solver = make_();
-      g.solver->analyze(g.cs);
+      if (g.cs.rows() > 0) g.solver->analyze(g.cs);  // a model without joints (contacts only) has nothing to factor
       for (size_t k = 0; k < model.bodies.size(); ++k)
         if (g.cs.body_col(static_cast<int>(k)) >= 0) g.bodies.push_back(static_cast<int>(k));
       groups_.push_back(std::move(g));
@@ -138,6 +149,7 @@ class GroupCorrector final : public Corrector {
   }
   void update(const Model& model, const State& state, StepStats& stats) override {
     for (auto& g : groups_) {
+      if (g.cs.rows() == 0) continue;
       auto t0 = Clock::now();
       g.cs.update(model, state);
       stats.t_assembly += since(t0);
@@ -153,10 +165,44 @@ class GroupCorrector final : public Corrector {
     }
   }
   int groups() const override { return static_cast<int>(groups_.size()); }
+  ArticulationCoupling* coupling() override { return groups_.size() == 1 && groups_[0].cs.rows() > 0 ? this : nullptr; }
+
+  bool couple(int a, const Eigen::Matrix<double, 3, 6>& Ja, int b, const Eigen::Matrix<double, 3, 6>& Jb,
+              Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) override {
+    Group& g = groups_[0];
+    B_.setZero(g.cs.rows(), 3);
+    bool any = false;
+    for (int side = 0; side < 2; ++side) {
+      const int k = side == 0 ? a : b;
+      if (k < 0) continue;
+      const int bd = g.cs.body_dim(k);
+      if (bd == 0) continue;
+      const Eigen::Matrix<double, 3, 6>& Jc = side == 0 ? Ja : Jb;
+      const Eigen::MatrixXd MJ = g.cs.mass_inverse(k).topLeftCorner(bd, bd) * Jc.leftCols(bd).transpose();  // bd x 3
+      for (int bi : g.cs.blocks_of(k)) {
+        const JointBlock& blk = g.cs.blocks()[static_cast<size_t>(bi)];
+        const int s = blk.body[0] == k ? 0 : 1;
+        B_.middleRows(blk.row, blk.dim) += blk.J[s].topLeftCorner(blk.dim, bd) * MJ;
+        any = true;
+      }
+    }
+    if (!any) return false;
+    Y.resize(g.cs.rows(), 3);
+    for (int c = 0; c < 3; ++c) {
+      rhs_ = B_.col(c);
+      g.solver->solve(rhs_, sol_);
+      Y.col(c) = sol_;
+    }
+    if (!Y.allFinite()) throw SimulationError("contact coupling: the joint solve produced a non-finite value (singular system?)");
+    BtY = B_.transpose() * Y;
+    return true;
+  }
+  void apply_joint_impulse(const Eigen::VectorXd& x, State& s) override { groups_[0].cs.apply_impulse(x, s); }
 
   double correct_position(int gi, const Model& model, const StepLoads& loads, double h, State& state, double tol,
                           StepStats& stats) override {
     Group& g = groups_[gi];
+    if (g.cs.rows() == 0) return 0.0;
     auto t0 = Clock::now();
     if (pred_.bodies.size() != state.bodies.size()) pred_ = state;
     for (size_t k = 0; k < model.bodies.size(); ++k)
@@ -174,6 +220,7 @@ class GroupCorrector final : public Corrector {
 
   double correct_velocity(int gi, State& state, double tol, StepStats& stats) override {
     Group& g = groups_[gi];
+    if (g.cs.rows() == 0) return 0.0;
     g.cs.velocity_error(state, g.e);
     const double err = g.cs.max_joint_norm(g.e);
     if (err > tol) {
@@ -199,6 +246,8 @@ class GroupCorrector final : public Corrector {
   }
 
   std::vector<std::vector<int>> parts_spec_;
+  Eigen::Matrix<double, Eigen::Dynamic, 3> B_;
+  Eigen::VectorXd rhs_, sol_;
   LinearSolverFactory make_;
   std::vector<Group> groups_;
   State pred_;
@@ -219,6 +268,7 @@ ImpulseMethod::ImpulseMethod(MethodInfo info, ImpulseOptions options, std::uniqu
 
 void ImpulseMethod::do_init(const Model& model, const State& state) {
   corrector_->init(model, state);
+  contacts_ = ContactSet(model);
   StepStats unused;
   corrector_->update(model, state, unused);
 }
@@ -229,6 +279,8 @@ namespace {
 // allows. (A Gauss-Seidel sweep's error need not fall monotonically far from convergence, so a
 // rise above that level is not taken as stagnation.)
 constexpr double kRoundoffRegime = 1e-10;
+// a contact whose gap after the step is at most this (or tol_p) takes part in the velocity phase
+constexpr double kContactSlack = 1e-9;
 template <class Sweep>
 void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double& residual, const char* what,
              const std::string& who) {
@@ -250,24 +302,52 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
 }  // namespace
 
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
-                       const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts) {
+  const bool with_contacts = contacts && contacts->size() > 0;
+  if (with_contacts) contacts->begin_position_phase();
   iterate(
       [&] {
         double err = 0;
         for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
+        if (with_contacts) {
+          const auto t0 = Clock::now();
+          err = std::max(err, contacts->position_sweep(model, loads, span, state, opt.tol_p));
+          stats.t_contact += since(t0);
+        }
         return err;
       },
       opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
 }
 
-void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who) {
+void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
+                        ContactSet* contacts) {
+  const bool with_contacts = contacts && contacts->size() > 0;
   iterate(
       [&] {
         double err = 0;
         for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
+        if (with_contacts) {
+          const auto t0 = Clock::now();
+          err = std::max(err, contacts->velocity_sweep(state, opt.tol_v));
+          stats.t_contact += since(t0);
+        }
         return err;
       },
       opt.tol_v, opt.max_iter, stats.vel_iterations, stats.vel_residual, "velocity", who);
+}
+
+void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,
+                        const std::string& who) {
+  if (!contacts.begin_collision_phase(state, opt.tol_v)) return;
+  iterate(
+      [&] {
+        const auto t0 = Clock::now();
+        double err = contacts.collision_sweep(state, opt.tol_v);
+        stats.t_contact += since(t0);
+        for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
+        return err;
+      },
+      opt.tol_v, opt.max_iter, stats.vel_iterations, stats.vel_residual, "collision", who);
 }
 
 void project_positions(Corrector& c, const Model& model, double span, State& state, const ImpulseOptions& opt,
@@ -292,8 +372,22 @@ void project_positions(Corrector& c, const Model& model, double span, State& sta
 
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
   step_loads(model, state.t, h, loads_);
+  // 0. contacts: found on the preview of the step, the free motion after the joints' position
+  // correction (tomcin2014 s.7: joints are fulfilled before each collision detection, so that a
+  // body resting on a jointed one is seen to touch it); collisions resolved on the velocities now
+  ContactSet* contacts = nullptr;
+  if (contacts_.enabled()) {
+    const auto t0 = Clock::now();
+    probe_ = state;
+    if (!model.joints.empty()) correct_positions(*corrector_, model, loads_, h, probe_, opt_, stats, info_.name);
+    free_motion(model, loads_, h, probe_, preview_);
+    stats.t_contact += since(t0);
+    contacts_.detect(model, preview_, state, stats, opt_.couple_contacts ? corrector_->coupling() : nullptr);
+    contacts = &contacts_;
+    resolve_collisions(*corrector_, contacts_, state, opt_, stats, info_.name);
+  }
   // 1. position correction on the look-ahead prediction over the whole step
-  correct_positions(*corrector_, model, loads_, h, state, opt_, stats, info_.name);
+  correct_positions(*corrector_, model, loads_, h, state, opt_, stats, info_.name, contacts);
   // 2. free motion with the corrected velocities
   auto t0 = Clock::now();
   free_motion(model, loads_, h, state, next_);
@@ -301,8 +395,9 @@ void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStat
   stats.t_integration += since(t0);
   // Jacobians and factorisation at the new state, for 3. and the next step's 1.
   corrector_->update(model, state, stats);
-  // 3. velocity correction
-  correct_velocities(*corrector_, state, opt_, stats, info_.name);
+  // 3. velocity correction (with the contacts that still touch)
+  if (contacts) contacts_.begin_velocity_phase(state, std::max(10 * opt_.tol_p, kContactSlack));
+  correct_velocities(*corrector_, state, opt_, stats, info_.name, contacts);
 }
 
 }  // namespace mb

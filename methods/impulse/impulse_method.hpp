@@ -20,6 +20,7 @@
 #include <Eigen/Core>
 
 #include "methods/common/constraint_system.hpp"
+#include "methods/common/contacts.hpp"
 #include "methods/common/free_motion.hpp"
 #include "methods/common/linear_solver.hpp"
 #include "methods/method.hpp"
@@ -30,6 +31,7 @@ struct ImpulseOptions {
   double tol_p = 1e-6;   // m (rad for rotational rows)
   double tol_v = 1e-6;   // m/s (rad/s)
   long max_iter = 1000;  // sweeps per correction
+  bool couple_contacts = true;  // contacts as the last rows of the joints' system (tomcin2014 s.7), where it is factored
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -37,6 +39,9 @@ std::vector<OptionInfo> impulse_options_info();
 // paper name, description, source and timing size.
 MethodInfo impulse_method_info();
 ImpulseOptions parse_impulse_options(const Spec& spec);
+// the `coupling` option of contacts (contacts.hpp), shared by every impulse method
+OptionInfo contact_coupling_option();
+bool parse_contact_coupling(const Spec& spec);
 
 // How impulses are computed. A corrector works on groups of joints; one sweep visits every group.
 class Corrector {
@@ -52,6 +57,9 @@ class Corrector {
                                   double tol, StepStats& stats) = 0;
   // The same for the velocity error J V.
   virtual double correct_velocity(int g, State& state, double tol, StepStats& stats) = 0;
+  // The coupling of contacts to the joints (contacts.hpp), nullptr where the corrector has no
+  // factorization of the whole A (joint by joint; several groups).
+  virtual ArticulationCoupling* coupling() { return nullptr; }
 };
 
 // Block Gauss-Seidel over single joints (schmitt2003): each joint's impulse from its own
@@ -67,9 +75,16 @@ std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> pa
 // Position correction: impulses such that free motion over `span` from `state` satisfies every
 // joint to opt.tol_p (look-ahead). Velocity correction: impulses cancelling J V to opt.tol_v.
 // Both use the corrector's current Jacobians; both throw SimulationError after opt.max_iter sweeps.
+// With `contacts`, each sweep also visits the contacts (their position or velocity phase, which
+// the caller began), Gauss-Seidel with the joints (docs/contacts.md).
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
-                       const ImpulseOptions& opt, StepStats& stats, const std::string& who);
-void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who);
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts = nullptr);
+void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
+                        ContactSet* contacts = nullptr);
+// The collision phase (contacts.hpp): restitution impulses of the approaching contacts, with the
+// joints' velocity correction in each sweep, until both hold.
+void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,
+                        const std::string& who);
 // Impulse position projection (schmitt2005 s.5, LMVD4 step (c)): with the velocities set to zero
 // and no external loads, the position correction over `span` and the free motion over `span`
 // move the bodies onto the constraints; the velocities are then restored. Uses the corrector's
@@ -91,6 +106,8 @@ class ImpulseMethod : public Method {
   std::unique_ptr<Corrector> corrector_;
   StepLoads loads_;
   State next_;
+  ContactSet contacts_;
+  State probe_, preview_;
 };
 
 }  // namespace mb

@@ -1,0 +1,283 @@
+#include "methods/common/contacts.hpp"
+
+#include <chrono>
+#include <cmath>
+
+#include <Eigen/Dense>
+
+#include "methods/common/constraint_system.hpp"
+
+namespace mb {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+ContactSet::ContactSet(const Model& model) : enabled_(!model.shapes.empty()) {
+  if (enabled_) detector_ = std::make_unique<CollisionDetector>(model);
+  inv_mass_.assign(model.bodies.size(), 0.0);
+  inv_inertia_.assign(model.bodies.size(), Mat3::Zero());
+  for (size_t k = 0; k < model.bodies.size(); ++k)
+    if (!model.bodies[k].is_static) inv_mass_[k] = 1.0 / model.bodies[k].mass;
+}
+
+void ContactSet::detect(const Model& model, const State& preview, const State& state, StepStats& stats,
+                        ArticulationCoupling* coupling) {
+  rows_.clear();
+  coupling_ = coupling;
+  if (!enabled_) return;
+  const auto t0 = Clock::now();
+  detector_->detect(model, preview, found_);
+  for (size_t k = 0; k < model.bodies.size(); ++k) {
+    const Body& b = model.bodies[k];
+    if (b.is_static || b.particle) continue;
+    const Mat3 R = state.bodies[k].q.toRotationMatrix();
+    inv_inertia_[k] = R * b.inertia.inverse() * R.transpose();
+  }
+  auto make_row = [&](const Contact& c) {
+    Row r;
+    r.c = c;
+    r.mat = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
+                             model.shapes[static_cast<size_t>(c.shape_b)].material);
+    const Vec3 t1 = c.normal.unitOrthogonal(), t2 = c.normal.cross(t1);
+    r.P.row(0) = c.normal.transpose();
+    r.P.row(1) = t1.transpose();
+    r.P.row(2) = t2.transpose();
+    Mat3 W = Mat3::Zero();  // the compliance of the two points: dv_rel = W p
+    auto add = [&](int body, const Vec3& local, Vec3& lever) {
+      if (body == kWorld) return;
+      lever = state.bodies[static_cast<size_t>(body)].q * local;
+      W += inv_mass_[static_cast<size_t>(body)] * Mat3::Identity();
+      if (!model.bodies[static_cast<size_t>(body)].particle) {
+        const Mat3 rx = cross_matrix(lever);
+        W -= rx * inv_inertia_[static_cast<size_t>(body)] * rx;
+      }
+    };
+    add(c.a, c.local_a, r.ra);
+    add(c.b, c.local_b, r.rb);
+    r.K = r.P * W * r.P.transpose();
+    if (coupling_) {
+      // the rows' Jacobian blocks: u = P (v_b + w_b x r_b) - P (v_a + w_a x r_a)
+      auto jacobian = [&](int body, const Vec3& lever, double sign) {
+        Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
+        if (body == kWorld || model.bodies[static_cast<size_t>(body)].is_static) return J;
+        J.leftCols<3>() = sign * r.P;
+        if (!model.bodies[static_cast<size_t>(body)].particle) J.rightCols<3>() = -sign * r.P * cross_matrix(lever);
+        return J;
+      };
+      auto moving = [&](int body) { return body != kWorld && !model.bodies[static_cast<size_t>(body)].is_static ? body : -1; };
+      Mat3 BtY;
+      if (coupling_->couple(moving(c.a), jacobian(c.a, r.ra, -1), moving(c.b), jacobian(c.b, r.rb, 1), r.Y, BtY))
+        r.K -= BtY;
+      else
+        r.Y.resize(0, 3);
+    }
+    return r;
+  };
+  // a pair of shapes with one contact: one row with its friction; with several (a box on a
+  // plane): their normal rows, then one friction row at their centroid bounded by the sum of their
+  // normal impulses (patch friction, as PhysX's default)
+  for (size_t i = 0; i < found_.size();) {
+    size_t j = i + 1;
+    while (j < found_.size() && found_[j].shape_a == found_[i].shape_a && found_[j].shape_b == found_[i].shape_b) ++j;
+    if (j == i + 1) {
+      rows_.push_back(make_row(found_[i]));
+    } else {
+      Contact centre = found_[i];
+      centre.local_a.setZero();
+      centre.local_b.setZero();
+      Row patch;
+      for (size_t k = i; k < j; ++k) {
+        Row r = make_row(found_[k]);
+        r.normal_only = true;
+        patch.members.push_back(static_cast<int>(rows_.size()));
+        rows_.push_back(r);
+        centre.local_a += found_[k].local_a / static_cast<double>(j - i);
+        centre.local_b += found_[k].local_b / static_cast<double>(j - i);
+      }
+      const std::vector<int> members = patch.members;
+      patch = make_row(centre);
+      patch.members = members;
+      rows_.push_back(patch);
+    }
+    i = j;
+  }
+  stats.contacts = std::max(stats.contacts, static_cast<long>(rows_.size()));
+  stats.t_contact += since(t0);
+}
+
+Vec3 ContactSet::relative_velocity(const Row& r, const State& s) const {
+  auto point_velocity = [&](int body, const Vec3& local) -> Vec3 {
+    if (body == kWorld) return Vec3::Zero();
+    const BodyState& b = s.bodies[static_cast<size_t>(body)];
+    return b.v + b.w.cross(b.q * local);
+  };
+  return r.P * (point_velocity(r.c.b, r.c.local_b) - point_velocity(r.c.a, r.c.local_a));
+}
+
+void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) const {
+  const Vec3 p = r.P.transpose() * dlambda;  // world impulse on b; -p on a
+  auto push = [&](int body, const Vec3& local, const Vec3& impulse) {
+    if (body == kWorld || inv_mass_[static_cast<size_t>(body)] == 0) return;
+    BodyState& b = s.bodies[static_cast<size_t>(body)];
+    b.v += inv_mass_[static_cast<size_t>(body)] * impulse;
+    b.w += inv_inertia_[static_cast<size_t>(body)] * (b.q * local).cross(impulse);
+  };
+  push(r.c.b, r.c.local_b, p);
+  push(r.c.a, r.c.local_a, -p);
+  if (r.Y.rows() > 0) {
+    x_.noalias() = -r.Y * dlambda;
+    coupling_->apply_joint_impulse(x_, s);
+  }
+}
+
+double ContactSet::normal_impulse(const Row& r) const {
+  if (r.members.empty()) return r.lambda(0);
+  double sum = 0;
+  for (int m : r.members) sum += rows_[static_cast<size_t>(m)].lambda(0);
+  return sum;
+}
+
+Vec3 ContactSet::project(Row& r, const Vec3& du) {
+  if (r.normal_only) {
+    const double ln = std::max(0.0, r.lambda(0) + du(0) / r.K(0, 0));
+    const Vec3 d(ln - r.lambda(0), 0, 0);
+    r.lambda(0) = ln;
+    return d;
+  }
+  // normal first, with the normal row's own effective mass (a patch's friction row: the sum of
+  // its members' normal impulses)
+  const double ln = r.members.empty() ? std::max(0.0, r.lambda(0) + du(0) / r.K(0, 0)) : normal_impulse(r);
+  const double dn = r.members.empty() ? ln - r.lambda(0) : 0.0;
+  // then the tangential rows, for the velocity change left after the normal impulse
+  const Eigen::Vector2d dut = du.tail<2>() - r.K.block<2, 1>(1, 0) * dn;
+  const Eigen::Matrix2d Ktt = r.K.block<2, 2>(1, 1);
+  Eigen::Vector2d lt = r.lambda.tail<2>() + Ktt.ldlt().solve(dut);
+  const double norm = lt.norm();
+  if (norm > r.mat.mu_static * ln) {
+    // sliding: the friction impulse opposes the slide this contact would have without its own
+    // friction (-u_free = dut + Ktt lambda_t). Along the impulse that would have stuck,
+    // Ktt^-1 (-u_free), a box's corner contacts pull in different directions (a corner's
+    // tangential compliance is not isotropic) and their sum falls 6.4 % short of mu N on
+    // incline-cubes.
+    const Eigen::Vector2d against = dut + Ktt * r.lambda.tail<2>();
+    const double a = against.norm();
+    lt = a > 0 ? Eigen::Vector2d(against * (r.mat.mu_dynamic * ln / a)) : Eigen::Vector2d(lt * (r.mat.mu_dynamic * ln / norm));
+  }
+  const Vec3 next(r.members.empty() ? ln : 0.0, lt(0), lt(1));
+  const Vec3 d = next - r.lambda;
+  r.lambda = next;
+  return d;
+}
+
+// a patch's friction row takes part while one of its normal rows does
+void ContactSet::activate_patches() {
+  for (Row& r : rows_)
+    if (!r.members.empty()) {
+      r.active = false;
+      for (int m : r.members) r.active = r.active || rows_[static_cast<size_t>(m)].active;
+    }
+}
+
+bool ContactSet::begin_collision_phase(const State& state, double tol) {
+  bool any = false;
+  for (Row& r : rows_) {
+    r.lambda.setZero();
+    const double un = relative_velocity(r, state)(0);
+    r.active = un < -tol && r.mat.restitution > 0;
+    r.target_n = r.active ? -r.mat.restitution * un : 0.0;
+    any = any || r.active;
+  }
+  activate_patches();
+  return any;
+}
+
+void ContactSet::begin_position_phase() {
+  for (Row& r : rows_) r.lambda.setZero(), r.active = true;
+}
+
+bool ContactSet::row_error(const Row& r, double normal_with_impulse, double normal_without, const Eigen::Vector2d& tangential,
+                          double& err) const {
+  const double ln = normal_impulse(r);
+  // a contact sticks while its tangential impulse is inside the static cone
+  const bool sticking = !r.normal_only && r.lambda.tail<2>().norm() < r.mat.mu_static * ln * (1 - 1e-12);
+  err = 0;
+  if (r.members.empty()) {
+    if (r.lambda(0) == 0 && normal_without <= 0) return false;  // apart and no impulse: nothing to do
+    err = r.lambda(0) > 0 ? normal_with_impulse : normal_without;
+  } else if (ln == 0 && r.lambda.tail<2>().isZero()) {
+    return false;  // a patch not pressed: no friction
+  }
+  if (ln > 0 && sticking) err = std::max(err, tangential.norm());
+  return true;
+}
+
+double ContactSet::collision_sweep(State& state, double tol) {
+  double worst = 0;
+  for (Row& r : rows_) {
+    if (!r.active) continue;
+    const Vec3 u = relative_velocity(r, state);
+    double err = 0;
+    if (!row_error(r, std::abs(u(0) - r.target_n), r.target_n - u(0), u.tail<2>(), err)) continue;
+    worst = std::max(worst, err);
+    if (err <= tol) continue;
+    const Vec3 du(r.members.empty() ? r.target_n - u(0) : 0.0, -u(1), -u(2));
+    apply(r, project(r, du), state);
+  }
+  return worst;
+}
+
+double ContactSet::position_sweep(const Model& model, const StepLoads& loads, double h, State& state, double tol) {
+  double worst = 0;
+  for (Row& r : rows_) {
+    // the contact points now and after the free motion over h
+    Vec3 now_a = r.c.local_a, now_b = r.c.local_b, pred_a = now_a, pred_b = now_b;
+    if (r.c.a != kWorld) {
+      const size_t k = static_cast<size_t>(r.c.a);
+      free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pa_);
+      now_a = body_point(state, r.c.a, r.c.local_a);
+      pred_a = pa_.x + pa_.q * r.c.local_a;
+    }
+    if (r.c.b != kWorld) {
+      const size_t k = static_cast<size_t>(r.c.b);
+      free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pb_);
+      now_b = body_point(state, r.c.b, r.c.local_b);
+      pred_b = pb_.x + pb_.q * r.c.local_b;
+    }
+    const double gap = r.c.normal.dot(pred_b - pred_a);
+    const Vec3 slide = r.P * ((pred_b - now_b) - (pred_a - now_a));  // rows 1, 2: tangential displacement
+    double err = 0;
+    if (!row_error(r, std::abs(gap), -gap, slide.tail<2>(), err)) continue;
+    worst = std::max(worst, err);
+    if (err <= tol) continue;
+    const Vec3 du(r.members.empty() ? -gap / h : 0.0, -slide(1) / h, -slide(2) / h);
+    apply(r, project(r, du), state);
+  }
+  return worst;
+}
+
+void ContactSet::begin_velocity_phase(const State& state, double slack) {
+  for (Row& r : rows_) {
+    r.lambda.setZero();
+    const double gap = r.c.normal.dot(body_point(state, r.c.b, r.c.local_b) - body_point(state, r.c.a, r.c.local_a));
+    r.active = gap <= slack;
+  }
+  activate_patches();
+}
+
+double ContactSet::velocity_sweep(State& state, double tol) {
+  double worst = 0;
+  for (Row& r : rows_) {
+    if (!r.active) continue;
+    const Vec3 u = relative_velocity(r, state);
+    double err = 0;
+    if (!row_error(r, std::abs(u(0)), -u(0), u.tail<2>(), err)) continue;
+    worst = std::max(worst, err);
+    if (err <= tol) continue;
+    apply(r, project(r, Vec3(r.members.empty() ? -u(0) : 0.0, -u(1), -u(2))), state);
+  }
+  return worst;
+}
+
+}  // namespace mb

@@ -1,0 +1,104 @@
+// Contacts in the impulse step (docs/contacts.md; tomcin2014 s.7, after Guendelman et al. 2003).
+// Contacts are found on the preview of the step (free motion over h with the external loads) and
+// each becomes three rows, the normal n (from body a to body b) and two tangents, on the relative
+// velocity u = P (v_b(p_b) - v_a(p_a)) of its two points. An impulse lambda on the rows adds
+// +P^T lambda to b at p_b and -P^T lambda to a at p_a. Each phase accumulates its impulses from zero
+// and projects them, one contact at a time (Gauss-Seidel): lambda_n >= 0, and Coulomb's cone
+// |lambda_t| <= mu_static lambda_n; a tangential impulse that would leave the cone slides, with
+// |lambda_t| = mu_dynamic lambda_n against the slide.
+//  - collision phase (before the position correction, on the velocities at the start of the step):
+//    a contact approaching with u_n < 0 separates with u_n >= -e u_n (restitution e), and the
+//    friction impulse opposes the tangential velocity;
+//  - position phase (with the joints' position correction): the predicted gap over the step
+//    becomes >= 0 and, for a sticking contact, the predicted tangential displacement 0;
+//  - velocity phase (with the joints' velocity correction, for the contacts still touching):
+//    u_n >= 0 and, for a sticking contact, u_t = 0.
+// The position and velocity phases split the contact impulse of a resting or sliding contact
+// into halves, which makes a sliding block's motion exact (x = v h + a h^2/2 with
+// a = g (sin theta - mu cos theta)) and a resting body stay where it is to round-off.
+#pragma once
+#include <vector>
+
+#include "methods/common/free_motion.hpp"
+#include "methods/method.hpp"
+#include "models/collision.hpp"
+
+namespace mb {
+
+// The articulation a contact is coupled to (tomcin2014 s.7): the contact's three rows are the last
+// rows of the joints' system [A B; B^T K], solved through the factorization of A that the step
+// already has. An impulse lambda on the contact then comes with the joint impulses
+// x = -A^-1 B lambda that leave every joint's velocity unchanged, and changes the contact's own
+// velocity by S lambda, S = K - B^T A^-1 B: the contact sees the articulated bodies' effective mass.
+// Implemented by the impulse correctors that factor A (sle, linear, tomcin; one group).
+class ArticulationCoupling {
+ public:
+  virtual ~ArticulationCoupling() = default;
+  // Jc: the contact rows' Jacobian blocks of bodies a and b (-1: none), 3 x body_dim each.
+  // Fills Y = A^-1 B (joint rows x 3) and returns B^T Y; false when nothing couples.
+  virtual bool couple(int a, const Eigen::Matrix<double, 3, 6>& Ja, int b, const Eigen::Matrix<double, 3, 6>& Jb,
+                      Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) = 0;
+  // V += M^-1 J^T x for joint impulses x (joint rows)
+  virtual void apply_joint_impulse(const Eigen::VectorXd& x, State& s) = 0;
+};
+
+class ContactSet {
+ public:
+  ContactSet() = default;
+  explicit ContactSet(const Model& model);
+  bool enabled() const { return enabled_; }
+  size_t size() const { return rows_.size(); }
+
+  // Finds the contacts on `preview` (the state the step would reach without contacts) and
+  // prepares their rows and effective masses at `state`. With `coupling`, each contact is coupled
+  // to the articulation (above).
+  void detect(const Model& model, const State& preview, const State& state, StepStats& stats,
+              ArticulationCoupling* coupling = nullptr);
+  // Phases; each sweep returns its largest remaining error (m/s for velocities, m for positions).
+  // The collision phase starts with the contacts approaching at `state` (u_n < -tol) whose
+  // restitution is positive; false if there are none.
+  bool begin_collision_phase(const State& state, double tol);
+  double collision_sweep(State& state, double tol);
+  void begin_position_phase();
+  double position_sweep(const Model& model, const StepLoads& loads, double h, State& state, double tol);
+  // The velocity phase starts with the contacts whose gap at `state` is at most `slack`.
+  void begin_velocity_phase(const State& state, double slack);
+  double velocity_sweep(State& state, double tol);
+
+ private:
+  struct Row {
+    Contact c;
+    Material mat;
+    Eigen::Matrix3d P;       // rows n, t1, t2
+    Eigen::Matrix3d K;       // P (sum of the bodies' point compliances) P^T; coupled: S = K - B^T A^-1 B
+    Eigen::Matrix<double, Eigen::Dynamic, 3> Y;  // coupled: A^-1 B (joint rows x 3); empty otherwise
+    Vec3 ra = Vec3::Zero(), rb = Vec3::Zero();  // lever arms at the state of detect(), world
+    Vec3 lambda = Vec3::Zero();                 // accumulated impulse of the current phase
+    double target_n = 0;                        // collision phase: the separating velocity sought
+    bool active = true;
+    bool normal_only = false;  // a member of a patch: its friction is the patch's row
+    std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
+  };
+  Vec3 relative_velocity(const Row& r, const State& s) const;
+  double normal_impulse(const Row& r) const;  // a patch row: its members' sum
+  void activate_patches();
+  // the error of a row in a phase from its normal violation (with and without impulse) and its
+  // tangential motion; false when the row has nothing to do
+  bool row_error(const Row& r, double normal_with_impulse, double normal_without, const Eigen::Vector2d& tangential,
+                 double& err) const;
+  void apply(const Row& r, const Vec3& dlambda, State& s) const;
+  // projects lambda + d onto the friction cone (normal first); returns the change applied
+  Vec3 project(Row& r, const Vec3& du);
+
+  bool enabled_ = false;
+  ArticulationCoupling* coupling_ = nullptr;
+  mutable Eigen::VectorXd x_;
+  std::unique_ptr<CollisionDetector> detector_;
+  std::vector<Contact> found_;
+  std::vector<Row> rows_;
+  std::vector<double> inv_mass_;          // per body (0: static)
+  std::vector<Mat3> inv_inertia_;         // per body, world frame, at detect()
+  BodyState pa_, pb_;
+};
+
+}  // namespace mb

@@ -1,0 +1,206 @@
+// Contact models (docs/contacts.md, docs/models.md): each with an analytic target.
+//  bouncing-ball: a 1 kg ball of radius 0.1 m dropped from rest with its lowest point `height`
+//    above the floor; restitution e. Apex heights height e^(2k); impacts at
+//    t_k = t_1 (1 + 2 e + ... + 2 e^(k-1)), t_1 = sqrt(2 height / g).
+//  incline-cubes: cubes of 0.1 m and 1 kg at rest on a plane inclined by `angle`, each with its own
+//    friction coefficient (schmitt2003's sliding cubes): a cube with mu >= tan(angle) stays; one
+//    below slides down with a = g (sin(angle) - mu cos(angle)). angle = 0: cubes resting on a floor.
+//  sledge-pendulum: a 4 kg sledge (0.6 x 0.1 x 0.3 m box) at rest on a plane inclined by 20 degrees
+//    with a 1 kg pendulum (a 0.3 m bar on a hinge 0.3 m above the sledge's centre, axis z) started 45
+//    degrees out (schmitt2003's video): with high friction the sledge stops and goes, with low friction it
+//    slides.
+//  heavy-rod: tomcin2014 Figure 1d: a 7.5 t block (1 x 0.5 x 1 m) resting on the middle of a 50 kg
+//    rod (2 x 0.1 x 0.1 m) that is held by a hinge at one end and hangs from a 1 m distance joint
+//    at the other; everything stays at rest. The mass ratio 150 is what makes contacts alternating
+//    with joints converge slowly (tomcin2014 s.1, s.7).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "models/catalog.hpp"
+
+namespace mb {
+
+namespace {
+Body solid_sphere(const std::string& name, double mass, double radius) {
+  Body b;
+  b.name = name;
+  b.mass = mass;
+  b.inertia = (0.4 * mass * radius * radius) * Mat3::Identity();
+  return b;
+}
+Body solid_box(const std::string& name, double mass, const Vec3& half) {
+  Body b;
+  b.name = name;
+  b.mass = mass;
+  b.box = 2 * half;
+  const Vec3 s = 2 * half;
+  b.inertia = (mass / 12.0 * Vec3(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(), s.x() * s.x() + s.y() * s.y())).asDiagonal();
+  return b;
+}
+Shape floor_shape(const Quat& orientation, int material) {
+  Shape s;
+  s.name = "floor";
+  s.type = ShapeType::HalfSpace;
+  s.body = kWorld;
+  s.orientation = orientation;
+  s.material = material;
+  return s;
+}
+}  // namespace
+
+double incline_cube_mu(int i) { return 0.1 + 0.15 * i; }  // 0.1, 0.25, 0.4, 0.55, 0.7, 0.85
+
+Model build_bouncing_ball(const Spec& spec) {
+  const double e = spec.get_double("e", 0.8), height = spec.get_double("height", 1.0);
+  const double r = 0.1, g = 9.81;
+  Model m;
+  m.gravity = Vec3(0, -g, 0);
+  Body ball = solid_sphere("ball", 1.0, r);
+  ball.position = Vec3(0, height + r, 0);
+  m.bodies.push_back(ball);
+  m.materials.push_back({"ball", e, 0.0, 0.0});
+  m.shapes.push_back(floor_shape(Quat::Identity(), 0));
+  Shape s;
+  s.name = "ball";
+  s.type = ShapeType::Sphere;
+  s.body = 0;
+  s.radius = r;
+  m.shapes.push_back(s);
+  m.info.name = spec.text();
+  m.info.source = "ours (analytic)";
+  m.info.description = fmt::format("a 1 kg ball of radius {} m dropped from rest, lowest point {} m above the floor, restitution {}", r, height, e);
+  m.info.tracked_body = -1;
+  m.info.duration = 3;
+  m.info.default_h = 0.001;
+  m.info.h_grid = {0.0005, 0.001, 0.002, 0.004, 0.008};
+  m.info.energy_conserved = e == 1;
+  return m;
+}
+
+Model build_incline_cubes(const Spec& spec) {
+  const double angle = spec.get_double("angle", 30.0) * M_PI / 180.0;
+  const int n = static_cast<int>(spec.get_int("cubes", 6));
+  const double half = 0.05, g = 9.81;
+  Model m;
+  m.gravity = Vec3(0, -g, 0);
+  const Quat tilt(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
+  const Vec3 normal = tilt * Vec3::UnitY();
+  m.materials.push_back({"incline", 0.0, 1e3, 1e3});  // the cubes' coefficients decide (the smaller one)
+  m.shapes.push_back(floor_shape(tilt, 0));
+  for (int i = 0; i < n; ++i) {
+    const double mu = incline_cube_mu(i);
+    Body b = solid_box(fmt::format("cube{}", i + 1), 1.0, Vec3(half, half, half));
+    b.orientation = tilt;
+    b.position = normal * half + Vec3(0, 0, 0.3 * i);
+    m.bodies.push_back(b);
+    m.materials.push_back({fmt::format("mu{}", i + 1), 0.0, mu, mu});
+    Shape s;
+    s.name = b.name;
+    s.type = ShapeType::Box;
+    s.body = i;
+    s.half_extents = Vec3(half, half, half);
+    s.material = i + 1;
+    m.shapes.push_back(s);
+  }
+  m.info.name = spec.text();
+  m.info.source = "schmitt2003 (sliding cubes)";
+  m.info.description = fmt::format(
+      "{} cubes of 0.1 m and 1 kg at rest on a plane inclined by {} degrees, friction mu = 0.1 + 0.15 i (static = dynamic); "
+      "a cube with mu < tan(angle) slides with a = g (sin - mu cos)", n, angle * 180 / M_PI);
+  m.info.duration = 2;
+  m.info.default_h = 0.01;
+  m.info.h_grid = {0.0025, 0.005, 0.01, 0.02};
+  m.info.energy_conserved = false;
+  return m;
+}
+
+Model build_sledge_pendulum(const Spec& spec) {
+  const double mu = spec.get_double("mu", 0.45), angle = 20 * M_PI / 180, g = 9.81;
+  const Vec3 half(0.3, 0.05, 0.15);
+  Model m;
+  m.gravity = Vec3(0, -g, 0);
+  const Quat tilt(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
+  m.materials.push_back({"sledge", 0.0, mu, mu});
+  m.shapes.push_back(floor_shape(tilt, 0));
+  Body sledge = solid_box("sledge", 4.0, half);
+  sledge.orientation = tilt;
+  sledge.position = tilt * Vec3(0, half.y(), 0);
+  m.bodies.push_back(sledge);
+  Shape box;
+  box.name = "sledge";
+  box.type = ShapeType::Box;
+  box.body = 0;
+  box.half_extents = half;
+  m.shapes.push_back(box);
+  // the bar hangs from a point 0.3 m above the sledge's centre, 45 degrees out toward the slope's foot
+  const double len = 0.3, mast = 0.3, out = 45 * M_PI / 180;
+  Body bar = solid_box("bar", 1.0, Vec3(0.01, len / 2, 0.01));
+  bar.orientation = Quat(Eigen::AngleAxisd(-out, Vec3::UnitZ()));
+  bar.position = sledge.position + tilt * Vec3(0, mast, 0) + bar.orientation * Vec3(0, -len / 2, 0);
+  m.bodies.push_back(bar);
+  Joint hinge;
+  hinge.name = "hinge";
+  hinge.type = JointType::Hinge;
+  hinge.a = 0;
+  hinge.b = 1;
+  hinge.anchor_a = Vec3(0, mast, 0);
+  hinge.anchor_b = Vec3(0, len / 2, 0);
+  hinge.axis_a = Vec3::UnitZ();
+  hinge.axis_b = Vec3::UnitZ();
+  m.joints.push_back(hinge);
+  m.info.name = spec.text();
+  m.info.source = "schmitt2003 (pendulum on a sledge)";
+  m.info.description = fmt::format(
+      "a 4 kg sledge on a plane inclined by 20 degrees, friction mu = {} (static = dynamic), with a 1 kg, 0.3 m pendulum "
+      "hinged 0.3 m above its centre, started 45 degrees out", mu);
+  m.info.duration = 5;
+  m.info.default_h = 0.005;
+  m.info.h_grid = {0.0025, 0.005, 0.01};
+  m.info.energy_conserved = false;
+  return m;
+}
+
+Model build_heavy_rod(const Spec& spec) {
+  Model m;
+  m.gravity = Vec3(0, -9.81, 0);
+  m.materials.push_back({"steel", 0.0, 0.5, 0.5});
+  const Vec3 rod_half(1.0, 0.05, 0.05), block_half(0.5, 0.25, 0.5);
+  Body rod = solid_box("rod", 50.0, rod_half);
+  rod.position = Vec3(1, 0, 0);
+  m.bodies.push_back(rod);
+  Body block = solid_box("block", 7500.0, block_half);
+  block.position = Vec3(1, rod_half.y() + block_half.y(), 0);
+  m.bodies.push_back(block);
+  Joint hinge;
+  hinge.name = "hinge";
+  hinge.type = JointType::Hinge;
+  hinge.a = kWorld;
+  hinge.b = 0;
+  hinge.anchor_a = Vec3(0, 0, 0);
+  hinge.anchor_b = Vec3(-1, 0, 0);
+  hinge.axis_a = Vec3::UnitZ();
+  hinge.axis_b = Vec3::UnitZ();
+  m.joints.push_back(hinge);
+  m.joints.push_back(rod_joint("hanger", kWorld, Vec3(2, 1, 0), 0, Vec3(1, 0, 0), 1.0));
+  for (int k = 0; k < 2; ++k) {
+    Shape sh;
+    sh.name = m.bodies[static_cast<size_t>(k)].name;
+    sh.type = ShapeType::Box;
+    sh.body = k;
+    sh.half_extents = k == 0 ? rod_half : block_half;
+    m.shapes.push_back(sh);
+  }
+  m.info.name = spec.text();
+  m.info.source = "tomcin2014 Figure 1d";
+  m.info.description =
+      "a 7.5 t block resting on the middle of a 50 kg, 2 m rod held by a hinge at one end and a 1 m hanger at the other; "
+      "everything stays at rest";
+  m.info.duration = 5;
+  m.info.default_h = 0.01;
+  m.info.h_grid = {0.005, 0.01, 0.02};
+  m.info.energy_conserved = true;
+  return m;
+}
+
+}  // namespace mb

@@ -1,0 +1,205 @@
+#include "models/collision.hpp"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include <fcl/broadphase/broadphase_dynamic_AABB_tree.h>
+#include <fcl/geometry/shape/box.h>
+#include <fcl/geometry/shape/capsule.h>
+#include <fcl/geometry/shape/convex.h>
+#include <fcl/geometry/shape/cylinder.h>
+#include <fcl/geometry/shape/halfspace.h>
+#include <fcl/geometry/shape/sphere.h>
+#include <fcl/narrowphase/collision.h>
+#include <fcl/narrowphase/collision_object.h>
+
+namespace mb {
+
+namespace {
+
+std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh) {
+  switch (sh.type) {
+    case ShapeType::Sphere: return std::make_shared<fcl::Sphered>(sh.radius);
+    case ShapeType::Box: return std::make_shared<fcl::Boxd>(2 * sh.half_extents);
+    case ShapeType::Capsule: return std::make_shared<fcl::Capsuled>(sh.radius, sh.length);
+    case ShapeType::Cylinder: return std::make_shared<fcl::Cylinderd>(sh.radius, sh.length);
+    case ShapeType::HalfSpace: return std::make_shared<fcl::Halfspaced>(Vec3::UnitY(), 0.0);
+    case ShapeType::Convex: {
+      auto vertices = std::make_shared<std::vector<Vec3>>(sh.vertices);
+      auto faces = std::make_shared<std::vector<int>>();
+      for (const auto& f : sh.faces) faces->insert(faces->end(), {3, f[0], f[1], f[2]});
+      return std::make_shared<fcl::Convexd>(vertices, static_cast<int>(sh.faces.size()), faces);
+    }
+  }
+  return nullptr;
+}
+
+// the vertices of a box or convex shape in its own frame (empty for other shapes)
+std::vector<Vec3> shape_vertices(const Shape& sh) {
+  if (sh.type == ShapeType::Convex) return sh.vertices;
+  std::vector<Vec3> v;
+  if (sh.type == ShapeType::Box)
+    for (int k = 0; k < 8; ++k)
+      v.emplace_back((k & 1 ? 1 : -1) * sh.half_extents.x(), (k & 2 ? 1 : -1) * sh.half_extents.y(),
+                     (k & 4 ? 1 : -1) * sh.half_extents.z());
+  return v;
+}
+
+bool fixed_body(const Model& m, int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; }
+
+}  // namespace
+
+Vec3 body_point(const State& s, int body, const Vec3& local) {
+  if (body == kWorld) return local;
+  const BodyState& b = s.bodies[static_cast<size_t>(body)];
+  return b.x + b.q * local;
+}
+
+struct CollisionDetector::Impl {
+  std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;  // one per model shape
+  std::vector<std::vector<Vec3>> vertices;                      // per shape (box, convex)
+  std::set<std::pair<int, int>> joined;                         // body pairs joined by a joint (a < b)
+  fcl::DynamicAABBTreeCollisionManagerd manager;
+  std::vector<std::pair<int, int>> candidates;
+  std::vector<int> half_spaces;  // not in the manager: their AABB is unbounded (FCL's tree fails on it)
+
+  // whether the shapes of bodies a and b are tested at all
+  bool tested(const Model& m, int a, int b) const {
+    return a != b && !(fixed_body(m, a) && fixed_body(m, b)) && !joined.count(std::minmax(a, b));
+  }
+
+  fcl::Transform3d pose(const Shape& sh, const State& s) const {
+    fcl::Transform3d tf = fcl::Transform3d::Identity();
+    if (sh.body == kWorld) {
+      tf.translation() = sh.position;
+      tf.linear() = sh.orientation.toRotationMatrix();
+    } else {
+      const BodyState& b = s.bodies[static_cast<size_t>(sh.body)];
+      tf.translation() = b.x + b.q * sh.position;
+      tf.linear() = (b.q * sh.orientation).toRotationMatrix();
+    }
+    return tf;
+  }
+};
+
+CollisionDetector::CollisionDetector(const Model& model) : impl_(std::make_unique<Impl>()) {
+  for (const Joint& j : model.joints) impl_->joined.insert(std::minmax(j.a, j.b));
+  std::vector<fcl::CollisionObjectd*> all;
+  for (size_t i = 0; i < model.shapes.size(); ++i) {
+    const Shape& sh = model.shapes[i];
+    auto obj = std::make_unique<fcl::CollisionObjectd>(fcl_geometry(sh));
+    obj->setUserData(reinterpret_cast<void*>(i));
+    impl_->objects.push_back(std::move(obj));
+    impl_->vertices.push_back(shape_vertices(sh));
+    if (sh.type == ShapeType::HalfSpace) impl_->half_spaces.push_back(static_cast<int>(i));
+    else all.push_back(impl_->objects.back().get());
+  }
+  State s0 = initial_state(model);
+  for (size_t i = 0; i < model.shapes.size(); ++i) {
+    impl_->objects[i]->setTransform(impl_->pose(model.shapes[i], s0));
+    impl_->objects[i]->computeAABB();
+  }
+  impl_->manager.registerObjects(all);
+  impl_->manager.setup();
+}
+
+CollisionDetector::~CollisionDetector() = default;
+CollisionDetector::CollisionDetector(CollisionDetector&&) noexcept = default;
+CollisionDetector& CollisionDetector::operator=(CollisionDetector&&) noexcept = default;
+
+void CollisionDetector::detect(const Model& model, const State& s, std::vector<Contact>& out) {
+  out.clear();
+  Impl& I = *impl_;
+  if (model.shapes.empty()) return;
+  for (size_t i = 0; i < model.shapes.size(); ++i) {
+    if (model.shapes[i].body == kWorld) continue;
+    I.objects[i]->setTransform(I.pose(model.shapes[i], s));
+    I.objects[i]->computeAABB();
+  }
+  I.manager.update();
+  // broad phase: candidate shape pairs, then in a fixed order
+  I.candidates.clear();
+  struct Data {
+    const Model* model;
+    Impl* impl;
+  } data{&model, &I};
+  I.manager.collide(&data, [](fcl::CollisionObjectd* o1, fcl::CollisionObjectd* o2, void* p) {
+    auto* d = static_cast<Data*>(p);
+    int i = static_cast<int>(reinterpret_cast<size_t>(o1->getUserData()));
+    int j = static_cast<int>(reinterpret_cast<size_t>(o2->getUserData()));
+    if (i > j) std::swap(i, j);
+    const int a = d->model->shapes[static_cast<size_t>(i)].body, b = d->model->shapes[static_cast<size_t>(j)].body;
+    if (!d->impl->tested(*d->model, a, b)) return false;
+    d->impl->candidates.emplace_back(i, j);
+    return false;  // go on
+  });
+  // each half-space against every other shape (the narrow phase decides)
+  for (int hs : I.half_spaces)
+    for (int k = 0; k < static_cast<int>(model.shapes.size()); ++k) {
+      if (model.shapes[static_cast<size_t>(k)].type == ShapeType::HalfSpace) continue;
+      const int a = model.shapes[static_cast<size_t>(hs)].body, b = model.shapes[static_cast<size_t>(k)].body;
+      if (!I.tested(model, a, b)) continue;
+      I.candidates.emplace_back(std::min(hs, k), std::max(hs, k));
+    }
+  std::sort(I.candidates.begin(), I.candidates.end());
+  // narrow phase
+  fcl::CollisionRequestd request(8, true);
+  for (auto [i, j] : I.candidates) {
+    const Shape& si = model.shapes[static_cast<size_t>(i)];
+    const Shape& sj = model.shapes[static_cast<size_t>(j)];
+    fcl::CollisionResultd result;
+    if (fcl::collide(I.objects[static_cast<size_t>(i)].get(), I.objects[static_cast<size_t>(j)].get(), request, result) == 0) continue;
+    auto local = [&](int body, const Vec3& p) {
+      if (body == kWorld) return p;
+      const BodyState& bs = s.bodies[static_cast<size_t>(body)];
+      return Vec3(bs.q.conjugate() * (p - bs.x));
+    };
+    // a polyhedron against a half-space: every vertex below the plane
+    const bool hi = si.type == ShapeType::HalfSpace, hj = sj.type == ShapeType::HalfSpace;
+    const int poly = hi && !I.vertices[static_cast<size_t>(j)].empty() ? j : hj && !I.vertices[static_cast<size_t>(i)].empty() ? i : -1;
+    if (poly >= 0) {
+      const int half = poly == i ? j : i;
+      const fcl::Transform3d th = I.objects[static_cast<size_t>(half)]->getTransform();
+      const fcl::Transform3d tp = I.objects[static_cast<size_t>(poly)]->getTransform();
+      const Vec3 n = th.linear().col(1), o = th.translation();
+      const Shape& sp = model.shapes[static_cast<size_t>(poly)];
+      const Shape& sh = model.shapes[static_cast<size_t>(half)];
+      for (const Vec3& v : I.vertices[static_cast<size_t>(poly)]) {
+        const Vec3 p = tp * v;
+        const double dist = n.dot(p - o);
+        if (dist >= 0) continue;
+        Contact c;
+        c.a = sh.body;
+        c.b = sp.body;
+        c.shape_a = half;
+        c.shape_b = poly;
+        c.normal = n;
+        c.depth = -dist;
+        c.local_a = local(c.a, p - dist * n);
+        c.local_b = local(c.b, p);
+        out.push_back(c);
+      }
+      continue;
+    }
+    for (size_t k = 0; k < result.numContacts(); ++k) {
+      const fcl::Contactd& fc = result.getContact(k);
+      const int s1 = static_cast<int>(reinterpret_cast<size_t>(fc.o1 == I.objects[static_cast<size_t>(i)]->collisionGeometry().get()
+                                                                   ? I.objects[static_cast<size_t>(i)]->getUserData()
+                                                                   : I.objects[static_cast<size_t>(j)]->getUserData()));
+      const int s2 = s1 == i ? j : i;
+      Contact c;
+      c.shape_a = s1;
+      c.shape_b = s2;
+      c.a = model.shapes[static_cast<size_t>(s1)].body;
+      c.b = model.shapes[static_cast<size_t>(s2)].body;
+      c.normal = fc.normal.normalized();  // from o1 to o2
+      c.depth = fc.penetration_depth;
+      c.local_a = local(c.a, fc.pos + 0.5 * c.depth * c.normal);
+      c.local_b = local(c.b, fc.pos - 0.5 * c.depth * c.normal);
+      out.push_back(c);
+    }
+  }
+}
+
+}  // namespace mb

@@ -1,0 +1,47 @@
+// Collision detection on a model's shapes (docs/contacts.md), with FCL: its dynamic AABB tree
+// manager is the broad phase, its shape-shape queries the narrow phase. A contact joins a point of
+// body a and a point of body b (kWorld for world shapes) with a unit normal n pointing from a to b;
+// its gap n . (p_b - p_a) is -depth when found (the points are each body's deepest point in the
+// other). Box and convex shapes against a half-space give one contact per vertex below the plane
+// (FCL gives the deepest point only, on which a box would rock); every other pair gives FCL's
+// contacts (box-box up to 4).
+// Pairs that are never tested: two shapes of one body, shapes of two bodies that never move, and
+// shapes of two bodies joined by a joint (as in the common engines: the joint decides their
+// relative motion).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "models/model.hpp"
+
+namespace mb {
+
+struct Contact {
+  int a = kWorld, b = kWorld;            // bodies (a may be kWorld or a static body)
+  Vec3 local_a = Vec3::Zero();          // the contact point on a, in a's body frame (world for kWorld)
+  Vec3 local_b = Vec3::Zero();          // the contact point on b, in b's body frame
+  Vec3 normal = Vec3::UnitY();          // world, from a to b
+  double depth = 0;                     // penetration when found, m (> 0)
+  int shape_a = -1, shape_b = -1;       // model shape indices
+};
+
+class CollisionDetector {
+ public:
+  explicit CollisionDetector(const Model& model);
+  ~CollisionDetector();
+  CollisionDetector(CollisionDetector&&) noexcept;
+  CollisionDetector& operator=(CollisionDetector&&) noexcept;
+
+  // Every contact between the model's shapes at state s (penetrating pairs), in a fixed order
+  // (by shape pair, then FCL's order): the same state gives the same list.
+  void detect(const Model& model, const State& s, std::vector<Contact>& out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The world position of a body point given in its body frame (kWorld: the point itself).
+Vec3 body_point(const State& s, int body, const Vec3& local);
+
+}  // namespace mb
