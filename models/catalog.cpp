@@ -13,11 +13,19 @@ namespace mb {
 const std::vector<ModelEntry>& model_catalog() {
   // sorted by name; one line per family
   static const std::vector<ModelEntry> entries = {
+      {"andrews", "Andrews' squeezing mechanism: 7 bodies, 10 hinges (9 redundant rows), a spring, a 0.033 N m driving torque, no gravity; t_end = 0.03 s",
+       "mazzia2008; hairer1996 s.VII.7; IFToMM A03", {}, build_andrews},
+      {"bricard", "IFToMM A04 Bricard's mechanism: five 1 m, 1 kg rods on cube edges, six hinges; zero degrees of freedom by the count, one in fact; at rest under gravity; 10 s",
+       "IFToMM A04 (gonzalez2006)", {}, build_bricard},
       {"chain", "n point masses of 1 kg on 1 m rods (body=particle) or n boxes with ball joints (body=box) from a fixed pivot, at rest, stretched horizontally",
        "ours", {OptionInfo::integer("n", "4", "number of links", 1, 100000),
                 OptionInfo::choice("body", "particle", "particle (rods) or box (0.04 x 0.1 x 0.04 m boxes, ball joints)", {"particle", "box"})}, build_chain},
       {"double-pendulum", "2 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_double_pendulum},
+      {"four-bar", "IFToMM A02: N four-bar windows in a row (2N + 1 links of 1 m, 1 kg), B0 starting at 1 m/s in +x, through the singular horizontal pose; 20 s; 3N redundant rows",
+       "IFToMM A02 (gonzalez2006)", {OptionInfo::integer("n", "40", "four-bar windows N", 1, 1000)}, build_four_bar},
+      {"iftomm-a01", "IFToMM A01 simple pendulum: 1 kg point mass on a massless 1 m bar, released at rest from the horizontal at (-1, 0); 10 s",
+       "IFToMM A01 (gonzalez2006)", {}, build_iftomm_a01},
       {"loop", "closed loop: n rods of 1 m with both ends fixed, n - 1 point masses started on a half circle",
        "schmitt2003", {OptionInfo::integer("n", "8", "number of rods", 3, 10000)}, build_loop},
       {"octahedron-cube", "n^3 octahedra of hubs and bars (Cardan + revolute per bar) on a cubic lattice, neighbours linked by bars; rows 9 (15 n^3 - 3 n^2)",
@@ -37,6 +45,8 @@ const std::vector<ModelEntry>& model_catalog() {
                           OptionInfo::choice("foot", "free", "free (the paper's count) or slider (the foot axle slides on the floor)", {"free", "slider"})}, build_scissor_lift},
       {"spider", "central box with N legs on ball joints, each leg a thigh and a shank on a knee hinge; free-floating, spinning; rows 8 N",
        "tomcin2014 s.5", {OptionInfo::integer("legs", "8", "legs N", 1, 10000)}, build_spider},
+      {"spring-mass", "1 kg point mass hanging on a 100 N/m spring-damper (rest length 1 m), started at the equilibrium moving down at 1 m/s; closed form",
+       "ours", {OptionInfo::number("damping", "0", "damping coefficient c in N s/m (under-damped: c < 20)", 0, 20)}, build_spring_mass},
       {"strandbeest", "Theo Jansen's linkage (his link lengths, 1 unit = 1 cm): N legs in mirrored pairs on one crank shaft and one frame, 15 pin hinges per leg; crank turning at 1 rev/s; rows 75 N + 5",
        "tomcin2014 s.6-7", {OptionInfo::integer("legs", "8", "legs N", 1, 1000),
                             OptionInfo::number("k", "0", "frame mass factor: frame mass = (1 + k) x original", 0, 1e6)}, build_strandbeest},

@@ -37,6 +37,8 @@ const SmallModel kModels[] = {
     {"tree:joints=7", 1.0 / 120, 0.1}, {"tree:joints=7,anchor=ball", 1.0 / 120, 0.1}, {"loop:n=8", 0.005, 0.3}, {"peaucellier", 0.03, 0.3},
     {"spider:legs=2", 0.01, 0.1}, {"scissor-lift:segments=1", 0.01, 0.1}, {"strandbeest:legs=1", 0.01, 0.1},
     {"octahedron-tube:rings=1,around=3", 0.01, 0.03}, {"octahedron-cube:n=1", 0.01, 0.05},
+    {"spring-mass", 0.001, 0.5}, {"andrews", 1e-5, 0.001}, {"iftomm-a01", 0.01, 0.5}, {"four-bar:n=2", 0.005, 0.3},
+    {"bricard", 0.01, 0.2},
 };
 
 std::vector<const mb::MethodEntry*> subjects() {
