@@ -184,6 +184,10 @@ std::vector<Case> expand_cases(const Experiment& e) {
             c.cfg.duration = e.duration;
             c.cfg.steps = steps;
             c.cfg.ld_periods = ld;
+            // the significant digits are measured at the end of the run, against the reference
+            c.cfg.sample_end = std::find_if(e.metrics.begin(), e.metrics.end(), [](const std::string& m) {
+                                 return m == "scd" || m == "mescd";
+                               }) != e.metrics.end();
             c.id = fmt::format("{} {} h={} steps={} ld={}", model_spec, method, h, to_string(steps), to_string(ld));
             cases.push_back(std::move(c));
           }

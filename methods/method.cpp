@@ -13,7 +13,8 @@ namespace mb {
 std::string features_text(unsigned f) {
   static const std::pair<unsigned, const char*> names[] = {
       {kParticles, "particles"}, {kRigidBodies, "rigid bodies"}, {kTrees, "trees"},       {kLoops, "loops"},
-      {kRedundant, "redundant constraints"}, {kContacts, "contacts"}, {kAppliedTorques, "applied torques"}};
+      {kRedundant, "redundant constraints"}, {kContacts, "contacts"}, {kAppliedTorques, "applied torques"},
+      {kForces, "force elements"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (f & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -26,6 +27,7 @@ unsigned model_features(const Model& model) {
     if (!b.is_static) f |= b.particle ? kParticles : kRigidBodies;
   if (!model.torques.empty()) f |= kAppliedTorques;
   if (!model.shapes.empty()) f |= kContacts;
+  if (!model.springs.empty()) f |= kForces;
   // a cycle in the joint graph, the world (and every static body) as one node: union-find
   const int n = static_cast<int>(model.bodies.size());
   std::vector<int> parent(static_cast<size_t>(n) + 1);

@@ -43,6 +43,7 @@ enum Feature : unsigned {
   kRedundant = 1u << 4,       // redundant constraints (dependent rows)
   kContacts = 1u << 5,        // collision geometry and contacts
   kAppliedTorques = 1u << 6,  // time-dependent applied torques (the tree's pulse)
+  kForces = 1u << 7,          // force elements: spring-dampers (Model::springs), state-dependent loads
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

@@ -84,8 +84,23 @@ class SampleRecorder final : public Observer {
 // ref_error_max: max over the sample times of the max over dynamic bodies of |x - x_ref(t)|.
 ReferenceError reference_error(const Model& model, const std::vector<Sample>& samples, const Trajectory& reference);
 
+// Significant correct digits of the position coordinates (x, y, z of every dynamic body's centre of
+// mass) of `s` against `ref` (the Test Set for IVP Solvers' measures, docs/metrics.md):
+//   scd   = -log10 max_i |y_i - r_i| / |r_i|, over the coordinates with |r_i| > kScdZero max_j |r_j|
+//           (the others are zero up to round-off, e.g. z of a planar model);
+//   mescd = -log10 max_i |y_i - r_i| / (kMescdFloor + |r_i|), over all coordinates.
+// An error below kScdRoundOff (relative) counts as kScdRoundOff: the digits of a double.
+struct SignificantDigits {
+  double scd = 0, mescd = 0;
+};
+constexpr double kScdZero = 1e-10;
+constexpr double kMescdFloor = 1.0;  // atol / rtol of the Test Set's mixed measure (atol = rtol)
+constexpr double kScdRoundOff = 0x1p-52;
+SignificantDigits significant_digits(const Sample& s, const Sample& ref);
+
 // The error against a reference trajectory at the sample times, as an observer: it records the
-// samples and, at the end, compares them with the reference (ref_error_max).
+// samples and, at the end, compares them with the reference (ref_error_max; scd and mescd at the
+// last sample time, the end of the run when the samples include it).
 class ReferenceErrorObserver final : public Observer {
  public:
   ReferenceErrorObserver(std::vector<double> times, const Trajectory& reference)
@@ -96,7 +111,7 @@ class ReferenceErrorObserver final : public Observer {
   }
   void observe(const Model& model, const State& state, const StepView& v) override { recorder_.observe(model, state, v); }
   void observe_stop(const Model& model, const State& state, double t) override { recorder_.observe_stop(model, state, t); }
-  void write(Metrics& metrics) const override { metrics.set("ref_error_max", error().max); }
+  void write(Metrics& metrics) const override;
   ReferenceError error() const { return reference_error(*model_, recorder_.samples(), reference_); }
 
  private:

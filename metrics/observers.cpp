@@ -161,6 +161,9 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
       {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
       {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
+      {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "
+              "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true},
+      {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true},
   };
   return m;
 }
@@ -215,6 +218,30 @@ void SampleRecorder::observe(const Model& model, const State& state, const StepV
   take(model, state, view.step, 0);
 }
 void SampleRecorder::observe_stop(const Model& model, const State& state, double t) { take(model, state, -1, t); }
+
+SignificantDigits significant_digits(const Sample& s, const Sample& ref) {
+  double scale = 0;
+  for (const auto& p : ref.positions)
+    for (double x : p) scale = std::max(scale, std::abs(x));
+  double rel = 0, mixed = 0;
+  for (size_t k = 0; k < s.positions.size() && k < ref.positions.size(); ++k)
+    for (int c = 0; c < 3; ++c) {
+      const double r = ref.positions[k][c], e = std::abs(s.positions[k][c] - r);
+      if (std::abs(r) > kScdZero * scale) rel = std::max(rel, e / std::abs(r));
+      mixed = std::max(mixed, e / (kMescdFloor + std::abs(r)));
+    }
+  return {-std::log10(std::max(rel, kScdRoundOff)), -std::log10(std::max(mixed, kScdRoundOff))};
+}
+
+void ReferenceErrorObserver::write(Metrics& metrics) const {
+  metrics.set("ref_error_max", error().max);
+  const std::vector<Sample>& samples = recorder_.samples();
+  if (samples.empty()) return;
+  const Sample& last = samples.back();
+  const SignificantDigits d = significant_digits(last, sample_of(*model_, reference_.at(last.t), last.t));
+  metrics.set("scd", d.scd);
+  metrics.set("mescd", d.mescd);
+}
 
 ReferenceError reference_error(const Model& model, const std::vector<Sample>& samples, const Trajectory& reference) {
   ReferenceError e;

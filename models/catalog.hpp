@@ -1,6 +1,7 @@
 // The catalog of models. A model is named by a spec string ("pendulum90", "chain:n=5").
 // Adding a model family = one builder in models/catalog/<family>.cpp + one line in catalog.cpp.
 #pragma once
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -97,5 +98,52 @@ Model build_pendulum(const Spec&);
 Model build_double_pendulum(const Spec&);
 Model build_triple_pendulum(const Spec&);
 Model build_chain(const Spec&);
+Model build_iftomm_a01(const Spec&);
+// IFToMM A02 (models/catalog/iftomm.cpp): n four-bar windows in a row, 2n + 1 links of 1 m and 1 kg
+Model make_four_bar(int n, const std::string& name);
+Model build_four_bar(const Spec&);
+// IFToMM A04 (models/catalog/iftomm.cpp): Bricard's overconstrained mechanism
+Model make_bricard(const std::string& name);
+Model build_bricard(const Spec&);
+
+// A point mass hanging from the origin on a spring-damper (models/catalog/pendulums.cpp), started at
+// its equilibrium y_eq = -(rest_length + m g / k) moving down at v0: the vertical displacement from
+// y_eq is -(v0 / w_d) exp(-zeta w0 t) sin(w_d t), w0 = sqrt(k / m), zeta = c / (2 sqrt(k m)),
+// w_d = w0 sqrt(1 - zeta^2) (under-damped, zeta < 1).
+struct SpringMassParams {
+  double mass = 1;         // kg
+  double stiffness = 100;  // N/m
+  double rest_length = 1;  // m
+  double damping = 0;      // N s/m
+  double v0 = 1;           // m/s, downward
+  double g = 9.81;         // m/s^2
+};
+Model make_spring_mass(const SpringMassParams& p, const std::string& name);
+double spring_mass_displacement(const SpringMassParams& p, double t);  // m, from y_eq
+Model build_spring_mass(const Spec&);
+
+// Andrews' squeezing mechanism (models/catalog/andrews.cpp): the Test Set for IVP Solvers' problem
+// "andrews" (mazzia2008; hairer1996 s.VII.7), its parameters in SI units.
+struct AndrewsParams {
+  std::array<double, 7> mass = {.04325, .00365, .02373, .00706, .07050, .00706, .05498};               // kg, m1..m7
+  std::array<double, 7> inertia = {2.194e-6, 4.410e-7, 5.255e-6, 5.667e-7, 1.169e-5, 5.667e-7, 1.912e-5};  // kg m^2, I1..I7
+  double xa = -.06934, ya = -.00227, xb = -.03635, yb = .03273, xc = .014, yc = .072;  // m, fixed points A, B, C
+  double d = 28e-3, da = 115e-4, e = 2e-2, ea = 1421e-5, rr = 7e-3, ra = 92e-5;       // m
+  double ss = 35e-3, sa = 1874e-5, sb = 1043e-5, sc = 18e-3, sd = 2e-2;               // m
+  double ta = 2308e-5, tb = 916e-5, u = 4e-2, ua = 1228e-5, ub = 449e-5;              // m
+  double zf = 2e-2, zt = 4e-2, fa = 1421e-5;                                          // m
+  double c0 = 4530, l0 = 7785e-5;  // spring: N/m, m
+  double mom = 33e-3;              // driving torque on body 1, N m
+  // initial angles beta, Theta, gamma, Phi, delta, Omega, epsilon (rad); the velocities are zero
+  std::array<double, 7> q0 = {-0.0617138900142764496358948458001, 0, 0.455279819163070380255912382449,
+                              0.222668390165885884674473185609,  0.487364979543842550225598953530,
+                              -0.222668390165885884674473185609, 1.23054744454982119249735015568};
+};
+Model make_andrews(const AndrewsParams& p, const std::string& name);
+Model build_andrews(const Spec&);
+// The Test Set's angles (beta, Theta, gamma, Phi, delta, Omega, epsilon) of a state of the model,
+// each on the branch nearest `previous` (nullptr: in (-pi, pi]); follow a run step by step to unwrap
+// the turns of the crank.
+std::array<double, 7> andrews_angles(const State& state, const std::array<double, 7>* previous);
 
 }  // namespace mb

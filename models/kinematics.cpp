@@ -47,7 +47,7 @@ double potential_energy(const Model& m, const State& s) {
   double e = 0;
   for (size_t i = 0; i < m.bodies.size(); ++i)
     if (!m.bodies[i].is_static) e -= m.bodies[i].mass * m.gravity.dot(s.bodies[i].x);
-  return e;
+  return e + spring_energy(m, s);
 }
 
 Vec3 linear_momentum(const Model& m, const State& s) {

@@ -14,7 +14,7 @@ Vec3 world_point(const Model& m, const State& s, int body, const Vec3& local);
 Vec3 world_point_velocity(const Model& m, const State& s, int body, const Vec3& local);
 
 // Energy (docs/conventions.md): sum of m|v|^2/2 + w^T I w / 2 - m g.x over dynamic bodies, so the
-// potential is zero at the height of the origin.
+// potential is zero at the height of the origin, plus the springs' potential (spring_energy).
 double kinetic_energy(const Model& m, const State& s);
 double potential_energy(const Model& m, const State& s);
 inline double total_energy(const Model& m, const State& s) { return kinetic_energy(m, s) + potential_energy(m, s); }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -153,7 +154,20 @@ void check_model(const Model& m, const std::string& src) {
     std::string f = fmt::format("torque[{}]", i);
     if (a.body < 0 || a.body >= static_cast<int>(m.bodies.size())) throw InputError(src, 0, f + ".body", "no such body");
     if (!a.torque.allFinite()) throw InputError(src, 0, f + ".torque", "torque must be finite");
+    if (!std::isfinite(a.t_begin)) throw InputError(src, 0, f + ".t_begin", "t_begin must be finite");
     if (!(a.t_end >= a.t_begin)) throw InputError(src, 0, f + ".t_end", "t_end must not precede t_begin");
+  }
+  for (size_t i = 0; i < m.springs.size(); ++i) {
+    const Spring& sp = m.springs[i];
+    std::string f = fmt::format("spring[{}]", i);
+    const int n = static_cast<int>(m.bodies.size());
+    if (sp.a < kWorld || sp.a >= n || sp.b < kWorld || sp.b >= n)
+      throw InputError(src, 0, f, "spring names a body that does not exist");
+    if (sp.a == sp.b) throw InputError(src, 0, f, "spring connects a body to itself");
+    const std::pair<double, const char*> values[] = {{sp.stiffness, ".stiffness"}, {sp.rest_length, ".rest_length"}, {sp.damping, ".damping"}};
+    for (const auto& [v, key] : values)
+      if (!(v >= 0 && std::isfinite(v))) throw InputError(src, 0, f + key, fmt::format("must be finite and non-negative, got {}", v));
+    if (!sp.anchor_a.allFinite() || !sp.anchor_b.allFinite()) throw InputError(src, 0, f, "anchors must be finite");
   }
   for (size_t j = 0; j < m.joints.size(); ++j) {
     const Joint& J = m.joints[j];
@@ -247,6 +261,52 @@ void average_torques(const Model& m, double t, double h, std::vector<Vec3>& tau)
     const double overlap = std::min(t + h, a.t_end) - std::max(t, a.t_begin);
     if (overlap > 0) tau[a.body] += a.torque * (overlap / h);
   }
+}
+
+namespace {
+// the spring's points, their velocities and the force f on a (see Spring)
+struct SpringState {
+  Vec3 pa, pb;
+  Vec3 f;  // on a; -f on b
+  double stretch;
+};
+SpringState spring_state(const Model& m, const State& s, const Spring& sp) {
+  SpringState r;
+  r.pa = world_point(m, s, sp.a, sp.anchor_a);
+  r.pb = world_point(m, s, sp.b, sp.anchor_b);
+  const Vec3 d = r.pb - r.pa;
+  const double l = d.norm();
+  r.stretch = l - sp.rest_length;
+  r.f.setZero();
+  if (!(l > 0)) return r;  // coincident points: no direction, no force
+  const Vec3 u = d / l;
+  const double rate = (world_point_velocity(m, s, sp.b, sp.anchor_b) - world_point_velocity(m, s, sp.a, sp.anchor_a)).dot(u);
+  r.f = (sp.stiffness * r.stretch + sp.damping * rate) * u;
+  return r;
+}
+}  // namespace
+
+void add_spring_loads(const Model& m, const State& s, std::vector<Vec3>& force, std::vector<Vec3>& torque) {
+  for (const Spring& sp : m.springs) {
+    const SpringState st = spring_state(m, s, sp);
+    if (sp.a != kWorld) {
+      force[sp.a] += st.f;
+      torque[sp.a] += (st.pa - s.bodies[sp.a].x).cross(st.f);
+    }
+    if (sp.b != kWorld) {
+      force[sp.b] -= st.f;
+      torque[sp.b] -= (st.pb - s.bodies[sp.b].x).cross(st.f);
+    }
+  }
+}
+
+double spring_energy(const Model& m, const State& s) {
+  double e = 0;
+  for (const Spring& sp : m.springs) {
+    const double x = spring_state(m, s, sp).stretch;
+    e += 0.5 * sp.stiffness * x * x;
+  }
+  return e;
 }
 
 }  // namespace mb

@@ -74,7 +74,8 @@ struct Joint {
 };
 
 // A torque (world frame, N m) on one body during [t_begin, t_end). A step that straddles an end
-// applies it for its share of the step (methods average it over the step).
+// applies it for its share of the step (methods average it over the step). t_end = +inf: a constant
+// driving torque (Andrews' mechanism).
 struct AppliedTorque {
   int body = 0;
   Vec3 torque = Vec3::Zero();
@@ -122,6 +123,21 @@ struct MaterialPair {
 // The contact coefficients of two materials (the pair's entry or the rule above).
 Material contact_material(const std::vector<Material>& materials, const std::vector<MaterialPair>& pairs, int a, int b);
 
+// A force element: a linear point-to-point spring-damper between a point of body a and a point of
+// body b (kWorld: a fixed point, anchor in world coordinates). With d = p_b - p_a, l = |d|, u = d / l:
+//   f = (stiffness (l - rest_length) + damping (v_b - v_a) . u) u   on a at p_a, and -f on b at p_b,
+// so a stretched spring pulls the points together. Potential energy stiffness (l - rest_length)^2 / 2
+// (docs/models.md, "Force elements"); the damper dissipates.
+struct Spring {
+  std::string name;
+  int a = kWorld, b = kWorld;    // body indices; kWorld for the fixed frame
+  Vec3 anchor_a = Vec3::Zero();  // in a's body frame (world coordinates for kWorld)
+  Vec3 anchor_b = Vec3::Zero();  // in b's body frame
+  double stiffness = 0;          // N/m, >= 0
+  double rest_length = 0;        // m, >= 0
+  double damping = 0;            // N s/m, >= 0
+};
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -144,6 +160,7 @@ struct Model {
   std::vector<Shape> shapes;            // collision geometry; none: no contacts
   std::vector<Material> materials;      // at least one when there are shapes
   std::vector<MaterialPair> material_pairs;
+  std::vector<Spring> springs;  // force elements (state-dependent loads)
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;
@@ -181,5 +198,11 @@ constexpr double kMaxDuration = 1e9;  // s
 
 // Average of the applied torques on each body over the step [t, t + h] (nbody).
 void average_torques(const Model& model, double t, double h, std::vector<Vec3>& torque);
+
+// Adds the forces and torques (about the centre of mass, world frame) of the model's springs at
+// `state` to force and torque (nbody each, already sized). Static bodies receive them too (ignored).
+void add_spring_loads(const Model& model, const State& state, std::vector<Vec3>& force, std::vector<Vec3>& torque);
+// The potential energy of the springs at `state`, sum stiffness (l - rest_length)^2 / 2.
+double spring_energy(const Model& model, const State& state);
 
 }  // namespace mb

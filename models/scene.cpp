@@ -70,7 +70,8 @@ const std::vector<std::string> kMaterialKeys = {"name", "restitution", "mu_stati
 const std::vector<std::string> kMaterialPairKeys = {"a", "b", "restitution", "mu_static", "mu_dynamic"};
 const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position", "orientation", "radius", "length",
                                              "half_extents", "vertices", "faces", "material"};
-const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "material", "material_pair", "shape"};
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "material", "material_pair", "shape", "spring"};
+const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length",
                                              "axis_a", "axis_b", "rel_orientation"};
 
@@ -78,8 +79,8 @@ const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a
 
 namespace {
 
-// Reading a scene: the [model] table, then the [[body]], [[joint]] and [[torque]] tables in file order
-// (every body before the first joint or torque that names it).
+// Reading a scene: the [model] table, then the [[body]], [[joint]], [[torque]] and [[spring]] tables in
+// file order (every body before the first joint, torque or spring that names it).
 class SceneBuilder {
  public:
   explicit SceneBuilder(std::string file) : file(std::move(file)) {}
@@ -172,20 +173,8 @@ class SceneBuilder {
       jr.fail("type", fmt::format("must be one of {}; got \"{}\"", names, type));
     }
     const JointParts parts = joint_parts(j.type);
-    auto body_ref = [&](const std::string& key) {
-      std::string name = jr.str(key);
-      if (name == "world") return kWorld;
-      int idx = find_body(name);
-      if (idx < 0) {
-        std::string names;
-        for (size_t k = 0; k < m.bodies.size() && k < 20; ++k) names += (names.empty() ? "" : ", ") + m.bodies[k].name;
-        if (m.bodies.size() > 20) names += fmt::format(", ... ({} bodies)", m.bodies.size());
-        jr.fail(key, fmt::format("no body named '{}'; bodies: world, {}", name, names));
-      }
-      return idx;
-    };
-    j.a = body_ref("a");
-    j.b = body_ref("b");
+    j.a = body_ref(jr, "a");
+    j.b = body_ref(jr, "b");
     if (j.a == j.b) jr.fail("b", "a joint must connect two different bodies");
     auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
     if (fixed(j.a) && fixed(j.b)) jr.fail("b", "a joint between two bodies that never move (static or world) constrains nothing");
@@ -227,7 +216,8 @@ class SceneBuilder {
     if (a.body < 0) tr.fail("body", fmt::format("no body named '{}'", name));
     a.torque = vec3(tr, "torque");
     a.t_begin = tr.num("t_begin");
-    a.t_end = tr.num("t_end");
+    // no t_end: a constant torque from t_begin on (a driving torque)
+    a.t_end = tr.has("t_end") ? tr.num("t_end") : INFINITY;
     if (!(a.t_end >= a.t_begin)) tr.fail("t_end", "t_end must not precede t_begin");
     m.torques.push_back(a);
   }
@@ -333,6 +323,27 @@ class SceneBuilder {
     m.shapes.push_back(std::move(sh));
   }
 
+  void spring(const toml::table& t, int line_offset) {
+    const size_t i = m.springs.size();
+    TableReader sr(t, file, fmt::format("spring[{}]", i), kSpringKeys, line_offset);
+    Spring s;
+    s.name = sr.str("name", fmt::format("spring{}", i + 1));
+    s.a = body_ref(sr, "a");
+    s.b = body_ref(sr, "b");
+    if (s.a == s.b) sr.fail("b", "a spring must connect two different bodies (or a body and the world)");
+    s.anchor_a = vec3(sr, "anchor_a", Vec3::Zero());
+    s.anchor_b = vec3(sr, "anchor_b", Vec3::Zero());
+    auto non_negative = [&](const char* key) {
+      const double v = sr.num(key);
+      if (!(v >= 0)) sr.fail(key, fmt::format("must be non-negative, got {}", v));
+      return v;
+    };
+    s.stiffness = non_negative("stiffness");
+    s.rest_length = non_negative("rest_length");
+    s.damping = sr.has("damping") ? non_negative("damping") : 0.0;
+    m.springs.push_back(s);
+  }
+
   Model finish() {
     check_model(m, file);
     return std::move(m);
@@ -342,6 +353,19 @@ class SceneBuilder {
   int find_body(const std::string& name) const {
     auto it = index.find(name);
     return it == index.end() ? -1 : it->second;
+  }
+  // the body a joint or spring names in `key` ("world" or a body's name)
+  int body_ref(const TableReader& r, const std::string& key) const {
+    std::string name = r.str(key);
+    if (name == "world") return kWorld;
+    int idx = find_body(name);
+    if (idx < 0) {
+      std::string names;
+      for (size_t k = 0; k < m.bodies.size() && k < 20; ++k) names += (names.empty() ? "" : ", ") + m.bodies[k].name;
+      if (m.bodies.size() > 20) names += fmt::format(", ... ({} bodies)", m.bodies.size());
+      r.fail(key, fmt::format("no body named '{}'; bodies: world, {}", name, names));
+    }
+    return idx;
   }
 
   int material_ref(const TableReader& r, const std::string& key) const {
@@ -366,7 +390,7 @@ class SceneBuilder {
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
 
-// The array-table kind a line opens: "body", "joint" or "torque" for a line that is exactly such a
+// The array-table kind a line opens: "body", "joint", "torque" or "spring" for a line that is exactly such a
 // header ([[body]], spaces and a comment allowed), else empty.
 std::string_view array_header(std::string_view line) {
   size_t i = 0;
@@ -377,7 +401,7 @@ std::string_view array_header(std::string_view line) {
   size_t j = i;
   while (j < line.size() && line[j] >= 'a' && line[j] <= 'z') ++j;
   const std::string_view name = line.substr(i, j - i);
-  if (name != "body" && name != "joint" && name != "torque") return {};
+  if (name != "body" && name != "joint" && name != "torque" && name != "spring") return {};
   while (j < line.size() && is_space(line[j])) ++j;
   if (line.compare(j, 2, "]]") != 0) return {};
   j += 2;
@@ -388,7 +412,7 @@ std::string_view array_header(std::string_view line) {
 
 // A large scene is parsed in parts of kPartTables array tables each, so that toml++'s document of
 // the whole file never exists: a part's memory is reused by the next (docs/limits.md, "Large
-// scenes"). A part starts at a line that is exactly a [[body]], [[joint]] or [[torque]] header;
+// scenes"). A part starts at a line that is exactly a [[body]], [[joint]], [[torque]] or [[spring]] header;
 // the head before the first one holds [model]. Anything the split could misread (a header line
 // inside a multi-line string or array, tables out of the usual order, other keys in a part) makes a
 // part fail to parse or fail the checks below, and then the whole file is parsed at once, so the
@@ -436,7 +460,7 @@ std::optional<Model> parse_in_parts(const std::vector<Part>& parts, const std::s
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  for (const char* k : {"body", "joint", "torque", "material", "material_pair", "shape"})
+  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape"})
     if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
@@ -448,7 +472,7 @@ std::optional<Model> parse_in_parts(const std::vector<Part>& parts, const std::s
       return std::nullopt;
     }
     for (const auto& [key, node] : t) {
-      if (key != "body" && key != "joint" && key != "torque") return std::nullopt;
+      if (key != "body" && key != "joint" && key != "torque" && key != "spring") return std::nullopt;
       if (!node.is_array_of_tables()) return std::nullopt;
     }
     const int off = parts[k].line_offset;
@@ -458,7 +482,8 @@ std::optional<Model> parse_in_parts(const std::vector<Part>& parts, const std::s
     }
     const toml::array* joints = t["joint"].as_array();
     const toml::array* torques = t["torque"].as_array();
-    if ((joints || torques) && !bodies_done) {
+    const toml::array* springs = t["spring"].as_array();
+    if ((joints || torques || springs) && !bodies_done) {
       b.bodies_done();
       bodies_done = true;
     }
@@ -466,6 +491,8 @@ std::optional<Model> parse_in_parts(const std::vector<Part>& parts, const std::s
       for (const auto& e : *joints) b.joint(*e.as_table(), off);
     if (torques)
       for (const auto& e : *torques) b.torque(*e.as_table(), off);
+    if (springs)
+      for (const auto& e : *springs) b.spring(*e.as_table(), off);
   }
   if (!bodies_done) b.bodies_done();
   return b.finish();
@@ -486,6 +513,7 @@ Model parse_scene(const std::string& text, const std::string& file) {
   b.bodies_done();
   for (const toml::table* t : top.tables("joint")) b.joint(*t, 0);
   for (const toml::table* t : top.tables("torque")) b.torque(*t, 0);
+  for (const toml::table* t : top.tables("spring")) b.spring(*t, 0);
   for (const toml::table* t : top.tables("material")) b.material(*t);
   for (const toml::table* t : top.tables("material_pair")) b.material_pair(*t);
   for (const toml::table* t : top.tables("shape")) b.shape(*t);
@@ -585,9 +613,14 @@ std::string scene_to_toml(const Model& m) {
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
   }
-  for (const AppliedTorque& a : m.torques)
-    o += fmt::format("\n[[torque]]\nbody = {}\ntorque = {}\nt_begin = {}\nt_end = {}\n", str(m.bodies[a.body].name),
-                     vec(a.torque), num(a.t_begin), num(a.t_end));
+  for (const AppliedTorque& a : m.torques) {
+    o += fmt::format("\n[[torque]]\nbody = {}\ntorque = {}\nt_begin = {}\n", str(m.bodies[a.body].name), vec(a.torque), num(a.t_begin));
+    if (std::isfinite(a.t_end)) o += fmt::format("t_end = {}\n", num(a.t_end));  // none: constant from t_begin on
+  }
+  for (const Spring& sp : m.springs)
+    o += fmt::format("\n[[spring]]\nname = {}\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\nstiffness = {}\nrest_length = {}\ndamping = {}\n",
+                     str(sp.name), str(body_name(m, sp.a)), str(body_name(m, sp.b)), vec(sp.anchor_a), vec(sp.anchor_b),
+                     num(sp.stiffness), num(sp.rest_length), num(sp.damping));
   for (const Material& x : m.materials)
     o += fmt::format("\n[[material]]\nname = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n", str(x.name),
                      num(x.restitution), num(x.mu_static), num(x.mu_dynamic));

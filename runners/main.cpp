@@ -59,6 +59,8 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
                            fmt_num(m.get("CD_pos_mean")), fmt_num(m.get("CD_pos_max")), fmt_num(m.get("CD_vel_mean")),
                            fmt_num(m.get("CD_vel_max")));
   if (auto e = m.get("ref_error_max")) std::cout << "max position error against the reference at the samples: " << fmt_num(e) << " m\n";
+  if (auto d = m.get("scd"))
+    std::cout << fmt::format("significant correct digits at the last sample: scd = {:.3f}, mescd = {:.3f}\n", *d, m.get("mescd").value_or(0));
   if (r.ref_error && !r.ref_error->note.empty()) std::cout << r.ref_error->note << "\n";
   std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }

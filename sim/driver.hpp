@@ -50,6 +50,7 @@ struct RunConfig {
   double h = 0;                 // requested step, s
   double duration = 0;          // s
   std::vector<double> samples;  // times at which the state is written into the record
+  bool sample_end = false;      // also sample the end of the run, t = steps h (scd, mescd there; experiments naming them)
   bool round_to_period = true;  // models with a period: h -> T/k, k = round(T/h)
   double fail_threshold = 1.0;  // m: the largest joint position error before a case fails
   bool ref_error = true;        // with samples: the error against the reference at the sample times

@@ -22,8 +22,9 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
 
   // sample times: on the step grid for fixed-step methods; anywhere in the run for adaptive ones
   std::vector<double> samples = cfg.samples;
-  std::sort(samples.begin(), samples.end());
   const double t_end = static_cast<double>(plan.steps) * plan.h;
+  if (cfg.sample_end && std::find(samples.begin(), samples.end(), t_end) == samples.end()) samples.push_back(t_end);
+  std::sort(samples.begin(), samples.end());
   DriverOptions opt;
   opt.fail_threshold = cfg.fail_threshold;
   for (double s : samples) {

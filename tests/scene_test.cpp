@@ -43,6 +43,18 @@ void require_same(const mb::Model& a, const mb::Model& b) {
     CHECK(a.torques[i].t_begin == b.torques[i].t_begin);
     CHECK(a.torques[i].t_end == b.torques[i].t_end);
   }
+  REQUIRE(a.springs.size() == b.springs.size());
+  for (size_t i = 0; i < a.springs.size(); ++i) {
+    const auto &x = a.springs[i], &y = b.springs[i];
+    CHECK(x.name == y.name);
+    CHECK(x.a == y.a);
+    CHECK(x.b == y.b);
+    CHECK(x.anchor_a == y.anchor_a);
+    CHECK(x.anchor_b == y.anchor_b);
+    CHECK(x.stiffness == y.stiffness);
+    CHECK(x.rest_length == y.rest_length);
+    CHECK(x.damping == y.damping);
+  }
   REQUIRE(a.joints.size() == b.joints.size());
   for (size_t i = 0; i < a.joints.size(); ++i) {
     const auto &x = a.joints[i], &y = b.joints[i];
@@ -64,6 +76,7 @@ TEST_CASE("every catalog model round-trips through a scene file bit for bit", "[
   for (const auto& e : mb::model_catalog()) specs.push_back(e.name);
   specs.push_back("chain:n=7");
   specs.push_back("pendulum:amplitude=45");
+  specs.push_back("spring-mass:damping=0.5");
   for (const auto& spec : specs) {
     INFO(spec);
     const mb::Model m = mb::build_model(spec);

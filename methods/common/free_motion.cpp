@@ -14,6 +14,11 @@ void step_loads(const Model& m, double t, double h, StepLoads& loads) {
   for (size_t k = 0; k < m.bodies.size(); ++k) loads.force[k] = m.bodies[k].mass * m.gravity;
 }
 
+void loads_at(const Model& m, const State& s, const StepLoads& step, StepLoads& out) {
+  if (&out != &step) out = step;
+  add_spring_loads(m, s, out.force, out.torque);
+}
+
 namespace {
 using Rot = std::array<double, 7>;  // body angular velocity (3), quaternion w, x, y, z (4)
 }

@@ -102,6 +102,7 @@ class Cholmod final : public LinearSolver {
   void factor(const ConstraintSystem& cs) override {
     cs.assemble_sparse_lower(A_);
     info_.t_analysis = 0;
+    if (A_.rows() == 0) return;  // no constraints (a model of springs alone): CHOLMOD has no empty factor
     // the fill-reducing AMD ordering and the symbolic factorisation once
     if (!analyzed_) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -120,7 +121,10 @@ class Cholmod final : public LinearSolver {
     info_.rcond = chol_->rcond();
     if (spectrum_) info_.condition = spectral_condition(A_);
   }
-  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = chol_->solve(b); }
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override {
+    if (b.size() == 0) x.resize(0);
+    else x = chol_->solve(b);
+  }
   FactorInfo factor_info() const override { return info_; }
 
  private:

@@ -45,7 +45,7 @@ MethodInfo describe_imp(int k) {
                  fmt::format("measured; the paper claims {} (exact for a force given in time, tests/imp_test.cpp), constraint "
                              "impulses that depend on the state leave a global O(h^3) term",
                              2 * k)}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kForces;
   i.timing_max_joints = 63;  // k sub-steps of the iterative corrections: 0.1-1 s per step at 255 joints
   return i;
 }
@@ -97,12 +97,14 @@ void HigherOrderImpulse::middle_step(const Model& model, State& s, double step, 
   // 1. ballistic motion over the first half
   auto t0 = Clock::now();
   step_loads(model, s.t, half, loads_);
+  loads_at(model, s, loads_, loads_);  // spring forces at the start of each half, held over it
   free_motion(model, loads_, half, s, tmp_);
   std::swap(s.bodies, tmp_.bodies);
   s.t += half;
   stats.t_integration += since(t0);
   // 2. impulses at the middle so that the constraints hold at the end of the step
   step_loads(model, s.t, half, loads_);
+  loads_at(model, s, loads_, loads_);
   const double span = opt_.lookahead_half ? half : step;
   if (opt_.dir == ImpOptions::Dir::Middle) corrector_->update(model, s, stats);
   if (opt_.dir == ImpOptions::Dir::End) {

@@ -38,7 +38,7 @@ MethodInfo impulse_method_info() {
   // the error nears the tolerance, so the declaration holds with tight ones
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
                "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kContacts;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kContacts | kForces;
   i.timing_table = true;
   return i;
 }
@@ -372,6 +372,7 @@ void project_positions(Corrector& c, const Model& model, double span, State& sta
 
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
   step_loads(model, state.t, h, loads_);
+  loads_at(model, state, loads_, loads_);  // spring forces at the start of the step, held over it
   // 0. contacts: found on the preview of the step, the free motion after the joints' position
   // correction (tomcin2014 s.7: joints are fulfilled before each collision detection, so that a
   // body resting on a jointed one is seen to touch it); collisions resolved on the velocities now

@@ -165,7 +165,7 @@ class LagrangeMethod final : public Method {
   std::vector<double> y_;
   State stage_, accel_, next_;
   Eigen::VectorXd lambda_;
-  StepLoads loads_, no_loads_;
+  StepLoads loads_, no_loads_, stage_loads_;
   std::vector<Vec3> saved_v_, saved_w_;
 };
 
@@ -235,6 +235,7 @@ void LagrangeMethod::do_init(const Model& model, const State& state) {
   try {
     StepStats unused;
     step_loads(model, state.t, model.info.default_h, loads_);
+    loads_at(model, state, loads_, loads_);
     acc_.solve(model, state, loads_, lambda_, accel_, unused);
   } catch (const SimulationError& e) {
     throw UnsupportedModel(fmt::format("{}: cannot compute the Lagrange multipliers at the initial state (redundant or "
@@ -273,7 +274,12 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
   pack(state, y_);
   auto system = [&](const std::vector<double>& y, std::vector<double>& dy, double) {
     unpack(y, stage_);
-    acc_.solve(model, stage_, loads_, lambda_, accel_, stage);
+    const StepLoads* loads = &loads_;
+    if (!model.springs.empty()) {  // spring forces at the stage's state
+      loads_at(model, stage_, loads_, stage_loads_);
+      loads = &stage_loads_;
+    }
+    acc_.solve(model, stage_, *loads, lambda_, accel_, stage);
     derivative(y, accel_, dy);
   };
   rk4_.do_step(system, y_, state.t, h);
@@ -343,7 +349,7 @@ MethodInfo Lagrange::describe() {
     i.options.push_back(oi);
   }
   i.orders = {kFamilyOrder};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kForces;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   return i;
@@ -373,7 +379,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.paper_name = name == "baraff" ? "Baraff" : name;
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | (name == "baraff" ? 0u : kLoops);
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kForces | (name == "baraff" ? 0u : kLoops);
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;
   return {i, make_alias};

@@ -72,7 +72,12 @@ void MaximalSystem::derivative(const std::vector<double>& x, std::vector<double>
   for (size_t k = 0; k < model_.bodies.size(); ++k)
     if (offset_[k] >= 0 && !model_.bodies[k].particle) tmp_.bodies[k].q.normalize();
   StepStats unused;
-  acc_.solve(model_, tmp_, loads_, lambda_, a_, unused);
+  const StepLoads* loads = &loads_;
+  if (!model_.springs.empty()) {  // spring forces at this state
+    loads_at(model_, tmp_, loads_, state_loads_);
+    loads = &state_loads_;
+  }
+  acc_.solve(model_, tmp_, *loads, lambda_, a_, unused);
   dxdt.assign(x.size(), 0.0);
   for (size_t k = 0; k < model_.bodies.size(); ++k) {
     if (offset_[k] < 0) continue;

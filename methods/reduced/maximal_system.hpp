@@ -11,6 +11,8 @@
 //     constraints: Gauss-Newton steps dx = M^-1 J^T y with A y = -phi (minimum norm) until the
 //     joint errors are at round-off, and the velocities V -= M^-1 J^T A^+ J V (hairer2006 IV.4:
 //     the projection moves x by the local error, so the integrator's order is kept).
+// Spring-dampers (Model::springs) are evaluated at every derivative call. `ref` uses this system for
+// closed loops and for models with force elements (the tree system has no spring forces).
 // Dense, O(rows^3) per evaluation: for the small mechanisms a reference is made for.
 #pragma once
 #include <vector>
@@ -42,6 +44,7 @@ class MaximalSystem {
   std::vector<int> offset_;  // per body: start in x, -1 for static bodies
   int n_ = 0;
   StepLoads loads_;
+  mutable StepLoads state_loads_;  // loads_ plus the springs at the evaluated state
   mutable AccelerationSolver acc_;
   mutable State tmp_, a_;
   mutable Eigen::VectorXd lambda_;

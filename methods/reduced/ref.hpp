@@ -40,7 +40,7 @@ class Ref final : public Method {
   double tol_option_, tol_ = 1e-13;
   bool bs_;
   ReducedSystem sys_;
-  std::unique_ptr<MaximalSystem> loops_;  // closed loops: maximal coordinates with projection
+  std::unique_ptr<MaximalSystem> loops_;  // closed loops or springs: maximal coordinates with projection
   std::vector<double> x_;
   double dt_ = 1e-3;  // internal step suggested by the controller
 };

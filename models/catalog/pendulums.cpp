@@ -1,5 +1,7 @@
 // The pendulum family of schmitt2005 s.4: Pendulum10, Pendulum90, the double and triple pendulum,
 // and chain:n=N. All are point masses on massless rods in the x-y plane, pivot at the origin.
+// Beside them the spring-mass oscillator (a point mass on a spring-damper, the force elements'
+// closed-form check).
 #include <cmath>
 
 #include <boost/math/special_functions/ellint_1.hpp>
@@ -90,6 +92,21 @@ Model build_triple_pendulum(const Spec&) {
   return m;
 }
 
+Model build_iftomm_a01(const Spec& s) {
+  // IFToMM A01: the pendulum of make_pendulum, released at rest from the horizontal at (-1, 0)
+  PendulumParams p;
+  p.amplitude_deg = 90;
+  Model m = make_pendulum(p, s.text());
+  m.bodies[0].position = Vec3(-p.length, 0, 0);
+  m.bodies[0].velocity = Vec3::Zero();
+  m.info.source = "IFToMM A01 (gonzalez2006)";
+  m.info.description = "IFToMM A01 simple pendulum: 1 kg point mass on a massless 1 m bar, released at rest from the horizontal "
+                       "at (-1, 0); 10 s; period 4 K(sin 45 deg) sqrt(L/g)";
+  m.info.tracked_body = -1;  // x(i T) = -1, not 0: no location drift
+  m.info.duration = 10;
+  return m;
+}
+
 Model build_chain(const Spec& s) {
   long n = s.get_int("n", 4);
   if (n < 1 || n > 100000)
@@ -102,6 +119,52 @@ Model build_chain(const Spec& s) {
   Model m = make_chain({static_cast<int>(n)}, name);
   m.info.source = "ours";
   return m;
+}
+
+double spring_mass_displacement(const SpringMassParams& p, double t) {
+  const double w0 = std::sqrt(p.stiffness / p.mass);
+  const double zeta = p.damping / (2 * std::sqrt(p.stiffness * p.mass));
+  const double wd = w0 * std::sqrt(1 - zeta * zeta);
+  return -p.v0 / wd * std::exp(-zeta * w0 * t) * std::sin(wd * t);
+}
+
+Model make_spring_mass(const SpringMassParams& p, const std::string& name) {
+  Model m;
+  m.gravity = Vec3(0, -p.g, 0);
+  Body b;
+  b.name = "m1";
+  b.particle = true;
+  b.mass = p.mass;
+  b.position = Vec3(0, -(p.rest_length + p.mass * p.g / p.stiffness), 0);  // the equilibrium
+  b.velocity = Vec3(0, -p.v0, 0);
+  m.bodies.push_back(b);
+  Spring s;
+  s.name = "spring1";
+  s.a = kWorld;
+  s.b = 0;
+  s.stiffness = p.stiffness;
+  s.rest_length = p.rest_length;
+  s.damping = p.damping;
+  m.springs.push_back(s);
+  m.info.name = name;
+  m.info.source = "ours";
+  m.info.description = fmt::format(
+      "{} kg point mass hanging from the origin on a spring of {} N/m (rest length {} m, damping {} N s/m), started at the "
+      "equilibrium moving down at {} m/s; y(t) - y_eq = -(v0 / w_d) exp(-zeta w0 t) sin(w_d t)",
+      p.mass, p.stiffness, p.rest_length, p.damping, p.v0);
+  m.info.energy_conserved = p.damping == 0;
+  m.info.duration = 10;
+  m.info.h_grid = default_h_grid();
+  return m;
+}
+
+Model build_spring_mass(const Spec& s) {
+  SpringMassParams p;
+  p.damping = s.get_double("damping", 0);
+  const double critical = 2 * std::sqrt(p.stiffness * p.mass);
+  if (!(p.damping >= 0 && p.damping < critical))
+    s.fail(fmt::format("spring-mass: damping must be in [0, {}) N s/m (under-damped), got {}", critical, p.damping));
+  return make_spring_mass(p, s.text());
 }
 
 }  // namespace mb
