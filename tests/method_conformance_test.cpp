@@ -36,7 +36,7 @@ const SmallModel kModels[] = {
     {"triple-pendulum", 0.005, 0.5}, {"chain:n=4", 0.005, 0.3},          {"chain:n=3,body=box", 1.0 / 240, 0.1},
     {"tree:joints=7", 1.0 / 120, 0.1}, {"tree:joints=7,anchor=ball", 1.0 / 120, 0.1}, {"loop:n=8", 0.005, 0.3}, {"peaucellier", 0.03, 0.3},
     {"spider:legs=2", 0.01, 0.1}, {"scissor-lift:segments=1", 0.01, 0.1}, {"strandbeest:legs=1", 0.01, 0.1},
-    {"octahedron-tube:rings=1,around=3", 0.01, 0.03}, {"octahedron-cube:n=1", 0.01, 0.05},
+    {"octahedron-tube:rings=1,around=3", 0.01, 0.03}, {"octahedron-cube:n=1", 0.01, 0.05}, {"cloth:n=4,ext=0.001", 0.01, 0.2},
 };
 
 std::vector<const mb::MethodEntry*> subjects() {
