@@ -18,7 +18,7 @@ namespace mb {
 
 Paper read_paper(const std::string& path) {
   toml::table root = read_toml_file(path);
-  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim"});
+  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim", "speedup", "percent"});
   Paper p;
   p.file = path;
   p.citation = r.str("citation");
@@ -57,10 +57,25 @@ Paper read_paper(const std::string& path) {
   }
   auto claims = r.tables("claim");
   for (size_t i = 0; i < claims.size(); ++i) {
-    TableReader t(*claims[i], path, fmt::format("claim[{}]", i), {"method", "than", "joints", "relation", "factor", "source", "quote"});
+    TableReader t(*claims[i], path, fmt::format("claim[{}]", i), {"method", "than", "joints", "relation", "factor", "source", "quote", "model", "experiment"});
     PaperClaim pc{t.str("method"), t.str("than", ""), t.str("relation"), t.str("source"), t.str("quote"),
-                  static_cast<int>(t.num("joints", 0)), t.num("factor", 0)};
+                  static_cast<int>(t.num("joints", 0)), t.num("factor", 0), t.str("model", ""), t.str("experiment", "")};
     p.claims.push_back(std::move(pc));
+  }
+  auto speedups = r.tables("speedup");
+  for (size_t i = 0; i < speedups.size(); ++i) {
+    TableReader t(*speedups[i], path, fmt::format("speedup[{}]", i), {"method", "label", "best", "worst", "average", "source", "quote", "experiment"});
+    p.speedups.push_back({t.str("method"), t.str("label", ""), t.str("source"), t.str("quote", ""), t.str("experiment", ""),
+                          t.positive("best"), t.positive("worst"), t.positive("average")});
+  }
+  auto percents = r.tables("percent");
+  for (size_t i = 0; i < percents.size(); ++i) {
+    TableReader t(*percents[i], path, fmt::format("percent[{}]", i),
+                  {"figure", "method", "what", "model", "variant", "percent", "source", "quote", "reading", "experiment"});
+    PaperPercent pp{t.str("figure"), t.str("method"), t.choice("what", {"average", "best", "worst"}, "average"), t.str("model", ""),
+                    t.str("variant", ""), t.str("source"), t.str("quote"), t.str("reading", ""), t.str("experiment", ""),
+                    t.positive("percent")};
+    p.percents.push_back(std::move(pp));
   }
   return p;
 }

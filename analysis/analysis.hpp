@@ -31,10 +31,26 @@ struct PaperTiming {
   double ms = 0;
 };
 // A published statement relative to real time or to another method (`than`).
+// A published summary of a method's speed-up over a set of cases (bayer2009 Table 1).
+struct PaperSpeedup {
+  std::string method, label, source, quote;
+  std::string experiment;  // the timing experiment (name) whose cases it summarises ("": any)
+  double best = 0, worst = 0, average = 0;
+};
+// A published runtime in percent of the reference (bayer2009 Figures 2 and 3) of `method` over the
+// cases with model variant `model` and method variant `variant` ("" : over all): what = average,
+// best (the smallest percent) or worst (the largest).
+struct PaperPercent {
+  std::string figure, method, what, model, variant, source, quote, reading;
+  std::string experiment;  // as PaperSpeedup's
+  double percent = 0;
+};
 struct PaperClaim {
   std::string method, than, relation, source, quote;
   int joints = 0;        // 0: every size
   double factor = 0;     // the speed-up stated (0: none)
+  std::string model = "";       // the model variant it is about ("": the experiment's only one)
+  std::string experiment = "";  // the timing experiment (name) it is checked in ("": any)
 };
 struct Paper {
   std::string file, citation, title, fit;
@@ -43,6 +59,8 @@ struct Paper {
   std::vector<std::pair<std::string, std::string>> context;  // [context]: machine, h, integrator, ...
   std::vector<PaperTiming> timings;
   std::vector<PaperClaim> claims;
+  std::vector<PaperSpeedup> speedups;
+  std::vector<PaperPercent> percents;
 };
 Paper read_paper(const std::string& path);
 

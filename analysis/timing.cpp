@@ -30,12 +30,22 @@ std::string timing_size_option(const std::string& family) {
   return family == "tree" ? "joints" : family == "chain" ? "n" : "";
 }
 
-std::string timing_model_spec(const std::string& family, int joints, const std::string& size) {
-  return fmt::format("{}:{}={}", family, size.empty() ? timing_size_option(family) : size, joints);
+std::string timing_model_spec(const std::string& family, int joints, const std::string& size, const std::string& variant) {
+  return fmt::format("{}:{}{}{}={}", family, variant, variant.empty() ? "" : ",", size.empty() ? timing_size_option(family) : size, joints);
 }
 
-std::string timing_case_name(const std::string& spec, int joints, const std::string& family, const std::string& size) {
-  return fmt::format("step/{}/{}", spec, timing_model_spec(family, joints, size));
+std::string timing_case_name(const std::string& spec, int joints, const std::string& family, const std::string& size,
+                             const std::string& variant) {
+  return fmt::format("step/{}/{}", spec, timing_model_spec(family, joints, size, variant));
+}
+
+std::string with_options(const std::string& spec, const std::string& options) {
+  if (options.empty()) return spec;
+  return spec + (spec.find(':') == std::string::npos ? ":" : ",") + options;
+}
+
+std::string series_label(const std::string& spec, const std::string& model_variant) {
+  return model_variant.empty() ? spec : spec + " @ " + model_variant;
 }
 
 namespace {
@@ -72,8 +82,70 @@ std::vector<int> sizes_of(const TimingData& d, const std::string& spec) {
   return v;
 }
 
+// the speed-up of every base method over the cases (bayer2009 Table 1)
+void summarise_speedups(TimingData& d) {
+  std::vector<std::string> bases;
+  for (const auto& s : d.series)
+    if (s.base != d.reference && std::find(bases.begin(), bases.end(), s.base) == bases.end()) bases.push_back(s.base);
+  for (const auto& base : bases) {
+    SpeedupSummary sum;
+    sum.base = base;
+    double total = 0;
+    for (const auto& s : d.series) {
+      if (s.base != base) continue;
+      for (const auto& p : s.points) {
+        if (!p.ratio || !(*p.ratio > 0)) continue;
+        const double x = 1 / *p.ratio;
+        const std::string where =
+            fmt::format("{}{}{}", s.model_variant, s.model_variant.empty() || s.method_variant.empty() ? "" : ", ", s.method_variant);
+        if (sum.cases == 0 || x > sum.best) sum.best = x, sum.best_case = where;
+        if (sum.cases == 0 || x < sum.worst) sum.worst = x, sum.worst_case = where;
+        total += x;
+        ++sum.cases;
+      }
+    }
+    if (sum.cases > 0) sum.average = total / sum.cases;
+    d.speedups.push_back(std::move(sum));
+  }
+}
+
+// our percent of the reference over the cases a published percent names
+PercentCheck check_percent(const TimingData& d, const PaperPercent& pp) {
+  PercentCheck c;
+  c.paper = pp;
+  double total = 0, pick = 0;
+  for (const auto& s : d.series) {
+    if (s.base != pp.method || (!pp.model.empty() && s.model_variant != pp.model) || (!pp.variant.empty() && s.method_variant != pp.variant))
+      continue;
+    for (const auto& p : s.points) {
+      if (!p.ratio) continue;
+      const double x = 100 * *p.ratio;
+      const bool better = pp.what == "best" ? x < pick : x > pick;
+      if (c.cases == 0 || better) {
+        pick = x;
+        c.our_case = fmt::format("{}{}{}", s.model_variant, s.model_variant.empty() || s.method_variant.empty() ? "" : ", ", s.method_variant);
+      }
+      total += x;
+      ++c.cases;
+    }
+  }
+  if (c.cases == 0) return c;
+  // a named case: ours at that case (averaged over what the paper leaves open); else the aggregate
+  c.ours = pp.what == "average" || !pp.model.empty() ? total / c.cases : pick;
+  if (!pp.model.empty() || pp.what == "average") c.our_case.clear();
+  return c;
+}
+
 // every published time beside ours, and every published statement with our numbers
 void compare_with_paper(TimingData& d, const Paper& p) {
+  // an entry tied to another experiment is not compared with this one's cases
+  const std::string experiment = d.context.value("mbbench_experiment_name", std::string());
+  auto here = [&](const std::string& e) { return e.empty() || e == experiment; };
+  for (auto& sum : d.speedups)
+    for (const auto& ps : p.speedups)
+      if (ps.method == sum.base && here(ps.experiment)) sum.paper = ps;
+  for (const auto& pp : p.percents)
+    if (here(pp.experiment)) d.percents.push_back(check_percent(d, pp));
   for (const auto& [k, v] : p.context) {
     if (k == "machine") d.paper_machine = v;
     if (k == "h") d.h_ms = 1000.0 * std::strtod(v.c_str(), nullptr);
@@ -102,13 +174,15 @@ void compare_with_paper(TimingData& d, const Paper& p) {
     d.beside_paper.push_back(std::move(c));
   }
   for (const auto& claim : p.claims) {
+    if (!here(claim.experiment)) continue;
     ClaimCheck c;
     c.claim = claim;
     const bool slowest = claim.than.empty() && claim.relation.find("slowest") != std::string::npos;
     c.kind = !claim.than.empty() ? ClaimCheck::Kind::Relative : slowest ? ClaimCheck::Kind::Slowest : ClaimCheck::Kind::RealTime;
-    for (int j : sizes_of(d, claim.method)) {
+    const std::string label = series_label(claim.method, claim.model);
+    for (int j : sizes_of(d, label)) {
       if (claim.joints > 0 && j != claim.joints) continue;
-      const TimingPoint* a = measured(d, claim.method, j);
+      const TimingPoint* a = measured(d, label, j);
       ClaimCheck::Value v;
       v.joints = j;
       v.ms = a->median_ms;
@@ -116,7 +190,7 @@ void compare_with_paper(TimingData& d, const Paper& p) {
         if (!(a->median_ms > 0)) continue;
         v.value = d.h_ms / a->median_ms;
       } else if (c.kind == ClaimCheck::Kind::Relative) {
-        const TimingPoint* b = measured(d, claim.than, j);
+        const TimingPoint* b = measured(d, series_label(claim.than, claim.model), j);
         if (!b || !(a->median_ms > 0)) continue;
         v.value = b->median_ms / a->median_ms;
         v.other = claim.than;
@@ -124,7 +198,7 @@ void compare_with_paper(TimingData& d, const Paper& p) {
         // the slowest other method measured at this size
         double next = 0;
         for (const auto& s : d.series) {
-          if (s.spec == claim.method) continue;
+          if (s.spec == label || s.model_variant != claim.model) continue;
           if (const TimingPoint* b = measured(d, s.spec, j); b && b->median_ms > next) {
             next = b->median_ms;
             v.other = s.spec;
@@ -159,6 +233,17 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
   };
   std::map<std::pair<std::string, int>, Acc> acc;
   std::vector<std::string> order;
+  std::map<std::string, std::pair<std::string, std::string>> variant_of;  // label -> method, model variant
+  // the experiment's method variants ("vc=off;vc=on"), to tell a method spec's base from its variant
+  {
+    const std::string mv = d.context.value("mbbench_method_variants", std::string());
+    for (size_t a = 0; a < mv.size();) {
+      size_t b = mv.find(';', a);
+      if (b == std::string::npos) b = mv.size();
+      d.method_variants.push_back(mv.substr(a, b - a));
+      a = b + 1;
+    }
+  }
   const std::vector<std::string> phase_keys = {"assembly_ms", "factor_ms", "solve_ms", "integration_ms", "pos_sweeps", "vel_sweeps",
                                                "rows", "nnz_a", "nnz_l"};
   for (const auto& b : bench.value("benchmarks", json::array())) {
@@ -173,7 +258,13 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
     const std::string model = name.substr(k + 1, end == std::string::npos ? std::string::npos : end - k - 1);
     const size_t eq = model.rfind('=');
     if (eq == std::string::npos) continue;
-    std::string spec = name.substr(5, k - 5);
+    // family:[variant,]size=N
+    const size_t colon = model.find(':'), comma = model.rfind(',');
+    const std::string variant =
+        colon != std::string::npos && comma != std::string::npos && comma > colon ? model.substr(colon + 1, comma - colon - 1) : "";
+    const std::string method = name.substr(5, k - 5);
+    const std::string spec = series_label(method, variant);
+    variant_of[spec] = {method, variant};
     int joints = std::atoi(model.c_str() + eq + 1);
     if (std::find(order.begin(), order.end(), spec) == order.end()) order.push_back(spec);
     Acc& a = acc[{spec, joints}];
@@ -188,6 +279,17 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
   for (const auto& spec : order) {
     TimingSeries s;
     s.spec = spec;
+    s.method = variant_of[spec].first;
+    s.model_variant = variant_of[spec].second;
+    s.base = s.method;
+    for (const auto& v : d.method_variants) {
+      const std::string tail = v.empty() ? "" : (s.method.size() > v.size() ? s.method.substr(s.method.size() - v.size() - 1) : "");
+      if (!v.empty() && (tail == ":" + v || tail == "," + v)) {
+        s.method_variant = v;
+        s.base = s.method.substr(0, s.method.size() - v.size() - 1);
+      }
+    }
+    d.variants = d.variants || !s.model_variant.empty() || !s.method_variant.empty();
     std::vector<double> n, t;
     for (const auto& [key, a] : acc) {
       if (key.first != spec) continue;
@@ -213,11 +315,14 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
     }
     d.series.push_back(std::move(s));
   }
-  // ratios to the reference measured in the same run
-  for (auto& s : d.series)
+  // ratios to the reference measured in the same run (with the same variants)
+  for (auto& s : d.series) {
+    const std::string ref_label = series_label(with_options(d.reference, s.method_variant), s.model_variant);
     for (auto& p : s.points)
-      if (const TimingPoint* ref = measured(d, d.reference, p.joints); ref && p.error.empty() && p.repetitions > 0 && ref->median_ms > 0)
+      if (const TimingPoint* ref = measured(d, ref_label, p.joints); ref && p.error.empty() && p.repetitions > 0 && ref->median_ms > 0)
         p.ratio = p.median_ms / ref->median_ms;
+  }
+  if (d.variants) summarise_speedups(d);
   if (paper) compare_with_paper(d, *paper);
   return d;
 }

@@ -22,8 +22,15 @@ namespace mb {
 // tree:joints=J) or "chain" (point masses on rods, chain:n=N), and Google Benchmark's name of a
 // case, step/<spec>/<model>.
 // Any other catalog family is timed over one of its integer options (`size`, e.g. spider:legs=N).
-std::string timing_model_spec(const std::string& family, int joints, const std::string& size = "");
-std::string timing_case_name(const std::string& spec, int joints, const std::string& family = "tree", const std::string& size = "");
+// A model variant (the family's other options, "scenario=2,ext=1") goes before the size:
+// family:variant,size=N.
+std::string timing_model_spec(const std::string& family, int joints, const std::string& size = "", const std::string& variant = "");
+std::string timing_case_name(const std::string& spec, int joints, const std::string& family = "tree", const std::string& size = "",
+                             const std::string& variant = "");
+// `spec` with `options` added ("particles" + "vc=on" -> "particles:vc=on"; "a:x=1" -> "a:x=1,vc=on")
+std::string with_options(const std::string& spec, const std::string& options);
+// The label of a series: its method spec, and " @ " and its model variant when it has one.
+std::string series_label(const std::string& spec, const std::string& model_variant);
 // the size option of a family: joints for tree, n for chain, "" for the others (an experiment names it)
 std::string timing_size_option(const std::string& family);
 
@@ -36,7 +43,9 @@ struct TimingPoint {
   std::optional<double> ratio;              // median / the reference's median at this size (same run)
 };
 struct TimingSeries {
-  std::string spec;
+  std::string spec;                   // series_label(method, model_variant)
+  std::string method, model_variant;  // the method spec timed, the model's variant ("" if none)
+  std::string base, method_variant;   // method = with_options(base, method_variant)
   std::vector<TimingPoint> points;  // by joints
   std::optional<PowerFit> fit;      // time ~ c joints^p over the points without error
   int fit_min = 0, fit_max = 0;
@@ -65,6 +74,24 @@ struct ClaimCheck {
   std::vector<Value> values;  // empty: not measured (see note)
   std::string note;
 };
+// Over the cases of an experiment with variants (bayer2009 Table 1): the speed-up of a method
+// (the base spec) = the reference's time / its time with the same variants and size; its best,
+// worst and mean over the cases, beside the published summary.
+struct SpeedupSummary {
+  std::string base;
+  int cases = 0;
+  double best = 0, worst = 0, average = 0;
+  std::string best_case, worst_case;  // "model variant, method variant"
+  std::optional<PaperSpeedup> paper;
+};
+// A published runtime in percent of the reference (bayer2009 Figures 2, 3) with ours over the
+// same selection of cases: the mean (average), the smallest (best) or the largest (worst) percent.
+struct PercentCheck {
+  PaperPercent paper;
+  std::optional<double> ours;
+  int cases = 0;
+  std::string our_case;  // best / worst: where ours is
+};
 struct TimingData {
   std::vector<TimingSeries> series;
   std::string reference;
@@ -74,6 +101,10 @@ struct TimingData {
   std::string paper_machine;             // the paper's [context] machine
   std::vector<TimingComparison> beside_paper;  // every published time
   std::vector<ClaimCheck> claims;              // every published statement
+  std::vector<std::string> method_variants;    // the experiment's (bench.json context)
+  bool variants = false;                       // some series has a model or method variant
+  std::vector<SpeedupSummary> speedups;        // per base method (not the reference), with variants
+  std::vector<PercentCheck> percents;          // every published percent
 };
 
 // Reads Google Benchmark JSON (the format tools/compare.py reads) of cases named by timing_case_name.

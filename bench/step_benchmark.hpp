@@ -15,14 +15,16 @@
 
 namespace mb {
 
-// model_spec: a catalog model; joints: its size, for the complexity fit.
+// model_spec: a catalog model; joints: its size, for the complexity fit. per_run: one iteration
+// times a whole run (the run_steps - warm_steps steps after the warm-up), reported per step.
 inline void step_benchmark(benchmark::State& st, const std::string& spec, const std::string& model_spec, int joints,
-                           double h = 1.0 / 30, int run_steps = 60) {
+                           double h = 1.0 / 30, int run_steps = 60, int warm_steps = 3, bool per_run = false) {
   const Model model = build_model(model_spec);
   try {
-    StepTimer timer(model, spec, h, 3, run_steps);
+    StepTimer timer(model, spec, h, warm_steps, run_steps);
     timer.restart();
-    for (auto _ : st) st.SetIterationTime(timer.window(1));
+    const int k = per_run ? run_steps - warm_steps : 1;
+    for (auto _ : st) st.SetIterationTime(timer.window(k) / k);
     const double n = static_cast<double>(std::max(1L, timer.timed_steps()));
     st.counters["assembly_ms"] = 1e3 * timer.phases().assembly / n;
     st.counters["factor_ms"] = 1e3 * timer.phases().factorization / n;

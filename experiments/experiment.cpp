@@ -218,7 +218,7 @@ TimingExperiment read_timing_experiment(const std::string& path) {
   toml::table root = read_toml_file(path);
   TableReader r(root, path, "",
                 {"name", "kind", "description", "reproduces", "paper", "model", "size", "joints", "h", "repetitions", "min_time",
-                 "reference", "method"});
+                 "reference", "method", "model_variants", "method_variants", "per", "run_steps", "warm_steps"});
   TimingExperiment e;
   e.file = path;
   e.name = r.str("name");
@@ -260,7 +260,47 @@ TimingExperiment read_timing_experiment(const std::string& path) {
   bool has_ref = false;
   for (const auto& m : e.methods) has_ref = has_ref || m.spec == e.reference;
   if (!has_ref) r.fail("reference", fmt::format("'{}' is not one of the [[method]] specs", e.reference));
+  if (r.has("model_variants")) {
+    std::vector<int> lines;
+    e.model_variants = r.strings("model_variants", &lines);
+    for (size_t i = 0; i < e.model_variants.size(); ++i)
+      at_field(path, lines[i], fmt::format("model_variants[{}]", i),
+               [&] { return build_model(timing_model_spec(e.model, e.joints.front(), e.size, e.model_variants[i])); });
+  }
+  if (r.has("method_variants")) {
+    std::vector<int> lines;
+    e.method_variants = r.strings("method_variants", &lines);
+    for (size_t i = 0; i < e.method_variants.size(); ++i)
+      for (const auto& m : e.methods)
+        at_field(path, lines[i], fmt::format("method_variants[{}]", i), [&] { return make_method(with_options(m.spec, e.method_variants[i])); });
+  }
+  e.per = r.choice("per", {"step", "run"}, "step");
+  e.run_steps = static_cast<int>(r.num("run_steps", 60));
+  e.warm_steps = static_cast<int>(r.num("warm_steps", 3));
+  if (e.warm_steps < 0) r.fail("warm_steps", "must be >= 0");
+  if (e.run_steps <= e.warm_steps) r.fail("run_steps", fmt::format("must exceed warm_steps = {}", e.warm_steps));
   return e;
+}
+
+std::vector<TimingCase> timing_grid(const TimingExperiment& e) {
+  const std::vector<std::string> none = {""};
+  const auto& models = e.model_variants.empty() ? none : e.model_variants;
+  const auto& variants = e.method_variants.empty() ? none : e.method_variants;
+  std::vector<TimingCase> out;
+  for (const auto& mv : models)
+    for (const auto& [spec, joints] : timing_cases(e))
+      for (const auto& v : variants) {
+        TimingCase c;
+        c.base = spec;
+        c.method_variant = v;
+        c.method = with_options(spec, v);
+        c.model_variant = mv;
+        c.joints = joints;
+        c.model = timing_model_spec(e.model, joints, e.size, mv);
+        c.name = timing_case_name(c.method, joints, e.model, e.size, mv);
+        out.push_back(std::move(c));
+      }
+  return out;
 }
 
 std::vector<std::pair<std::string, int>> timing_cases(const TimingExperiment& e) {

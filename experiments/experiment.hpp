@@ -65,6 +65,23 @@ struct TimingExperiment {
   double min_time = 0.1;     // s per repetition (Google Benchmark's --benchmark_min_time)
   std::string reference;     // the method spec the ratios are taken to (one of the [[method]] specs)
   std::vector<TimingMethod> methods;
+  // variants (bayer2009 s.5): each model variant (the family's other options, "scenario=2,ext=1")
+  // and each method variant (options added to every method spec, "vc=on") is timed at every size;
+  // a ratio is taken to the reference with the same variants. Empty: none.
+  std::vector<std::string> model_variants, method_variants;
+  // what one Google Benchmark iteration times: "step" (one step of a run restarted every run_steps
+  // steps, the first warm_steps untimed) or "run" (the whole run of run_steps steps after the
+  // warm_steps; reported per step)
+  std::string per = "step";
+  int run_steps = 60, warm_steps = 3;
+};
+
+// One timed case: the method spec (with its method variant), the model spec, and their parts.
+struct TimingCase {
+  std::string method, base, method_variant;  // method = base with method_variant's options
+  std::string model, model_variant;          // model = family:model_variant,size=joints
+  int joints = 0;
+  std::string name;                          // Google Benchmark's name (timing_case_name)
 };
 
 // The kind of an experiment file: "accuracy" (the default; read_experiment) or "timing"
@@ -73,5 +90,7 @@ std::string experiment_kind(const std::string& path);
 TimingExperiment read_timing_experiment(const std::string& path);
 // The (spec, joints) pairs the experiment times, in order.
 std::vector<std::pair<std::string, int>> timing_cases(const TimingExperiment& e);
+// Every case of the experiment: model variants x (method, size) pairs x method variants.
+std::vector<TimingCase> timing_grid(const TimingExperiment& e);
 
 }  // namespace mb

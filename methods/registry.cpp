@@ -34,6 +34,7 @@ std::vector<MethodEntry> builtin_methods() {
         {IterativeMethod::describe(), IterativeMethod::make},
         {Lagrange::describe(), Lagrange::make},
         {LinearMethod::describe(), LinearMethod::make},
+        {ParticlesMethod::describe(), ParticlesMethod::make},
         {Ref::describe(), Ref::make},
         {SleMethod::describe(), SleMethod::make},
         {TomcinMethod::describe(), TomcinMethod::make},

@@ -24,6 +24,11 @@ const std::vector<ModelEntry>& model_catalog() {
       {"chain", "n point masses of 1 kg on 1 m rods (body=particle) or n boxes with ball joints (body=box) from a fixed pivot, at rest, stretched horizontally",
        "ours", {OptionInfo::integer("n", "4", "number of links", 1, 100000),
                 OptionInfo::choice("body", "particle", "particle (rods) or box (0.04 x 0.1 x 0.04 m boxes, ball joints)", {"particle", "box"})}, build_chain},
+      {"cloth", "n x n particles over 1 m x 1 m, rods between grid neighbours with a maximum extensibility, h = 0.01 s, g = 10; "
+       "scenario 1: left row fixed, swinging; 2: and hitting a fixed sphere; 3: top and bottom rows fixed, a heavy sphere dropped on it",
+       "bayer2009 s.5", {OptionInfo::integer("n", "20", "particles per side (>= 2)", -1e9, 1e9),
+                         OptionInfo::integer("scenario", "1", "1 (bayer2009 s.5, Figure 5; 2 and 3 need sphere contacts, not in this build)", -1e9, 1e9),
+                         OptionInfo::number("ext", "1", "maximum extensibility of every rod in percent (the paper: 0.001, 1, 10)")}, build_cloth},
       {"double-pendulum", "2 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_double_pendulum},
       {"four-bar", "IFToMM A02: N four-bar windows in a row (2N + 1 links of 1 m, 1 kg), B0 starting at 1 m/s in +x, through the singular horizontal pose; 20 s; 3N redundant rows",

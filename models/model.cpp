@@ -184,6 +184,9 @@ void check_model(const Model& m, const std::string& src) {
     if (two_axes && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
+    if (!(J.extensibility >= 0 && std::isfinite(J.extensibility)) || (J.extensibility != 0 && J.type != JointType::Distance))
+      throw InputError(src, 0, f + ".extensibility",
+                       fmt::format("extensibility must be a finite fraction >= 0 of a distance joint's length, got {}", J.extensibility));
     auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
     if (fixed(J.a) && fixed(J.b)) throw InputError(src, 0, f, "a joint between two bodies that never move constrains nothing");
   }

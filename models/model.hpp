@@ -68,6 +68,8 @@ struct Joint {
   Vec3 anchor_a = Vec3::Zero(); // in a's body frame (world coordinates for kWorld)
   Vec3 anchor_b = Vec3::Zero(); // in b's body frame
   double length = 0;            // Distance: rod length in m
+  double extensibility = 0;     // Distance: the relative stretch (or compression) the model allows,
+                                // | |a-b| - L | <= extensibility L (bayer2009 s.5's maximum extensibility); 0: rigid
   Vec3 axis_a = Vec3::UnitZ();  // line direction / plane normal / hinge or twist axis, in a's frame
   Vec3 axis_b = Vec3::UnitZ();  // axis and perpendicular parts: b's axis, in b's frame
   Quat rel_orientation = Quat::Identity();  // orientation and twist parts: q_a^-1 q_b that the joint keeps

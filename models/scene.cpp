@@ -72,7 +72,7 @@ const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position",
                                              "half_extents", "vertices", "faces", "material"};
 const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "material", "material_pair", "shape", "spring"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
-const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length",
+const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation"};
 
 }  // namespace
@@ -190,6 +190,11 @@ class SceneBuilder {
         jr.fail("length", fmt::format("rod length {} differs from the initial distance {} of its points (tolerance {:g} relative); "
                                       "the initial state must satisfy the joints",
                                       j.length, d, kRodLengthTolerance));
+      j.extensibility = jr.num("extensibility", 0);
+      if (!(j.extensibility >= 0 && std::isfinite(j.extensibility)))
+        jr.fail("extensibility", fmt::format("extensibility must be a finite fraction >= 0, got {}", j.extensibility));
+    } else if (jr.has("extensibility")) {
+      jr.fail("extensibility", "only a distance joint has an extensibility");
     }
     const bool needs_axis_b = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
     const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane || needs_axis_b ||
@@ -605,6 +610,7 @@ std::string scene_to_toml(const Model& m) {
     o += fmt::format("\n[[joint]]\nname = {}\ntype = \"{}\"\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\n", str(j.name),
                      joint_type_name(j.type), str(body_name(m, j.a)), str(body_name(m, j.b)), vec(j.anchor_a), vec(j.anchor_b));
     if (j.type == JointType::Distance) o += fmt::format("length = {}\n", num(j.length));
+    if (j.type == JointType::Distance && j.extensibility != 0) o += fmt::format("extensibility = {}\n", num(j.extensibility));
     const JointParts parts = joint_parts(j.type);
     const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
     if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist)

@@ -2,6 +2,7 @@
 // and as HTML tables in report.html) and the log-log plot of what analyse_timing()
 // (analysis/timing.cpp) computed. Formatting only: every ratio, speed-up and claim value comes
 // from the analysis.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -54,7 +55,7 @@ std::string claim_text(const ClaimCheck& c, double h_ms) {
 
 std::vector<TextTable> timing_tables(const TimingData& d) {
   std::vector<TextTable> out;
-  if (d.paper) {
+  if (d.paper && !d.beside_paper.empty()) {
     TextTable t;
     t.id = "timing-paper";
     t.title = "Time per step beside the paper's (bender2007 s.6, Fig. 4)";
@@ -75,18 +76,79 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
                         opt(c.speedup, times_text, "not measured")});
     }
     out.push_back(std::move(t));
-
+  }
+  if (d.paper) {
     TextTable cl;
     cl.id = "timing-claims";
-    cl.title = "The paper's statements (s.6) with our numbers";
-    cl.caption = fmt::format("Real time: the simulated {} ms of one step (h = 1/30 s). Relative statements: our ratio of the "
+    cl.title = fmt::format("The paper's statements with our numbers ({})", d.paper->citation);
+    cl.caption = fmt::format("Real time: the simulated {} ms of one step (the paper's h). Relative statements: our ratio of the "
                              "two methods' times per step, measured in the same run.",
                              sig3(d.h_ms));
-    cl.header = {"statement (bender2007 s.6)", "ours"};
-    for (const auto& c : d.claims) cl.rows.push_back({c.claim.quote, claim_text(c, d.h_ms)});
+    cl.header = {"statement (" + d.paper->citation + ")", "method", "ours"};
+    for (const auto& c : d.claims)
+      cl.rows.push_back({c.claim.quote, series_label(c.claim.method, c.claim.model), claim_text(c, d.h_ms)});
     if (!cl.rows.empty()) out.push_back(std::move(cl));
   }
-
+  if (d.variants) {
+    // bayer2009 Table 1: speed-ups over the cases beside the published summary
+    TextTable sp;
+    sp.id = "timing-speedup";
+    sp.title = "Speed-up over every case beside the paper's summary";
+    sp.caption = fmt::format("Speed-up = the time of {} / the method's time, with the same variants and size, measured in the "
+                             "same run; best, worst and the mean over the cases. The paper's beside it where it publishes one.",
+                             d.reference);
+    sp.header = {"method", "cases", "best", "worst", "average", "paper", "paper best", "paper worst", "paper average", "our best case",
+                 "our worst case"};
+    for (const auto& s : d.speedups)
+      sp.rows.push_back({s.base, std::to_string(s.cases), sig3(s.best), sig3(s.worst), sig3(s.average), s.paper ? s.paper->label : "-",
+                         s.paper ? sig3(s.paper->best) : "-", s.paper ? sig3(s.paper->worst) : "-", s.paper ? sig3(s.paper->average) : "-",
+                         s.best_case, s.worst_case});
+    out.push_back(std::move(sp));
+    if (!d.percents.empty()) {
+      TextTable pc;
+      pc.id = "timing-percent";
+      pc.title = "Runtime in percent of the reference beside the paper's";
+      pc.caption = fmt::format("Ours: 100 x the method's time / the time of {} with the same variants, measured in the same run; "
+                               "over the cases the paper's statement selects (model and method variant; all where it names none): "
+                               "the mean (average), the smallest (best) or the largest (worst).",
+                               d.reference);
+      pc.header = {"figure", "method", "what", "model", "variant", "paper %", "ours %", "cases", "our case"};
+      for (const auto& c : d.percents)
+        pc.rows.push_back({c.paper.figure, c.paper.method, c.paper.what, c.paper.model.empty() ? "all" : c.paper.model,
+                           c.paper.variant.empty() ? "all" : c.paper.variant, fmt::format("{:g}", c.paper.percent),
+                           c.ours ? fmt::format("{:.0f}", *c.ours) : "not measured", std::to_string(c.cases), c.our_case});
+      out.push_back(std::move(pc));
+    }
+    // every case: percent of the reference per method (bayer2009 Figures 2 and 3 as a table)
+    TextTable g;
+    g.id = "timing-variants";
+    g.title = "Every case in percent of the reference";
+    g.caption = fmt::format("Per model variant, method variant and size: the reference's median time per step (ms) and each "
+                            "method's in percent of it, measured in the same run.");
+    std::vector<std::string> bases;
+    for (const auto& s : d.series)
+      if (s.base != d.reference && std::find(bases.begin(), bases.end(), s.base) == bases.end()) bases.push_back(s.base);
+    g.header = {"model", "variant", "size", d.reference + " ms/step"};
+    for (const auto& b : bases) g.header.push_back(b + " %");
+    for (const auto& ref : d.series) {
+      if (ref.base != d.reference) continue;
+      for (const auto& p : ref.points) {
+        std::vector<Cell> row = {ref.model_variant.empty() ? "-" : ref.model_variant,
+                                        ref.method_variant.empty() ? "-" : ref.method_variant, std::to_string(p.joints),
+                                        p.error.empty() ? sig3(p.median_ms) : "error"};
+        for (const auto& b : bases) {
+          std::string cell = "n/a";
+          for (const auto& s : d.series)
+            if (s.base == b && s.model_variant == ref.model_variant && s.method_variant == ref.method_variant)
+              for (const auto& q : s.points)
+                if (q.joints == p.joints) cell = q.ratio ? fmt::format("{:.0f}", 100 * *q.ratio) : (q.error.empty() ? "n/a" : "error");
+          row.push_back(cell);
+        }
+        g.rows.push_back(std::move(row));
+      }
+    }
+    out.push_back(std::move(g));
+  }
   TextTable all;
   all.id = "timing-cases";
   all.title = "Every timing case";

@@ -38,16 +38,26 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
            {"build_type", prov.build_type}, {"cpu", prov.cpu}, {"date", prov.date}})
     benchmark::AddCustomContext("mbbench_" + k, v);
   benchmark::AddCustomContext("mbbench_experiment", e.file);
+  benchmark::AddCustomContext("mbbench_experiment_name", e.name);
   // what `mbbench report --timing DIR` needs to analyse bench.json again (analysis/timing.hpp)
   benchmark::AddCustomContext("mbbench_reference", e.reference);
   if (!e.paper.empty()) benchmark::AddCustomContext("mbbench_paper", fs::absolute(e.paper).lexically_normal().string());
+  std::string variants;
+  for (const auto& v : e.method_variants) {
+    if (!variants.empty()) variants += ';';
+    variants += v;
+  }
+  benchmark::AddCustomContext("mbbench_method_variants", variants);
   const double h = e.h;
-  for (const auto& [spec, joints] : timing_cases(e)) {
-    if (max_joints > 0 && joints > max_joints) continue;
-    const std::string s = spec, model = timing_model_spec(e.model, joints, e.size);
-    const int j = joints;
-    benchmark::RegisterBenchmark(timing_case_name(spec, joints, e.model, e.size).c_str(),
-                                 [s, model, j, h](benchmark::State& st) { step_benchmark(st, s, model, j, h); })
+  const int run_steps = e.run_steps, warm = e.warm_steps;
+  const bool per_run = e.per == "run";
+  for (const TimingCase& c : timing_grid(e)) {
+    if (max_joints > 0 && c.joints > max_joints) continue;
+    const std::string s = c.method, model = c.model;
+    const int j = c.joints;
+    benchmark::RegisterBenchmark(c.name.c_str(), [s, model, j, h, run_steps, warm, per_run](benchmark::State& st) {
+      step_benchmark(st, s, model, j, h, run_steps, warm, per_run);
+    })
         ->Unit(benchmark::kMillisecond)
         ->UseManualTime()
         ->MinTime(e.min_time)

@@ -40,6 +40,7 @@ const SmallModel kModels[] = {
     {"bouncing-ball:height=0.1", 0.005, 0.5}, {"incline-cubes:cubes=2", 0.01, 0.3},
     {"spring-mass", 0.001, 0.5}, {"andrews", 1e-5, 0.001}, {"iftomm-a01", 0.01, 0.5}, {"four-bar:n=2", 0.005, 0.3},
     {"bricard", 0.01, 0.2},
+    {"cloth:n=4,ext=0.001", 0.01, 0.2},
 };
 
 std::vector<const mb::MethodEntry*> subjects() {

@@ -65,6 +65,7 @@ void require_same(const mb::Model& a, const mb::Model& b) {
     CHECK(x.anchor_a == y.anchor_a);
     CHECK(x.anchor_b == y.anchor_b);
     if (x.type == mb::JointType::Distance) CHECK(x.length == y.length);
+    CHECK(x.extensibility == y.extensibility);
   }
 }
 

@@ -16,6 +16,11 @@ struct LinearMethod {
 };
 // the `linear` corrector: acyclic parts (split at init), each by the O(n) tree solver
 std::unique_ptr<Corrector> make_linear_corrector();
+// `particles` (bayer2009): its own step, methods/impulse/particles.cpp
+struct ParticlesMethod {
+  static MethodInfo describe();
+  static std::unique_ptr<Method> make(const Spec& spec);
+};
 struct SleMethod {
   static MethodInfo describe();
   static std::unique_ptr<Method> make(const Spec& spec);
