@@ -64,8 +64,8 @@ Model make_cloth(const ClothParams& p, const std::string& name) {
 Model build_cloth(const Spec& s) {
   ClothParams p;
   const long n = s.get_int("n", p.n);
-  if (n < 2 || n > 1000)
-    s.fail(fmt::format("cloth needs 2 <= n <= 1000 particles per side (n = 1 is one particle and no constraint), got {}", n));
+  if (n < 2 || n > 200)
+    s.fail(fmt::format("cloth needs 2 <= n <= 200 particles per side (n = 1 is one particle and no constraint), got {}", n));
   p.n = static_cast<int>(n);
   const double ext = s.get_double("ext", 100 * p.extensibility);
   if (!(ext >= 0 && ext <= 100))
