@@ -27,7 +27,7 @@ namespace mb {
 std::string timing_model_spec(const std::string& family, int joints, const std::string& size = "", const std::string& variant = "");
 std::string timing_case_name(const std::string& spec, int joints, const std::string& family = "tree", const std::string& size = "",
                              const std::string& variant = "");
-// `spec` with `options` added ("particles" + "vc=on" -> "particles:vc=on"; "a:x=1" -> "a:x=1,vc=on")
+// `spec` with `options` added ("m" + "vc=on" -> "m:vc=on"; "m:x=1" -> "m:x=1,vc=on")
 std::string with_options(const std::string& spec, const std::string& options);
 // The label of a series: its method spec, and " @ " and its model variant when it has one.
 std::string series_label(const std::string& spec, const std::string& model_variant);

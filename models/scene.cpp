@@ -234,9 +234,6 @@ class SceneBuilder {
     x.name = r.str("name");
     if (x.name.empty()) r.fail("name", "a material needs a name");
     if (!materials.emplace(x.name, static_cast<int>(i)).second) r.fail("name", fmt::format("duplicated material name '{}'", x.name));
-    x.restitution = r.num("restitution", 0.0);
-    x.mu_static = r.num("mu_static", 0.0);
-    x.mu_dynamic = r.num("mu_dynamic", x.mu_static);
     coefficients(r, x.restitution, x.mu_static, x.mu_dynamic);
     m.materials.push_back(x);
   }
@@ -249,9 +246,6 @@ class SceneBuilder {
     p.b = material_ref(r, "b");
     for (const MaterialPair& q : m.material_pairs)
       if ((q.a == p.a && q.b == p.b) || (q.a == p.b && q.b == p.a)) r.fail("b", "this pair of materials is given twice");
-    p.restitution = r.num("restitution", 0.0);
-    p.mu_static = r.num("mu_static", 0.0);
-    p.mu_dynamic = r.num("mu_dynamic", p.mu_static);
     coefficients(r, p.restitution, p.mu_static, p.mu_dynamic);
     m.material_pairs.push_back(p);
   }
@@ -379,7 +373,11 @@ class SceneBuilder {
     if (it == materials.end()) r.fail(key, fmt::format("no material named '{}'", name));
     return it->second;
   }
-  static void coefficients(const TableReader& r, double e, double mu_s, double mu_d) {
+  // restitution (default 0), mu_static (default 0) and mu_dynamic (default mu_static), checked
+  static void coefficients(const TableReader& r, double& e, double& mu_s, double& mu_d) {
+    e = r.num("restitution", 0.0);
+    mu_s = r.num("mu_static", 0.0);
+    mu_d = r.num("mu_dynamic", mu_s);
     if (!(e >= 0 && e <= 1)) r.fail("restitution", fmt::format("restitution must be in [0, 1], got {}", e));
     if (!(mu_s >= 0)) r.fail("mu_static", fmt::format("friction coefficient must be >= 0, got {}", mu_s));
     if (!(mu_d >= 0 && mu_d <= mu_s))

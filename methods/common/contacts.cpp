@@ -260,24 +260,13 @@ double ContactSet::position_sweep(const Model& model, const StepLoads& loads, do
 void ContactSet::begin_velocity_phase(const State& state, double slack) {
   for (Row& r : rows_) {
     r.lambda.setZero();
+    r.target_n = 0;  // the velocity phase is the collision phase's sweep with no separating velocity
     const double gap = r.c.normal.dot(body_point(state, r.c.b, r.c.local_b) - body_point(state, r.c.a, r.c.local_a));
     r.active = gap <= slack;
   }
   activate_patches();
 }
 
-double ContactSet::velocity_sweep(State& state, double tol) {
-  double worst = 0;
-  for (Row& r : rows_) {
-    if (!r.active) continue;
-    const Vec3 u = relative_velocity(r, state);
-    double err = 0;
-    if (!row_error(r, std::abs(u(0)), -u(0), u.tail<2>(), err)) continue;
-    worst = std::max(worst, err);
-    if (err <= tol) continue;
-    apply(r, project(r, Vec3(r.members.empty() ? -u(0) : 0.0, -u(1), -u(2))), state);
-  }
-  return worst;
-}
+double ContactSet::velocity_sweep(State& state, double tol) { return collision_sweep(state, tol); }
 
 }  // namespace mb
