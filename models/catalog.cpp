@@ -29,6 +29,8 @@ const std::vector<ModelEntry>& model_catalog() {
        "bayer2009 s.5", {OptionInfo::integer("n", "20", "particles per side (>= 2)", -1e9, 1e9),
                          OptionInfo::integer("scenario", "1", "1 (bayer2009 s.5, Figure 5; 2 and 3 need sphere contacts, not in this build)", -1e9, 1e9),
                          OptionInfo::number("ext", "1", "maximum extensibility of every rod in percent (the paper: 0.001, 1, 10)")}, build_cloth},
+      {"conical-pendulum", "1 kg point mass on a 1 m rod circling the vertical at a fixed angle (a spatial point-mass tree); closed-form circle and period",
+       "ours (closed form)", {OptionInfo::number("angle", "30", "angle of the rod from the vertical, degrees", 0, 89, true)}, build_conical_pendulum},
       {"double-pendulum", "2 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_double_pendulum},
       {"four-bar", "IFToMM A02: N four-bar windows in a row (2N + 1 links of 1 m, 1 kg), B0 starting at 1 m/s in +x, through the singular horizontal pose; 20 s; 3N redundant rows",

@@ -108,6 +108,7 @@ Model build_cloth(const Spec&);
 Model build_pendulum10(const Spec&);
 Model build_pendulum90(const Spec&);
 Model build_pendulum(const Spec&);
+Model build_conical_pendulum(const Spec&);
 Model build_double_pendulum(const Spec&);
 Model build_triple_pendulum(const Spec&);
 Model build_chain(const Spec&);

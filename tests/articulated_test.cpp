@@ -115,6 +115,11 @@ TEST_CASE("ABA accelerations equal the dense CRBA solve on random states", "[met
     m.joints[4].a = 2;
     m.bodies[4].position = mb::Vec3(1, -2, 0);
     cases.push_back({"branching point-mass tree of 5 rods", m});
+    // the same tree out of its plane (swing joints): m2 and m4 moved along z, a z velocity on m5
+    m.bodies[1].position = mb::Vec3(0, -0.6, 0.8);
+    m.bodies[3].position = mb::Vec3(1.6, -1, 0.8);
+    m.bodies[4].velocity = mb::Vec3(0, 0, 1);
+    cases.push_back({"spatial branching point-mass tree of 5 rods (swing joints)", m});
   }
   for (const Case& c : cases) {
     const mb::ArticulatedTree t = mb::ArticulatedTree::extract(c.model);
@@ -134,6 +139,79 @@ TEST_CASE("ABA accelerations equal the dense CRBA solve on random states", "[met
     INFO(c.name << ": max |a_ABA - a_CRBA| / max |a| over 20 random states = " << worst);
     CHECK(worst < 1e-10);
   }
+}
+
+namespace {
+// the model turned by 90 degrees about x: the planar x-y motion moves to the x-z plane, gravity to -z
+mb::Model turned_about_x(mb::Model m) {
+  const mb::Quat r(Eigen::AngleAxisd(M_PI / 2, mb::Vec3::UnitX()));
+  m.gravity = r * m.gravity;
+  for (mb::Body& b : m.bodies) {
+    b.position = r * b.position;
+    b.velocity = r * b.velocity;
+  }
+  for (mb::Joint& j : m.joints) {
+    if (j.a == mb::kWorld) j.anchor_a = r * j.anchor_a;
+    if (j.b == mb::kWorld) j.anchor_b = r * j.anchor_b;
+  }
+  return m;
+}
+}  // namespace
+
+TEST_CASE("spatial point-mass trees: the conical pendulum keeps its circle", "[methods][articulated][swing]") {
+  // a point mass on a 1 m rod at 30 degrees from the vertical, moving on the horizontal circle:
+  // Omega^2 = g / (L cos theta), speed Omega L sin theta (the closed form; g along -y)
+  mb::Model m = mb::build_model("pendulum");
+  const double L = 1, th = M_PI / 6, g = -m.gravity.y();
+  const double Om = std::sqrt(g / (L * std::cos(th))), R = L * std::sin(th);
+  m.bodies[0].position = mb::Vec3(R, -L * std::cos(th), 0);
+  m.bodies[0].velocity = mb::Vec3(0, 0, Om * R);
+  const double T = 2.0;
+  const mb::Vec3 expect(R * std::cos(Om * T), -L * std::cos(th), R * std::sin(Om * T));
+  for (const auto& [method, tol] : {std::pair<const char*, double>{"ref", 1e-10}, {"GC4", 1e-10}}) {
+    const mb::State s = mbtest::simulate(m, method, 1e-3, T);
+    const double e = (s.bodies[0].x - expect).norm();
+    INFO(method << ": |x - x_exact| at " << T << " s = " << e << " m");
+    CHECK(e < tol);
+  }
+  // the opposite sense of turning gives the mirror circle
+  m.bodies[0].velocity = -m.bodies[0].velocity;
+  const mb::State s = mbtest::simulate(m, "ref", 1e-3, T);
+  CHECK((s.bodies[0].x - mb::Vec3(expect.x(), expect.y(), -expect.z())).norm() < 1e-10);
+}
+
+TEST_CASE("spatial point-mass trees: a planar chain turned out of the x-y plane moves as the rod-angle chain",
+          "[methods][articulated][swing]") {
+  // the same mechanism in two coordinate sets: swing quaternions (turned) and rod angles (planar)
+  const mb::Model m = mb::build_model("chain:n=8"), turned = turned_about_x(m);
+  REQUIRE(mb::ArticulatedTree::extract(turned).nq() == 4 * 8);
+  REQUIRE(mb::ArticulatedTree::extract(m).nq() == 8);
+  const mb::Quat r(Eigen::AngleAxisd(M_PI / 2, mb::Vec3::UnitX()));
+  const mb::State a = mbtest::simulate(m, "ref", 0.05, 1.0), b = mbtest::simulate(turned, "ref", 0.05, 1.0);
+  double e = 0;
+  for (size_t i = 0; i < m.bodies.size(); ++i) take_max(e, (r * a.bodies[i].x - b.bodies[i].x).norm());
+  INFO("|ref(swing) - ref(rod angles)| at 1 s = " << e << " m");
+  CHECK(e < 1e-9);
+}
+
+TEST_CASE("spatial point-mass trees: ref conserves energy and GC4 converges with order 4",
+          "[methods][articulated][swing][order]") {
+  // the double pendulum thrown out of its plane
+  mb::Model m = mb::build_model("double-pendulum");
+  m.bodies[0].velocity = mb::Vec3(0, 0, 2);
+  m.bodies[1].velocity = mb::Vec3(0, 1, -1);  // normal to both rods (stretched along +x)
+  const double E0 = mb::total_energy(m, mb::initial_state(m));
+  const mb::State r = mbtest::simulate(m, "ref", 0.05, 1.0);
+  const double dE = std::abs(mb::total_energy(m, r) - E0) / std::abs(E0);
+  INFO("ref: relative energy change over 1 s " << dE << " (E0 = " << E0 << ")");
+  CHECK(dE < 1e-11);
+  CHECK(std::abs(r.bodies[1].x.z()) > 0.1);  // it did leave the plane
+  const double e1 = position_difference(mbtest::simulate(m, "GC4", 1.0 / 200, 1.0), r);
+  const double e2 = position_difference(mbtest::simulate(m, "GC4", 1.0 / 400, 1.0), r);
+  const double order = std::log2(e1 / e2);
+  INFO("GC4: error(h=1/200) = " << e1 << ", error(h=1/400) = " << e2 << ", observed order " << order);
+  CHECK(order > 3.7);
+  CHECK(order < 4.3);
 }
 
 TEST_CASE("ref conserves momentum and energy on the free-floating tree without gravity", "[methods][articulated][ref]") {

@@ -155,14 +155,11 @@ TEST_CASE("GC4 energy drift on pendulum10 has order 5 (schmitt2005 table: 5.00)"
   CHECK(std::abs(fit.order - 5.0) < 0.1);
 }
 
-TEST_CASE("GC4 refuses point-mass models that are not planar trees of rods", "[methods][gc4]") {
+TEST_CASE("GC4 refuses point-mass models that are not trees of rods", "[methods][gc4]") {
   auto method = mb::make_method("GC4");
   mb::Model m = mb::build_model("double-pendulum");
-  m.bodies[1].position.z() = 0.5;  // a spatial rod: no 2-DOF swing joint
-  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("out of the plane") && Catch::Contains("swing"));
-  m = mb::build_model("double-pendulum");
-  m.gravity.z() = -1;
-  CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("gravity has a z component"));
+  m.bodies[1].position.z() = 0.5;  // a spatial rod: a swing joint
+  CHECK_NOTHROW(method->init(m, mb::initial_state(m)));
   m = mb::build_model("double-pendulum");
   m.joints[1].type = mb::JointType::Ball;  // a point mass on a ball joint
   CHECK_THROWS_WITH(method->init(m, mb::initial_state(m)), Catch::Contains("hangs on rods only"));

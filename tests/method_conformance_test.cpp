@@ -39,7 +39,7 @@ const SmallModel kModels[] = {
     {"octahedron-tube:rings=1,around=3", 0.01, 0.03}, {"octahedron-cube:n=1", 0.01, 0.05},
     {"bouncing-ball:height=0.1", 0.005, 0.5}, {"incline-cubes:cubes=2", 0.01, 0.3},
     {"spring-mass", 0.001, 0.5}, {"andrews", 1e-5, 0.001}, {"iftomm-a01", 0.01, 0.5}, {"four-bar:n=2", 0.005, 0.3},
-    {"bricard", 0.01, 0.2},
+    {"bricard", 0.01, 0.2}, {"conical-pendulum", 0.01, 0.5},
     {"cloth:n=4,ext=0.001", 0.01, 0.2},
 };
 

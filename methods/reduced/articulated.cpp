@@ -81,6 +81,7 @@ int degrees(ArticulatedTree::Kind k) {
     case ArticulatedTree::Kind::Hinge: return 1;
     case ArticulatedTree::Kind::Fixed: return 0;
     case ArticulatedTree::Kind::Rod: return 1;
+    case ArticulatedTree::Kind::Swing: return 2;
   }
   return 0;
 }
@@ -92,17 +93,21 @@ int coordinates(ArticulatedTree::Kind k) {
     case ArticulatedTree::Kind::Hinge: return 1;
     case ArticulatedTree::Kind::Fixed: return 0;
     case ArticulatedTree::Kind::Rod: return 1;
+    case ArticulatedTree::Kind::Swing: return 4;
   }
   return 0;
 }
+
+// the rod of a swing link points along -z of its frame
+const Vec3 kRodAxis(0, 0, -1);
 
 }  // namespace
 
 ArticulatedTree ArticulatedTree::extract(const Model& m) {
   auto fail = [&](const std::string& why) {
     return UnsupportedModel(fmt::format(
-        "model '{}' is neither a tree of rigid bodies with free, ball, hinge and fixed joints nor a planar tree of point "
-        "masses on rods: {}",
+        "model '{}' is neither a tree of rigid bodies with free, ball, hinge and fixed joints nor a tree of point masses "
+        "on rods: {}",
         m.info.name, why));
   };
   const int nb = static_cast<int>(m.bodies.size());
@@ -135,25 +140,21 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
                                  m.bodies[b].name, joint_type_name(J.type), J.name));
     }
   }
+  // planar (rod angles, schmitt2005's state) when every point mass, its velocity and every pivot lie in
+  // one plane z = const and gravity lies in it; spatial (swing joints) otherwise
+  bool spatial = false;
   if (first_particle >= 0) {
     const double z0 = m.bodies[first_particle].position.z();
-    auto nonplanar = [&](const std::string& what) {
-      return fail(fmt::format("{} (point masses are supported as planar trees of rods, in a plane z = const with gravity "
-                              "in it; a spatial rod needs a 2-DOF swing joint, which is not implemented)",
-                              what));
-    };
-    if (m.gravity.z() != 0) throw nonplanar("gravity has a z component");
+    if (m.gravity.z() != 0) spatial = true;
     for (int b = 0; b < nb; ++b)
-      if (is_particle(b) && (m.bodies[b].position.z() != z0 || m.bodies[b].velocity.z() != 0))
-        throw nonplanar(fmt::format("body '{}' is out of the plane z = {} of '{}'", m.bodies[b].name, z0,
-                                    m.bodies[first_particle].name));
+      if (is_particle(b) && (m.bodies[b].position.z() != z0 || m.bodies[b].velocity.z() != 0)) spatial = true;
     for (const Joint& J : m.joints) {
       if (J.type != JointType::Distance || !(is_particle(J.a) || is_particle(J.b))) continue;
       for (int end = 0; end < 2; ++end) {
         const int b = end == 0 ? J.a : J.b;
         if (!is_fixed(b)) continue;
         const Vec3 pivot = pose_x(b) + pose_q(b) * (end == 0 ? J.anchor_a : J.anchor_b);
-        if (pivot.z() != z0) throw nonplanar(fmt::format("the pivot of rod '{}' is out of the plane z = {}", J.name, z0));
+        if (pivot.z() != z0) spatial = true;
       }
     }
   }
@@ -211,7 +212,7 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
           L.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
           break;
         case JointType::Distance:  // between point masses or to a fixed point (checked above)
-          L.kind = Kind::Rod;
+          L.kind = spatial ? Kind::Swing : Kind::Rod;
           L.length = J.length;
           break;
         case JointType::Slider:
@@ -277,7 +278,8 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
     queue.push_back(b);
     grow();
   }
-  t.point_masses_ = std::all_of(t.link_.begin(), t.link_.end(), [](const Link& L) { return L.kind == Kind::Rod; });
+  t.point_masses_ = std::all_of(t.link_.begin(), t.link_.end(),
+                                [](const Link& L) { return L.kind == Kind::Rod || L.kind == Kind::Swing; });
   t.w_.resize(t.link_.size());
   for (size_t i = 0; i < t.link_.size(); ++i) {
     const int nd = t.link_[i].nd;
@@ -297,7 +299,11 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
   x.assign(size(), 0.0);
   double* q = x.data();
   double* v = x.data() + nq_;
-  for (const Link& L : link_) {
+  // swing links: the frame and angular velocity of each link as read so far (parents come first)
+  std::vector<Quat> frame(link_.size(), Quat::Identity());
+  std::vector<Vec3> omega(link_.size(), Vec3::Zero());
+  for (size_t i = 0; i < link_.size(); ++i) {
+    const Link& L = link_[i];
     const BodyState& B = s.bodies[L.body];
     const Quat qp = L.parent >= 0 ? s.bodies[link_[L.parent].body].q : L.base_q;
     const Vec3 wp = L.parent >= 0 ? s.bodies[link_[L.parent].body].w : Vec3::Zero();
@@ -326,6 +332,25 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
         const Vec3 d = B.x - pp, dv = B.v - vp;
         q[L.iq] = std::atan2(d.x(), -d.y());
         v[L.iv] = (d.x() * dv.y() - d.y() * dv.x()) / d.squaredNorm();
+        break;
+      }
+      case Kind::Swing: {
+        // the frame: the parent's turned by the smallest rotation that takes its -z to the rod (the
+        // spin about the rod is free: a null direction of the point mass); the velocity: the rod's
+        // turn rate normal to the rod less the parent frame's, in the child frame (its z part is 0)
+        const Vec3 pp = L.parent >= 0 ? s.bodies[link_[L.parent].body].x : Vec3(L.base_x + L.base_q * L.anchor_p);
+        const Vec3 vp = L.parent >= 0 ? s.bodies[link_[L.parent].body].v : Vec3(Vec3::Zero());
+        const Quat qp = L.parent >= 0 ? frame[L.parent] : L.base_q;
+        const Vec3 wp = L.parent >= 0 ? omega[L.parent] : Vec3(Vec3::Zero());
+        const Vec3 d = B.x - pp, n = d.normalized();
+        const Quat rel = Quat::FromTwoVectors(kRodAxis, qp.conjugate() * n).normalized();
+        frame[i] = (qp * rel).normalized();
+        const Vec3 w_rel = n.cross(B.v - vp) / d.norm() - (wp - wp.dot(n) * n);
+        omega[i] = wp + w_rel;
+        store_quat(rel, q + L.iq);
+        const Vec3 wb = frame[i].conjugate() * w_rel;
+        v[L.iv] = wb.x();
+        v[L.iv + 1] = wb.y();
         break;
       }
     }
@@ -364,6 +389,13 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
         W.R.setIdentity();
         W.x = W.j + L.length * Vec3(std::sin(phi), -std::cos(phi), 0);
         W.S.col(0) << 0, 0, 1, 0, 0, 0;
+      } else if (L.kind == Kind::Swing) {
+        // a point mass on a rod along -z of the link frame; turns about the frame's x and y axes
+        W.Q = (qp * load_quat(q + L.iq).normalized()).normalized();
+        W.R = W.Q.toRotationMatrix();
+        W.x = W.j + L.length * (W.R * kRodAxis);
+        W.S.setZero();
+        W.S.block<3, 2>(0, 0) = W.R.leftCols<2>();
       } else {
         Quat rel = L.q0;
         if (L.kind == Kind::Ball) rel = load_quat(q + L.iq).normalized();
@@ -381,7 +413,7 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
     }
     // spatial inertia at o
     const Mat3 C = skew(W.x - W.o);
-    if (L.kind == Kind::Rod)
+    if (L.kind == Kind::Rod || L.kind == Kind::Swing)
       W.I.topLeftCorner<3, 3>() = L.mass * C * C.transpose();
     else
       W.I.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + L.mass * C * C.transpose();
@@ -421,7 +453,7 @@ ArticulatedTree::Vec6 ArticulatedTree::external_force(int i) const {
   const Vec3 f = L.mass * g_;
   Vec6 r;
   r << (w_[i].x - w_[i].o).cross(f), f;
-  if (L.kind != Kind::Rod) r.head<3>() += tau_[L.body];  // a point mass carries no torque
+  if (L.kind != Kind::Rod && L.kind != Kind::Swing) r.head<3>() += tau_[L.body];  // a point mass carries no torque
   return r;
 }
 
@@ -493,6 +525,12 @@ void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<doubl
         store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq);
         break;
       }
+      case Kind::Swing: {
+        // the same with w_rel = (wx, wy, 0): no spin about the rod
+        const Quat qd = load_quat(q + L.iq) * Quat(0, v[L.iv], v[L.iv + 1], 0);
+        store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq);
+        break;
+      }
       case Kind::Hinge: dq[L.iq] = v[L.iv]; break;
       case Kind::Fixed: break;
       case Kind::Rod:
@@ -509,7 +547,7 @@ void ArticulatedTree::normalize(std::vector<double>& x) const {
   for (const Link& L : link_) {
     double* p = nullptr;
     if (L.kind == Kind::Free) p = x.data() + L.iq + 3;
-    if (L.kind == Kind::Ball) p = x.data() + L.iq;
+    if (L.kind == Kind::Ball || L.kind == Kind::Swing) p = x.data() + L.iq;
     if (p) Eigen::Map<Eigen::Vector4d>(p).normalize();
   }
 }
@@ -529,9 +567,11 @@ void ArticulatedTree::write(const std::vector<double>& x, State& s) const {
             L.length * w * Vec3(std::cos(phi), std::sin(phi), 0);
       continue;
     }
+    const Vec3 w = W.v.head<3>();
+    B.v = W.v.tail<3>() + w.cross(W.x - W.o);  // v_c = v_o + w x (c - o)
+    if (L.kind == Kind::Swing) continue;       // a point mass: q and w untouched
     B.q = W.Q;
-    B.w = W.v.head<3>();
-    B.v = W.v.tail<3>() + B.w.cross(W.x - W.o);  // v_c = v_o + w x (c - o)
+    B.w = w;
   }
 }
 

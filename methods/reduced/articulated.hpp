@@ -21,13 +21,22 @@
 //          schmitt2005 s.5, so GC4 integrates the same state as the paper's mass-matrix form
 //          (the ABA works with the relative rate phi' - phi'_parent and returns the absolute
 //          phi'' = the z component of the link's angular acceleration).
-// Point-mass trees and rigid-body trees do not mix: a rod joins point masses (or a point mass to a
-// fixed point), a point mass hangs only on rods, and a rigid body never on a rod. Point-mass trees
-// out of their plane are refused (UnsupportedModel): a spatial rod needs a 2-DOF swing joint (a ball
-// joint's spin about the rod is a null direction of a leaf point mass), and no model of the catalog
-// is such a tree; a point mass in a spatial tree can be modelled as a small rigid body with a ball
-// joint (see tests/articulated_test.cpp). Point masses carry no applied torque. Closed kinematic
-// loops are refused (UnsupportedModel naming the joint that closes the loop).
+//   swing  a point mass on a rod in space (a point-mass tree that leaves its plane, or whose gravity
+//          does): a ball joint at the parent point without the spin about the rod, which is a null
+//          direction of a leaf point mass (D = S^T I^A S would be singular). The link frame carries
+//          the rod along its -z axis, the point mass at x = j - L R e_z. Coordinate: the frame
+//          relative to the parent link's frame (the base frame at a fixed point), a quaternion (4);
+//          velocity: the relative angular velocity about the link frame's x and y axes (2), so
+//          S = [R e_x, R e_y; 0, 0] and q_rel' = 1/2 q_rel [0, (w_x, w_y, 0)]. The spin of a frame
+//          about its rod is carried along from the parent and never reaches the point mass. Read
+//          from a Cartesian state, the frame is the parent's turned by the smallest rotation onto
+//          the rod.
+// A point-mass tree is planar (rod links) when every point mass, its velocity and every pivot lie
+// in one plane z = const with gravity in it, and spatial (swing links) otherwise; the planar form
+// keeps schmitt2005's rod angles. Point-mass trees and rigid-body trees do not mix: a rod joins
+// point masses (or a point mass to a fixed point), a point mass hangs only on rods, and a rigid
+// body never on a rod. Point masses carry no applied torque. Closed kinematic loops are refused
+// (UnsupportedModel naming the joint that closes the loop).
 // Child positions follow from the coordinates: the initial state is read through the joints
 // (joint points coincide by construction, velocities the joints forbid are dropped).
 //
@@ -72,10 +81,10 @@ class ArticulatedTree {
   using Mat6X = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;               // (6 x nd), nd <= 6
   using MatXX6 = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;  // (nd x nd)
   using VecX6 = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;                // (nd)
-  enum class Kind { Free, Ball, Hinge, Fixed, Rod };
+  enum class Kind { Free, Ball, Hinge, Fixed, Rod, Swing };
 
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
-  // free/ball/hinge/fixed joints nor a planar tree of point masses on rods.
+  // free/ball/hinge/fixed joints nor a tree of point masses on rods.
   static ArticulatedTree extract(const Model& model);
 
   int nq() const { return nq_; }
@@ -83,7 +92,7 @@ class ArticulatedTree {
   int size() const { return nq_ + nv_; }
   int links() const { return static_cast<int>(link_.size()); }
   Kind kind(int link) const { return link_[link].kind; }
-  // true for a tree of point masses on rods (every link a rod)
+  // true for a tree of point masses on rods (every link a rod or a swing)
   bool point_masses() const { return point_masses_; }
 
   // x (nq + nv) from the Cartesian state, through the joints
@@ -113,7 +122,7 @@ class ArticulatedTree {
     Vec3 anchor_p = Vec3::Zero();  // joint point in the parent's frame (in the base frame if parent = -1)
     Vec3 anchor_c = Vec3::Zero();  // joint point in the child's frame
     Vec3 axis_c = Vec3::UnitZ();   // hinge axis in the child's frame (unit)
-    double length = 0;             // rod length
+    double length = 0;             // rod length (rod, swing)
     Quat q0 = Quat::Identity();    // hinge/fixed: parent->child relative orientation at theta = 0
     Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
     Vec3 base_x = Vec3::Zero();

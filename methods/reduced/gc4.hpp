@@ -2,7 +2,8 @@
 // Runge-Kutta method with a fixed step (Boost.Odeint runge_kutta4). Claimed order 4.
 // One O(n) right-hand side for every tree-structured model (Featherstone's articulated-body
 // algorithm, methods/reduced/articulated.hpp): trees of rigid bodies with free, ball, hinge and
-// fixed joints, and planar trees of point masses on rods in rod angles (the pendulum family). Applied torques are averaged over each step
+// fixed joints, and trees of point masses on rods (planar: rod angles, the pendulum family; spatial: swing joints).
+// Applied torques are averaged over each step
 // (average_torques, as the impulse methods' StepLoads), so runs at any h see the same impulse;
 // quaternions are renormalised after each step (projection: keeps order 4).
 #pragma once

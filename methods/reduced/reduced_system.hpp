@@ -1,9 +1,9 @@
 // The reduced (generalized-coordinate) system behind GC4 and `ref`: the model's equations of
 // motion as a first-order ODE x' = f(x) for Boost.Odeint, through the one O(n) tree dynamics of
 // every tree-structured model: ArticulatedTree (articulated.hpp), Featherstone's articulated-body
-// algorithm on trees of rigid bodies (free, ball, hinge and fixed joints) and on planar trees of
-// point masses on rods (rod angles, the coordinates of schmitt2005 s.5). Its error names why a
-// model is refused (closed loops, spatial point-mass trees, unsupported joints).
+// algorithm on trees of rigid bodies (free, ball, hinge and fixed joints) and on trees of point
+// masses on rods (planar: rod angles, the coordinates of schmitt2005 s.5; spatial: swing joints).
+// Its error names why a model is refused (closed loops, unsupported joints).
 #pragma once
 #include <vector>
 

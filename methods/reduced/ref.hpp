@@ -1,5 +1,5 @@
 // `ref`: the reference solution. The reduced equations of GC4 (the O(n) articulated-body algorithm
-// on trees of rigid bodies and on planar trees of point masses in rod angles; reduced_system.hpp)
+// on trees of rigid bodies and on trees of point masses on rods; reduced_system.hpp)
 // integrated by an adaptive high-order Odeint stepper (Runge-Kutta-Fehlberg 7(8), controlled, or
 // Bulirsch-Stoer) at absolute and relative tolerance `tol` (default: 1e-13 on point-mass trees,
 // 1e-12 on rigid-body trees, whose quaternion and 6-DOF states make 1e-13 needlessly slow).

@@ -80,6 +80,28 @@ Model build_pendulum(const Spec& s) {
   return amplitude_pendulum(a, s.text());
 }
 
+Model build_conical_pendulum(const Spec& s) {
+  // a point mass on a rod at angle theta from the vertical moving on the horizontal circle: the rod
+  // tension's vertical part carries the weight, its horizontal part turns the mass, so
+  // Omega^2 = g / (L cos theta) (closed form; the point-mass tree leaves the x-y plane: swing joints)
+  const double deg = s.get_double("angle", 30);
+  if (!(deg > 0 && deg <= 89)) s.fail(fmt::format("conical-pendulum angle must be in (0, 89] degrees, got {}", deg));
+  PendulumParams p;
+  Model m = make_pendulum(p, s.text());
+  const double th = deg * M_PI / 180, R = p.length * std::sin(th);
+  const double Om = std::sqrt(p.g / (p.length * std::cos(th)));
+  m.bodies[0].position = Vec3(R, -p.length * std::cos(th), 0);
+  m.bodies[0].velocity = Vec3(0, 0, Om * R);
+  m.info.source = "ours (closed form)";
+  m.info.description = fmt::format(
+      "conical pendulum: 1 kg point mass on a massless 1 m rod from the origin at {} degrees from the vertical, circling "
+      "the y axis at Omega = sqrt(g / (L cos theta)) = {:.6g} rad/s (out of the x-y plane)",
+      deg, Om);
+  m.info.period = 2 * M_PI / Om;
+  m.info.tracked_body = 0;
+  return m;
+}
+
 Model build_double_pendulum(const Spec&) {
   Model m = make_chain({2}, "double-pendulum");
   m.info.source = "schmitt2005 s.4";
