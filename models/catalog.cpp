@@ -27,7 +27,7 @@ const std::vector<ModelEntry>& model_catalog() {
       {"cloth", "n x n particles over 1 m x 1 m, rods between grid neighbours with a maximum extensibility, h = 0.01 s, g = 10; "
        "scenario 1: left row fixed, swinging; 2: and hitting a fixed sphere; 3: top and bottom rows fixed, a heavy sphere dropped on it",
        "bayer2009 s.5", {OptionInfo::integer("n", "20", "particles per side (>= 2)", -1e9, 1e9),
-                         OptionInfo::integer("scenario", "1", "1 (bayer2009 s.5, Figure 5; 2 and 3 need sphere contacts, not in this build)", -1e9, 1e9),
+                         OptionInfo::integer("scenario", "1", "1, 2 or 3 (bayer2009 s.5, Figure 5; 2 and 3 with particle radii and a sphere)", -1e9, 1e9),
                          OptionInfo::number("ext", "1", "maximum extensibility of every rod in percent (the paper: 0.001, 1, 10)")}, build_cloth},
       {"conical-pendulum", "1 kg point mass on a 1 m rod circling the vertical at a fixed angle (a spatial point-mass tree); closed-form circle and period",
        "ours (closed form)", {OptionInfo::number("angle", "30", "angle of the rod from the vertical, degrees", 0, 89, true)}, build_conical_pendulum},

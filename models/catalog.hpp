@@ -96,7 +96,6 @@ Model build_octahedron_cube(const Spec&);
 struct ClothParams {
   int n = 20;                 // particles per side
   int scenario = 1;           // 1: left row fixed; 2: and a fixed sphere; 3: top and bottom rows fixed, a heavy sphere dropped
-                              // (the spheres are not built yet: they need collision shapes)
   double extensibility = 0.01;  // maximum relative stretch of every rod (bayer2009: 0.001 %, 1 %, 10 %)
   double size = 1;            // m, side of the square
   double mass = 1;            // kg, the whole cloth (spread evenly over its particles; fixed ones are static)

@@ -37,7 +37,7 @@ double worst_stretch(const mb::Model& m, const mb::State& s) {
   return worst;
 }
 
-// the cloth of a scenario (make_cloth: scenario 3's fixed rows, without its sphere), checked
+// the cloth of a scenario (make_cloth), checked
 mb::Model cloth(int n, double ext_percent, int scenario) {
   mb::ClothParams p;
   p.n = n;
@@ -80,10 +80,21 @@ TEST_CASE("cloth: the grid, its fixed rows and its rods", "[particles][cloth]") 
   p3.scenario = 3;
   p3.extensibility = 1e-5;
   const mb::Model m3 = mb::make_cloth(p3, "cloth3");
-  CHECK(m3.dynamic_body_count() == 15);             // the rows z = 0 and z = 1 are fixed
+  CHECK(m3.dynamic_body_count() == 15 + 1);         // the rows z = 0 and z = 1 are fixed; the heavy sphere
   CHECK(m3.joints.size() == 20 + 20 - 8);
   CHECK(m3.joints[0].extensibility == 1e-5);
-  for (const mb::Body& b : m3.bodies) CHECK(b.position.y() == 0);  // parallel to the floor
+  for (int k = 0; k < 25; ++k) CHECK(m3.bodies[k].position.y() == 0);  // parallel to the floor
+  // particles with a radius of a quarter of the spacing, and the sphere (10 kg, r = 0.2 m, 0.1 m above)
+  REQUIRE(m3.shapes.size() == 26);
+  CHECK(m3.shapes[0].radius == 0.25 * 0.25);
+  const mb::Body& ball = m3.bodies[m3.shapes[25].body];
+  CHECK(ball.mass == 10);
+  CHECK(m3.shapes[25].radius == 0.2);
+  CHECK(ball.position.y() - 0.2 == Approx(0.1));
+  CHECK(m1.shapes.empty());  // scenario 1: no contacts
+  const mb::Model m2 = mb::build_model("cloth:scenario=2");
+  REQUIRE(m2.shapes.size() == 401);
+  CHECK(m2.bodies[m2.shapes[400].body].is_static);
 }
 
 TEST_CASE("cloth: n = 1, a negative extensibility and an unfixed particle without mass are errors", "[particles][cloth]") {
@@ -92,9 +103,12 @@ TEST_CASE("cloth: n = 1, a negative extensibility and an unfixed particle withou
   CHECK_THROWS_WITH(mb::build_model("cloth:ext=-1"), Catch::Contains("extensibility"));
   CHECK_THROWS_AS(mb::build_model("cloth:ext=-1"), mb::InputError);
   CHECK_THROWS_AS(mb::build_model("cloth:scenario=4"), mb::InputError);
-  // the spheres of scenarios 2 and 3 need collision shapes: refused with the reason, not run without them
-  CHECK_THROWS_WITH(mb::build_model("cloth:scenario=2"), Catch::Contains("sphere"));
-  CHECK_THROWS_AS(mb::build_model("cloth:scenario=3"), mb::InputError);
+  // the method's contacts are between spheres: another shape is refused with the reason
+  mb::Model boxed = mb::build_model("cloth:n=3,scenario=2");
+  boxed.shapes.back().type = mb::ShapeType::Box;
+  boxed.shapes.back().half_extents = mb::Vec3(0.1, 0.1, 0.1);
+  auto meth = mb::make_method("particles");
+  CHECK_THROWS_WITH(meth->init(boxed, mb::initial_state(boxed)), Catch::Contains("between spheres"));
   mb::ClothParams p;
   p.n = 4;
   p.mass = 0;
@@ -129,8 +143,54 @@ TEST_CASE("particles: every rod within its extensibility after every step, every
   }
 }
 
+TEST_CASE("particles: the cloth meets the spheres of scenarios 2 and 3", "[particles][cloth][contacts]") {
+  // after every step: no particle deeper in a sphere (or in another particle) than eps_d = 0.1 of
+  // the two radii, every rod within its extensibility; and the spheres did stop the cloth (or the
+  // cloth the sphere): without the contacts the checks on the motion fail
+  for (double ext : {10.0, 1.0}) {
+    for (int scenario : {2, 3}) {
+      if (scenario == 3 && ext < 10) continue;  // 1 %: 5000 sweeps per step, minutes under ASan
+      const mb::Model m = cloth(8, ext, scenario);
+      auto meth = mb::make_method("particles");
+      mb::State s = mb::initial_state(m);
+      meth->init(m, s);
+      mb::StepStats st;
+      double worst_stretch_rel = 0, worst_pen_rel = 0;
+      for (int i = 1; i <= 200; ++i) {
+        meth->step(m, s, 0.01, st);
+        s.t = i * 0.01;
+        worst_stretch_rel = std::max(worst_stretch_rel, worst_stretch(m, s));
+        for (size_t a = 0; a < m.shapes.size(); ++a)
+          for (size_t b = a + 1; b < m.shapes.size(); ++b) {
+            const double L = m.shapes[a].radius + m.shapes[b].radius;
+            const double d = (s.bodies[m.shapes[a].body].x - s.bodies[m.shapes[b].body].x).norm();
+            worst_pen_rel = std::max(worst_pen_rel, (L - d) / (0.1 * L));
+          }
+      }
+      INFO(m.info.name << ": worst stretch / allowed " << worst_stretch_rel << ", worst penetration / eps_d " << worst_pen_rel
+                       << ", contacts at most " << st.contacts);
+      CHECK(worst_stretch_rel <= 1 + 1e-9);
+      CHECK(worst_pen_rel <= 1 + 1e-9);
+      CHECK(st.contacts > 0);
+      if (scenario == 2) {
+        // the free edge's middle rests on the sphere: it is above the sphere's bottom and out of it
+        const mb::Vec3 edge = s.bodies[m.info.tracked_body].x, centre = m.bodies.back().position;
+        INFO("free edge middle at " << edge.transpose());
+        CHECK(edge.y() > centre.y() - 0.25);
+        CHECK((edge - centre).norm() > 0.25 * 0.9);
+      } else {
+        // the sphere is held by the cloth: it sags at most sqrt(0.55^2 - 0.5^2) = 0.23 m at 10 %
+        const double y = s.bodies.back().x.y();
+        INFO("the sphere's centre at y = " << y << " m (free fall: -19.7 m)");
+        CHECK(y < 0.25);
+        CHECK(y > -0.23 + 0.2 - 0.03);
+      }
+    }
+  }
+}
+
 TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result; 4.4 changes the result", "[particles]") {
-  for (const auto& [ext, scenario] : {std::pair{1.0, 1}, std::pair{0.001, 1}, std::pair{10.0, 3}}) {
+  for (const auto& [ext, scenario] : {std::pair{1.0, 1}, std::pair{0.001, 1}, std::pair{10.0, 3}, std::pair{10.0, 2}}) {
     const mb::Model m = cloth(10, ext, scenario);
     const std::string model = m.info.name;
     mb::State plain, plain44;
@@ -145,6 +205,10 @@ TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result; 4.4 change
       INFO(model << ": " << v << " differs from the plain solver by " << d << " m after 100 steps (eps " << eps << " m)");
       CHECK(d <= 1e-3 * eps);
     }
+    // (not on scenario 3: there, while the heavy sphere lands, 4.4's stopping points turn a
+    // round-off difference (5e-16 m after 20 steps) into another tolerance decision, and the o44
+    // runs part by up to 3.7 cm after 100 steps; docs/findings.md "bayer2009")
+    if (scenario == 3) continue;
     for (const char* v : {"o43=on,o44=on", "o42=on,o44=on", "o42=on,o43=on,o44=on"}) {
       mb::State s;
       run(m, spec(v), 100, s, st);
@@ -193,7 +257,7 @@ TEST_CASE("bayer2009 timing: the grid of variants, ratios to the reference with 
   CHECK(e.run_steps == 200);
   CHECK(e.warm_steps == 0);
   const auto grid = mb::timing_grid(e);
-  CHECK(grid.size() == 3 * 8 * 2);  // scenario 1 x 3 extensibilities (2 and 3 need sphere contacts)
+  CHECK(grid.size() == 9 * 8 * 2);  // 3 scenarios x 3 extensibilities x 8 optimization sets x vc on/off
   CHECK(grid[1].model == "cloth:scenario=1,ext=0.001,n=20");
   CHECK(grid[1].method == "particles:vc=on");
   CHECK(grid[1].name == "step/particles:vc=on/cloth:scenario=1,ext=0.001,n=20");

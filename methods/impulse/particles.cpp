@@ -4,8 +4,8 @@
 //  1. position loop: every constraint c between particles a and b has a direction n_c (the unit
 //     vector from a's to b's previewed position a(t+h) = p + v h + F/(2m) h^2) and an error
 //     e_c = n_c (b - a) - L_c (4.1's formulation); a rod is satisfied when |e_c| <= eps_c =
-//     extensibility L_c (the Model's Joint::extensibility), a contact (b a particle, a a sphere's
-//     centre, L_c = its radius) when e_c >= -eps_contact. A violated constraint gets the impulse
+//     extensibility L_c (the Model's Joint::extensibility), a contact between two spheres (their
+//     centres a and b, L_c = r_a + r_b) when e_c >= -eps_contact L_c. A violated constraint gets the impulse
 //     along n_c that removes its error on the preview: dv_a = +w_a n_c e_c / ((w_a + w_b) h),
 //     dv_b = -w_b n_c e_c / ((w_a + w_b) h) (w = 1/m, 0 for a fixed particle). Constraints are
 //     visited one after another (Gauss-Seidel) until a whole sweep corrects none;
@@ -29,17 +29,27 @@
 //      change counter per particle, the paper's per-particle bits without their limit of 64);
 //  o44 (4.4) the directions are changed only when a sweep corrected nothing; the loop ends when
 //      the first sweep after a change corrects nothing.
-// Contacts: the loops treat a unilateral constraint (Con::contact: a particle outside a sphere,
-// e >= -eps_contact; in the velocity loop only when touching); finding them needs collision shapes
-// in the Model, not in this build (docs/method-notes.md "particles").
+// Contacts (bayer2009 s.3: particles with a radius): every particle or fixed point that carries a
+// sphere shape (Model::shapes, centred on it) is a sphere; two spheres give the unilateral
+// constraint c = |p_b - p_a| - (r_a + r_b) >= 0, treated by the same loops (Con::contact: violated
+// when e < -eps_contact (r_a + r_b), eps_contact relative as a rod's extensibility is; in the
+// velocity loop only when touching at the new positions). The contacts of a step are the pairs the
+// shared collision detection (models/collision.hpp: FCL's broad phase) finds at the free previews
+// with every radius grown by a margin (option `margin`, default the smallest radius): the
+// corrections move particles within the step (rods pull a cloth up into the sphere that presses on
+// it), so pairs a little apart at the free previews are constraints too; a unilateral constraint
+// that is not violated costs one test per sweep. Pairs joined by a rod are never tested.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "methods/common/free_motion.hpp"
+#include "models/collision.hpp"
 #include "methods/impulse/methods.hpp"
 
 namespace mb {
@@ -52,17 +62,18 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 struct ParticleOptions {
   bool o41 = true, o42 = false, o43 = false, o44 = false;
   bool vc = true;            // velocity loop
-  double eps_contact = 0.1;  // m: a contact is violated when it penetrates deeper than this
+  double eps_contact = 0.1;  // a contact is violated when it penetrates deeper than this fraction of r_a + r_b
+  double margin = -1;        // m: detection margin added to every radius; < 0: the smallest radius
   double eps_v = 0.01;       // m/s
   double tol_p = 1e-6;       // m: the tolerance of a rod without extensibility
   long max_iter = 100000;    // sweeps per loop
 };
 
 // One constraint of a step: particles (endpoints) a and b, length L, tolerance eps; a contact is
-// unilateral (e >= -eps).
+// unilateral (e >= -eps), L the sum of the two radii.
 struct Con {
   int a = 0, b = 0;
-  double L = 0, eps = 0;  // m: length (a contact: the sphere's radius), position tolerance
+  double L = 0, eps = 0;  // m: length (a contact: r_a + r_b), position tolerance
   bool contact = false;
   bool touching = false;  // a contact at the new positions (e <= 0): in the velocity loop
 };
@@ -92,17 +103,17 @@ class Particles final : public Method {
   ParticleOptions opt_;
   MethodInfo info_;
   StepLoads loads_;
-  // endpoints: the model's bodies, then the centres of spheres fixed to the world (nend)
+  // endpoints: the model's bodies, then fixed points (rod ends and sphere centres off a particle) (nend)
   std::vector<Vec3> x_, v_, acc_;
   std::vector<double> w_;
   std::vector<Con> rods_, cons_;          // the model's rods; this step's rods + contacts (ncon)
-  struct Sphere {
-    int body;  // kWorld or a body index
-    int end;   // its endpoint
-    Vec3 offset;
-    double radius;
-  };
-  std::vector<Sphere> spheres_;
+  // contacts: the detector on the model's sphere shapes grown by the margin (detect_model_), each
+  // shape's endpoint, the previews as a State
+  Model detect_model_;
+  std::unique_ptr<CollisionDetector> detector_;
+  std::vector<int> shape_end_;
+  State preview_state_;
+  std::vector<Contact> contacts_;
   std::vector<Vec3> n_;                   // (ncon) directions
   std::vector<double> e_, p_;             // (ncon) anticipated errors, accumulated corrections (o42)
   std::vector<char> flag_;                // (ncon) o42+o43: violated
@@ -148,6 +159,29 @@ void Particles::do_init(const Model& model, const State&) {
     c.L = j.length;
     c.eps = j.extensibility > 0 ? j.extensibility * j.length : opt_.tol_p;
     rods_.push_back(c);
+  }
+  // spheres: centred on a particle, or fixed (on the world or a static body: an endpoint of their own)
+  shape_end_.clear();
+  for (const Shape& sh : model.shapes) {
+    if (sh.type != ShapeType::Sphere)
+      throw UnsupportedModel(fmt::format("particles: shape '{}' is a {}; the method's contacts are between spheres (particles with a "
+                                         "radius, bayer2009 s.3)",
+                                         sh.name, shape_type_name(sh.type)));
+    if (sh.body != kWorld && !model.bodies[sh.body].is_static && sh.position != Vec3::Zero())
+      throw UnsupportedModel(fmt::format("particles: sphere '{}' is off the centre of its particle", sh.name));
+    shape_end_.push_back(end(sh.body, sh.position, sh.name));
+  }
+  detector_.reset();
+  if (!model.shapes.empty()) {
+    double margin = opt_.margin;
+    if (margin < 0) {
+      margin = std::numeric_limits<double>::infinity();
+      for (const Shape& sh : model.shapes) margin = std::min(margin, sh.radius);
+    }
+    detect_model_ = model;
+    for (Shape& sh : detect_model_.shapes) sh.radius += margin;
+    detector_ = std::make_unique<CollisionDetector>(detect_model_);
+    preview_state_ = initial_state(model);
   }
   v_.assign(x_.size(), Vec3::Zero());
   acc_ = v_;
@@ -329,7 +363,23 @@ void Particles::do_step(const Model& model, State& state, double h, StepStats& s
     v_[k] = state.bodies[k].v;
     acc_[k] = w_[k] * loads_.force[k];
   }
-  cons_ = rods_;  // this step's constraints; the spheres' contacts join them once the Model has shapes
+  cons_ = rods_;  // this step's constraints: the rods, then the contacts found at the free previews
+  if (detector_) {
+    const auto tc = Clock::now();
+    for (int k = 0; k < nb; ++k) preview_state_.bodies[k].x = preview(k, h);
+    detector_->detect(detect_model_, preview_state_, contacts_);
+    for (const Contact& c : contacts_) {
+      Con k;
+      k.a = shape_end_[c.shape_a];
+      k.b = shape_end_[c.shape_b];
+      k.L = model.shapes[c.shape_a].radius + model.shapes[c.shape_b].radius;
+      k.eps = opt_.eps_contact * k.L;
+      k.contact = true;
+      cons_.push_back(k);
+    }
+    stats.contacts = std::max(stats.contacts, static_cast<long>(contacts_.size()));
+    stats.t_contact += since(tc);
+  }
   const int ncon = static_cast<int>(cons_.size()), nend = static_cast<int>(x_.size());
   n_.resize(ncon);
   if (opt_.o42) {
@@ -392,7 +442,8 @@ MethodInfo ParticlesMethod::describe() {
       OptionInfo::choice("o43", "off", "4.3 skipping satisfied constraints", {"on", "off"}),
       OptionInfo::choice("o44", "off", "4.4 avoiding changes of the constraint direction", {"on", "off"}),
       OptionInfo::choice("vc", "on", "velocity correction loop after the step", {"on", "off"}),
-      OptionInfo::number("eps_contact", "0.1", "contact tolerance eps_d, m: the penetration a contact may keep", 0, 1e6),
+      OptionInfo::number("eps_contact", "0.1", "contact tolerance eps_d: the penetration a contact may keep, as a fraction of the sum of the two radii (bayer2009 s.5: 0.1)", 0, 1),
+      OptionInfo::number("margin", "auto", "contact detection margin added to every radius, m (auto: the smallest radius)", 0, 1e6, false, {"auto"}),
       OptionInfo::number("eps_v", "0.01", "velocity correction tolerance eps_v, m/s", 0, 1e6),
       OptionInfo::number("tol_p", "1e-6", "position tolerance of a rod whose model states no extensibility, m", 1e-15, 1e6),
       OptionInfo::integer("max_iter", "100000", "sweeps per loop; more is a failure", 1, 1e9),
@@ -402,7 +453,7 @@ MethodInfo ParticlesMethod::describe() {
   // with a model's extensibility the error is set by the tolerance
   // cloth-like particle systems with loops; not trees: on the pendulums its first-order impulse
   // direction loses energy beyond the conformance bound (docs/findings.md "bayer2009")
-  i.supports = kParticles | kLoops | kRedundant;
+  i.supports = kParticles | kLoops | kRedundant | kContacts;
   return i;
 }
 
@@ -416,6 +467,7 @@ std::unique_ptr<Method> ParticlesMethod::make(const Spec& s) {
   o.vc = on("vc", o.vc);
   o.eps_contact = s.get_double("eps_contact", o.eps_contact);
   o.eps_v = s.get_double("eps_v", o.eps_v);
+  if (s.get_string("margin", "auto") != "auto") o.margin = s.get_double("margin", 0);
   o.tol_p = s.get_double("tol_p", o.tol_p);
   o.max_iter = s.get_int("max_iter", o.max_iter);
   if (!o.o41 && (o.o42 || o.o44))
