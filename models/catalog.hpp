@@ -83,7 +83,8 @@ double incline_cube_mu(int i);
 // the mechanisms of tomcin2014 (models/catalog/mechanisms.cpp: structure, dimensions and rows)
 Model make_spider(int legs, const std::string& name);
 Model make_scissor_lift(int segments, bool slider_foot, const std::string& name);
-Model make_strandbeest(int legs, double k_frame, const std::string& name);
+// drop > 0: a floor drop m below the lowest foot, the feet spheres (tomcin2014 s.7's drop)
+Model make_strandbeest(int legs, double k_frame, const std::string& name, double drop = 0);
 Model make_octahedron_tube(int rings, int around, const std::string& name);
 Model make_octahedron_cube(int n, const std::string& name);
 Model build_spider(const Spec&);

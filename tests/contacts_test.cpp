@@ -331,3 +331,24 @@ TEST_CASE("contacts: the 7.5 t block stays on the 50 kg rod; coupled contacts co
     CHECK(coupled < alternating);
   }
 }
+
+TEST_CASE("contacts: the Strandbeest drop model: a sphere on every foot, the floor H below the lowest", "[contacts][mechanisms]") {
+  const mb::Model m = mb::build_model("strandbeest:legs=4,drop=0.4");
+  REQUIRE(m.shapes.size() == 4 + 1);
+  const mb::State s = mb::initial_state(m);
+  double lowest = INFINITY, floor_y = NAN;
+  for (const mb::Shape& sh : m.shapes) {
+    if (sh.type == mb::ShapeType::HalfSpace) {
+      floor_y = sh.position.y();
+      continue;
+    }
+    CHECK(sh.type == mb::ShapeType::Sphere);
+    CHECK(sh.radius == 0.01);
+    CHECK(m.bodies[sh.body].name.rfind("h", 0) == 0);  // on the foot link h
+    lowest = std::min(lowest, mb::body_point(s, sh.body, sh.position).y() - sh.radius);
+  }
+  CHECK(lowest - floor_y == Approx(0.4).margin(1e-12));
+  CHECK(m.info.default_h == 0.02);
+  CHECK(mb::build_model("strandbeest:legs=4").shapes.empty());  // in the air: no contacts
+  CHECK_THROWS_AS(mb::build_model("strandbeest:drop=-1"), mb::InputError);
+}

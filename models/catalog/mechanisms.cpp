@@ -35,6 +35,9 @@
 //   F (f-g, f-h: 2), foot G (h-i: 1) = 15; plus the shaft bearing (hinge crank-frame, 1). Rows
 //   75 N + 5 (legs=50: 3755; tomcin2014 reports 4482, see docs/mechanisms.md). Free-floating, the
 //   frame at rest, the crank turning at 2 pi rad/s relative to it and every link moving with it.
+//   drop=H (tomcin2014 s.7's drop, "from a small height of 0.4 meters"): a floor (half-space) below,
+//   every foot (node G) a sphere of 0.01 m on its link h, the lowest foot sphere H above the floor;
+//   friction 0.6 (static = dynamic), restitution 0 (the paper gives neither); 5 s at h = 20 ms.
 // octahedron-tube:rings=R,around=M: octahedra (vertices at +-0.05 m along three axes) of six hub
 //   cubes (0.02 m, 2700 kg/m^3) and twelve edge bars (0.01 m square, 2700 kg/m^3); every bar carries
 //   a Cardan joint at its first hub and a revolute joint at its second (4 + 5 = 9 rows): the revolute
@@ -46,6 +49,7 @@
 // octahedron-cube:n=N: N^3 such octahedra on a cubic lattice (spacing 0.14 m), face neighbours linked
 //   by bars of 0.04 m: bars 12 N^3 + 3 N^2 (N - 1), rows 9 (15 N^3 - 3 N^2); the lowest hubs of the
 //   bottom layer are static. No N gives tomcin2014's 576288 (docs/mechanisms.md).
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <vector>
@@ -247,7 +251,7 @@ std::array<P2, 7> jansen_nodes(const Jansen& J, double t) {
 
 }  // namespace
 
-Model make_strandbeest(int legs, double k_frame, const std::string& name) {
+Model make_strandbeest(int legs, double k_frame, const std::string& name, double drop) {
   Model m;
   const Jansen J;
   const double unit = 0.01, w = 0.01, dz = 0.04, omega = 2 * M_PI;
@@ -274,7 +278,8 @@ Model make_strandbeest(int legs, double k_frame, const std::string& name) {
   };
   const Link links[10] = {{"b", 1, 2}, {"c", 1, 3}, {"d", 1, 4}, {"e", 2, 4}, {"f", 4, 5},
                           {"g", 3, 5}, {"h", 5, 6}, {"i", 3, 6}, {"j", 0, 2}, {"k", 0, 3}};
-  const double dt = 1e-5;
+  const double dt = 1e-5, foot_radius = 0.01;
+  double lowest = INFINITY;
   for (int leg = 0; leg < legs; ++leg) {
     const int pair = leg / 2;
     const double sx = leg % 2 == 0 ? 1.0 : -1.0, z = dz * leg;
@@ -319,17 +324,39 @@ Model make_strandbeest(int legs, double k_frame, const std::string& name) {
     pin("F_g", body[f_], body[g_], 5);
     pin("F_h", body[f_], body[h_], 5);
     pin("G_i", body[h_], body[i_], 6);
+    if (drop > 0) {  // the foot: a sphere at node G on link h
+      const Body& hb = m.bodies[static_cast<size_t>(body[h_])];
+      Shape foot;
+      foot.name = fmt::format("foot{}", leg + 1);
+      foot.type = ShapeType::Sphere;
+      foot.body = body[h_];
+      foot.position = hb.orientation.conjugate() * (P[6] - hb.position);
+      foot.radius = foot_radius;
+      m.shapes.push_back(foot);
+      lowest = std::min(lowest, P[6].y() - foot_radius);
+    }
+  }
+  if (drop > 0) {
+    m.materials.push_back({"ground", 0.0, 0.6, 0.6});
+    Shape floor;
+    floor.name = "floor";
+    floor.type = ShapeType::HalfSpace;
+    floor.body = kWorld;
+    floor.position = Vec3(0, lowest - drop, 0);
+    m.shapes.push_back(floor);
   }
   m.info.name = name;
   m.info.source = "tomcin2014 s.6-7";
   m.info.description = fmt::format(
       "Strandbeest: {} Jansen legs (link lengths a..m in cm, each of the links b..k a bar), mirrored in pairs, on one "
       "crank shaft and one frame (mass factor 1 + {}); 15 pin hinges per leg and the shaft bearing; free-floating, the "
-      "crank turning at 1 rev/s; rows 75 N + 5 = {}",
-      legs, k_frame, 75 * legs + 5);
-  m.info.duration = 2;
-  m.info.default_h = 0.002;
+      "crank turning at 1 rev/s; rows 75 N + 5 = {}{}",
+      legs, k_frame, 75 * legs + 5,
+      drop > 0 ? fmt::format("; dropped from {} m onto a floor (feet: spheres of {} m, friction 0.6)", drop, foot_radius) : "");
+  m.info.duration = drop > 0 ? 5 : 2;
+  m.info.default_h = drop > 0 ? 0.02 : 0.002;
   m.info.h_grid = default_h_grid();
+  m.info.energy_conserved = drop <= 0;
   return m;
 }
 
@@ -478,7 +505,9 @@ Model build_strandbeest(const Spec& s) {
   if (n < 1 || n > 1000) s.fail(fmt::format("strandbeest needs 1 <= legs <= 1000, got {}", n));
   const double k = s.get_double("k", 0);
   if (!(k >= 0 && k <= 1e6)) s.fail(fmt::format("strandbeest: frame mass factor k must be in [0, 1e6], got {}", k));
-  return make_strandbeest(static_cast<int>(n), k, spec_name(s, "strandbeest:legs=8"));
+  const double drop = s.get_double("drop", 0);
+  if (!(drop >= 0 && drop <= 100)) s.fail(fmt::format("strandbeest: drop height must be in [0, 100] m, got {}", drop));
+  return make_strandbeest(static_cast<int>(n), k, spec_name(s, "strandbeest:legs=8"), drop);
 }
 
 Model build_octahedron_tube(const Spec& s) {
