@@ -1,4 +1,4 @@
-// The timing report (bender2007 Fig. 4): the tables (TextTable, rendered as Markdown in timing.md
+// The timing report (bender2007 Fig. 4 and every timing experiment): the tables (TextTable, rendered as Markdown in timing.md
 // and as HTML tables in report.html) and the log-log plot of what analyse_timing()
 // (analysis/timing.cpp) computed. Formatting only: every ratio, speed-up and claim value comes
 // from the analysis.
@@ -208,7 +208,7 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
 }
 
 std::string timing_markdown(const TimingData& d) {
-  std::string o = d.paper ? "## Time per step (bender2007 Fig. 4)\n" : "## Time per step\n";
+  std::string o = d.paper ? fmt::format("## Time per step ({})\n", d.paper->citation) : "## Time per step\n";
   for (const auto& t : timing_tables(d)) {
     o += "\n";
     o += markdown_table(t, "###");
@@ -237,7 +237,7 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     return "";
   }
   const std::string gp = gnuplot_header("timing",
-                                        d.paper ? "Time per step over tree size (bender2007 Fig. 4), fitted exponents p"
+                                        d.paper ? fmt::format("Time per step over model size ({}), fitted exponents p", d.paper->citation)
                                                 : "Time per step over model size, fitted exponents p",
                                         "joints",
                                         "time per step [ms]") +

@@ -53,7 +53,7 @@ TEST_CASE("forces: ref follows the closed-form oscillation, undamped and damped"
   CHECK(std::abs(mb::spring_mass_displacement(p, 2.0)) < 0.05 * p.v0 / 10);
 }
 
-TEST_CASE("forces: the undamped oscillator conserves energy under ref; the damped one loses it", "[forces]") {
+TEST_CASE("forces: the undamped oscillator conserves energy under ref - the damped one loses it", "[forces]") {
   const mb::Model m = mb::build_model("spring-mass");
   const mb::State s = mbtest::simulate(m, "ref", 0.01, 3.0);
   CHECK(mbtest::is_close(mb::total_energy(m, s), mb::total_energy(m, mb::initial_state(m)), 1e-10, 1e-11));
@@ -62,7 +62,7 @@ TEST_CASE("forces: the undamped oscillator conserves energy under ref; the dampe
   CHECK(mb::total_energy(d, sd) < mb::total_energy(d, mb::initial_state(d)) - 0.1);
 }
 
-TEST_CASE("forces: LM4 evaluates the spring at every RK4 stage (order 4); iterative holds it over the step (order 1)", "[forces]") {
+TEST_CASE("forces: LM4 evaluates the spring at every RK4 stage (order 4) - iterative holds it over the step (order 1)", "[forces]") {
   mb::SpringMassParams p;
   p.damping = 3;
   const std::string spec = "spring-mass:damping=3";

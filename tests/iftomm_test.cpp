@@ -28,7 +28,7 @@ TEST_CASE("iftomm-a01: ref follows the pendulum released from the horizontal (pe
   CHECK((c.bodies[0].x - mb::Vec3(-1, 0, 0)).norm() < 1e-9);
 }
 
-TEST_CASE("four-bar: 2N + 1 links, 3N + 1 hinges, 3N redundant rows; ref up to the singular pose on the parallelogram branch", "[iftomm]") {
+TEST_CASE("four-bar: 2N + 1 links, 3N + 1 hinges, 3N redundant rows - ref up to the singular pose on the parallelogram branch", "[iftomm]") {
   const mb::Model m = mb::build_model("four-bar:n=2");
   REQUIRE(m.bodies.size() == 5);
   REQUIRE(m.joints.size() == 7);
@@ -54,7 +54,7 @@ TEST_CASE("four-bar: 2N + 1 links, 3N + 1 hinges, 3N redundant rows; ref up to t
   CHECK(mbtest::is_close(mb::total_energy(m, s), e0, 1e-8, 1e-9));
 }
 
-TEST_CASE("bricard: 30 rows for 30 coordinates, 1 redundant; ref and tomcin keep its one degree of freedom", "[iftomm]") {
+TEST_CASE("bricard: 30 rows for 30 coordinates, 1 redundant - ref and tomcin keep its one degree of freedom", "[iftomm]") {
   const mb::Model m = mb::build_model("bricard");
   REQUIRE(m.bodies.size() == 5);
   REQUIRE(m.joints.size() == 6);

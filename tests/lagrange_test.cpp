@@ -282,7 +282,7 @@ TEST_CASE("lu, cholmod and baraff give the same multipliers and trajectories", "
   CHECK(db < 1e-9);
 }
 
-TEST_CASE("rod forms: half_squared and squared are the same equations; length differs off the manifold",
+TEST_CASE("rod forms: half_squared and squared are the same equations - length differs off the manifold",
           "[methods][lagrange]") {
   const mb::Model m = mb::build_model("pendulum90");
   // the Baumgarte terms on the form's own phi (stab_on=form), as every form then solves C'' + ... = 0

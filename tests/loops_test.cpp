@@ -108,7 +108,7 @@ TEST_CASE("loops: the regularized Cholesky solves a system with a known null spa
   CHECK((x(0) + x(1)) / 2 == Approx(2 / (2 * a + alpha)).epsilon(1e-6));
 }
 
-TEST_CASE("loops: tomcin on the doubled rod moves as one rod; methods without redundancy support refuse it", "[loops]") {
+TEST_CASE("loops: tomcin on the doubled rod moves as one rod - methods without redundancy support refuse it", "[loops]") {
   const mb::Model twin = doubled_rod_pendulum();
   const mb::Model single = mb::build_model("pendulum90");
   const mb::State a = mbtest::simulate(twin, "tomcin:eps_P=1e-13,eps_V=1e-13", 0.01, 1.0);

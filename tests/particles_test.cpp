@@ -189,7 +189,7 @@ TEST_CASE("particles: the cloth meets the spheres of scenarios 2 and 3", "[parti
   }
 }
 
-TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result; 4.4 changes the result", "[particles]") {
+TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result - 4.4 changes the result", "[particles]") {
   for (const auto& [ext, scenario] : {std::pair{1.0, 1}, std::pair{0.001, 1}, std::pair{10.0, 3}, std::pair{10.0, 2}}) {
     const mb::Model m = cloth(10, ext, scenario);
     const std::string model = m.info.name;
@@ -223,7 +223,7 @@ TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result; 4.4 change
   }
 }
 
-TEST_CASE("particles: a free particle falls exactly; a rod pendulum converges to ref at order 1", "[particles]") {
+TEST_CASE("particles: a free particle falls exactly - a rod pendulum converges to ref at order 1", "[particles]") {
   mb::Model m;
   m.gravity = mb::Vec3(0, -10, 0);
   mb::Body b;

@@ -80,7 +80,7 @@ TEST_CASE("report data: a metric without a value is not applicable, a series who
   CHECK(na_table);
 }
 
-TEST_CASE("timing analysis: the paper's times and claims beside ours, as data; tables without '-'", "[report][timing]") {
+TEST_CASE("timing analysis: the paper's times and claims beside ours, as data - tables without '-'", "[report][timing]") {
   json b;
   b["context"] = {{"host_name", "unit"}};
   auto add = [&](const std::string& spec, int j, double ms) {
