@@ -1,6 +1,7 @@
-// The sweep runner (docs/architecture.md): an experiment's cases on a thread pool (or over MPI ranks: sweep/mpi.hpp),
-// finished case (append + fsync of a complete line), resumable, shardable; and the merge of shard
-// outputs. Accuracy cases are independent (each builds its own model and method), so a case gives
+// The sweep runner (docs/architecture.md): an experiment's cases on a thread pool (or over MPI
+// ranks: sweep/mpi.hpp), one JSON line per finished case (append + fsync of a complete line),
+// resumable, shardable; and the merge of shard outputs.
+// Accuracy cases are independent (each builds its own model and method), so a case gives
 // the same numbers whatever --jobs is; only a record's "provenance" differs between runs.
 #pragma once
 #include <string>

@@ -150,7 +150,7 @@ TEST_CASE("cluster: the record set is the same with --jobs 1 and 2, mpirun -n 2 
   fs::remove_all(d);
 }
 
-TEST_CASE("cluster: a rank killed mid-sweep loses only its case in flight; --resume completes the set",
+TEST_CASE("cluster: a rank killed mid-sweep loses only its case in flight and --resume completes the set",
           "[cluster][mpi][resume]") {
   const long total = static_cast<long>(mb::expand_cases(mb::read_experiment(kLong)).size());
   fs::path d = mbtest::temp_dir("cluster_kill");
