@@ -141,7 +141,7 @@ TEST_CASE("cluster: the record set is the same with --jobs 1 and 2, mpirun -n 2 
     INFO(t.output);
     REQUIRE(t.code == 0);
     CHECK_THAT(t.output, Catch::Contains(fmt::format("(shard {}/4)", k)));
-    shards += " " + (d / "sh" / fmt::format("records.shard-{}-of-4.jsonl", k)).string();
+    shards += fmt::format(" {}", (d / "sh" / fmt::format("records.shard-{}-of-4.jsonl", k)).string());
   }
   auto m = mbtest::run_cli("merge" + shards + " --out " + (d / "merged.jsonl").string());
   INFO(m.output);
@@ -157,7 +157,9 @@ TEST_CASE("cluster: a rank killed mid-sweep loses only its case in flight and --
   REQUIRE(mbtest::run_cli(fmt::format("sweep {} --jobs 2 --out {}", kLong, (d / "full").string())).code == 0);
   const auto expected = accuracy_list(d / "full" / "records.jsonl");
 
-  // mpirun -n 2; rank 1 is killed (SIGKILL) once 2 records are written
+  // mpirun -n 2; once 2 records are written, rank 0 (the writer) is frozen (SIGSTOP) so that the
+  // sweep cannot finish whatever the build's speed (a Release build runs it in 0.2 s), and rank 1 is
+  // killed (SIGKILL); mpirun notices the dead rank and ends the job, rank 0 with it
   const fs::path records = d / "killed" / "records.jsonl";
   std::vector<std::string> args = mpi_argv(2);
   args.insert(args.end(), {"sweep", kLong, "--mpi", "--out", (d / "killed").string()});
@@ -173,13 +175,25 @@ TEST_CASE("cluster: a rank killed mid-sweep loses only its case in flight and --
     execv(argv[0], argv.data());
     _exit(127);
   }
+  // the ranks' pids first (reading /proc takes milliseconds), then the records file every millisecond
   auto t0 = std::chrono::steady_clock::now();
+  std::vector<pid_t> writer, victims;
+  while ((writer.empty() || victims.empty()) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60)) {
+    writer = rank_pids(mpiexec, 0);
+    victims = rank_pids(mpiexec, 1);
+  }
   while (!(fs::exists(records) && line_count(records) >= 2) && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  const std::vector<pid_t> victims = rank_pids(mpiexec, 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (pid_t p : writer) kill(p, SIGSTOP);
   for (pid_t p : victims) kill(p, SIGKILL);
   int status = 0;
-  waitpid(mpiexec, &status, 0);  // mpirun notices the dead rank and ends the job
+  t0 = std::chrono::steady_clock::now();
+  while (waitpid(mpiexec, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(60))  // mpirun did not end the job
+      for (pid_t p : writer) kill(p, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  REQUIRE(writer.size() == 1);
   REQUIRE(victims.size() == 1);
   CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));
   const long before = line_count(records);
@@ -205,7 +219,7 @@ TEST_CASE("cluster: bad input to sweep --mpi stops every rank with exit code 2 a
   auto jobs = mbtest::run_command(mpi_command(2, fmt::format("sweep {} --mpi --jobs 2 --out {}", kSmall, d.string())));
   CHECK(jobs.code == 2);
   CHECK_THAT(jobs.output, Catch::Contains("jobs") && Catch::Contains("mpirun -n N"));
-  auto missing = mbtest::run_command(mpi_command(2, "sweep " + (d / "nope.toml").string() + " --mpi"));
+  auto missing = mbtest::run_command(mpi_command(2, fmt::format("sweep {} --mpi", (d / "nope.toml").string())));
   CHECK(missing.code == 2);
   CHECK_THAT(missing.output, Catch::Contains("nope.toml") && Catch::Contains("cannot open experiment file"));
   // an existing records file without --resume: rank 0 refuses, the worker is told to stop
@@ -244,7 +258,7 @@ TEST_CASE("cluster: merge refuses shards of another experiment file or another b
     const std::string from = "paper = \"../../../results/paper/schmitt2005.toml\"";
     REQUIRE(text.find(from) != std::string::npos);
     text.replace(text.find(from), from.size(),
-                 "paper = \"" + (fs::path(kSmall).parent_path() / "../../../results/paper/schmitt2005.toml").string() + "\"");
+                 fmt::format("paper = \"{}\"", (fs::path(kSmall).parent_path() / "../../../results/paper/schmitt2005.toml").string()));
     std::ofstream(edited) << text;
   }
   for (int k = 1; k <= 2; ++k)
