@@ -1,6 +1,7 @@
 #include "experiments/experiment.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -69,6 +70,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
   TableReader r(root, file, "", kTopKeys);
   Experiment e;
   e.file = file;
+  e.hash = experiment_hash(text);
   e.name = r.str("name");
   if (e.name.empty() || e.name.find_first_of("/\\ ") != std::string::npos)
     r.fail("name", fmt::format("must be a non-empty name without '/', '\\\\' or spaces (it names a folder), got \"{}\"", e.name));
@@ -164,6 +166,15 @@ Experiment read_experiment(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return parse_experiment(ss.str(), path);
+}
+
+std::string experiment_hash(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
 }
 
 std::vector<Case> expand_cases(const Experiment& e) {

@@ -16,6 +16,7 @@ namespace mb {
 
 struct Experiment {
   std::string file;         // path as given
+  std::string hash;         // of the file's bytes (experiment_hash): which shards may be merged
   std::string name;         // names the output folder and goes into every record
   std::string description;
   std::string reproduces;   // which paper table or figure ("schmitt2005 s.6 ...")
@@ -43,6 +44,8 @@ struct Case {
 };
 
 Experiment read_experiment(const std::string& path);
+// FNV-1a 64 of an experiment file's text, 16 hex digits: an identity, not a security hash.
+std::string experiment_hash(const std::string& text);
 Experiment parse_experiment(const std::string& text, const std::string& path);
 std::vector<Case> expand_cases(const Experiment& e);
 

@@ -27,6 +27,7 @@ const char* to_string(Status s);
 struct Provenance {
   std::string mbbench, git_commit, compiler, flags, build_type, cpu, date;
   std::map<std::string, std::string> libraries;  // name -> version
+  std::string experiment_hash;  // a sweep's: experiment_hash() of its experiment file ("" otherwise)
 };
 Provenance current_provenance();  // of this build and machine, now
 

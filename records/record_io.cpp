@@ -69,8 +69,10 @@ json metrics_json(const Metrics& m) {
 json provenance_json(const Provenance& p) {
   json libs = json::object();
   for (const auto& [k, v] : p.libraries) libs[k] = v;
-  return {{"mbbench", p.mbbench}, {"git_commit", p.git_commit}, {"compiler", p.compiler}, {"flags", p.flags},
-          {"build_type", p.build_type}, {"cpu", p.cpu}, {"date", p.date}, {"libraries", libs}};
+  json j = {{"mbbench", p.mbbench}, {"git_commit", p.git_commit}, {"compiler", p.compiler}, {"flags", p.flags},
+            {"build_type", p.build_type}, {"cpu", p.cpu}, {"date", p.date}, {"libraries", libs}};
+  if (!p.experiment_hash.empty()) j["experiment_hash"] = p.experiment_hash;  // a sweep's records only
+  return j;
 }
 
 json to_json(const CaseRecord& r, bool with_provenance) {
@@ -354,6 +356,7 @@ CaseRecord from_json(const json& j, const Reader& rd) {
     const json& libs = rd.at(p, "libraries", "provenance");
     if (!libs.is_object()) rd.fail("provenance.libraries", "expected an object");
     for (const auto& [k, v] : libs.items()) r.provenance.libraries[k] = rd.str(libs, k, "provenance.libraries");
+    if (p.contains("experiment_hash")) r.provenance.experiment_hash = rd.str(p, "experiment_hash", "provenance");
     if (p.contains("timing")) {
       const json& t = p["timing"];
       const std::string tp = "provenance.timing";

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -71,15 +72,63 @@ void sort_records(std::vector<CaseRecord>& records) {
   std::stable_sort(records.begin(), records.end(), [&](const CaseRecord& a, const CaseRecord& b) { return key(a) < key(b); });
 }
 
+std::optional<OriginDifference> origin_difference(const CaseRecord& a, const CaseRecord& b) {
+  auto join = [](const auto& items) {
+    std::string s;
+    for (const auto& x : items) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) s += x + ",";
+      else s += x.first + " " + x.second + ",";
+    }
+    return s;
+  };
+  const ExperimentRef none;
+  const ExperimentRef& ea = a.experiment ? *a.experiment : none;
+  const ExperimentRef& eb = b.experiment ? *b.experiment : none;
+  const Provenance &pa = a.provenance, &pb = b.provenance;
+  const std::vector<std::tuple<const char*, std::string, std::string>> fields = {
+      {"experiment.name", ea.name, eb.name},
+      {"provenance.experiment_hash", pa.experiment_hash, pb.experiment_hash},
+      {"experiment.file", ea.file, eb.file},
+      {"experiment.reproduces", ea.reproduces, eb.reproduces},
+      {"experiment.paper", ea.paper, eb.paper},
+      {"experiment.metrics", join(ea.metrics), join(eb.metrics)},
+      {"experiment.fit", fmt::format("{} {} {}", ea.fit_h1, ea.fit_h2, ea.fit_h), fmt::format("{} {} {}", eb.fit_h1, eb.fit_h2, eb.fit_h)},
+      {"provenance.mbbench", pa.mbbench, pb.mbbench},
+      {"provenance.git_commit", pa.git_commit, pb.git_commit},
+      {"provenance.compiler", pa.compiler, pb.compiler},
+      {"provenance.flags", pa.flags, pb.flags},
+      {"provenance.build_type", pa.build_type, pb.build_type},
+      {"provenance.libraries", join(pa.libraries), join(pb.libraries)}};
+  for (const auto& [field, x, y] : fields)
+    if (x != y) return OriginDifference{field, x, y};
+  return std::nullopt;
+}
+
 long merge_records(const std::vector<std::string>& files, const std::string& out, std::string* notes) {
   std::vector<CaseRecord> merged;
   std::map<std::string, std::string> first;  // case -> its accuracy fields
   long duplicates = 0, differing = 0;
+  struct Origin {
+    std::string file;
+    CaseRecord rec;
+  };
+  std::optional<Origin> origin;  // the first record's
   for (const auto& f : files) {
     auto r = read_records_file(f);
     if (r.dropped_partial && notes) *notes += fmt::format("{}: ignored an incomplete last line\n", f);
+    long n = 0;
     for (auto& rec : r.records) {
+      ++n;
       if (!rec.experiment) throw InputError(f, 0, "experiment.case_id", "a record without a case id (not from mbbench sweep)");
+      // one experiment file, one build: anything else is not the shards of one sweep
+      if (!origin) origin = Origin{f, rec};
+      if (auto d = origin_difference(origin->rec, rec))
+        throw InputError(f, 0, d->field,
+                         fmt::format("record {} (case '{}') is of another {}: {} '{}', the first record (in {}) has '{}'; merge "
+                                     "joins the shards of one sweep, made from one experiment file by one build",
+                                     n, rec.experiment->case_id, d->field.rfind("provenance.", 0) == 0 &&
+                                     d->field != "provenance.experiment_hash" ? "build" : "experiment file",
+                                     d->field, d->b, origin->file, d->a));
       const std::string id = rec.experiment->name + "\n" + rec.experiment->case_id;
       auto it = first.find(id);
       if (it == first.end()) {

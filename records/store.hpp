@@ -2,6 +2,7 @@
 // appended durably (one write + fsync per line) and rewritten atomically; read back with every
 // problem named by file and line; merged from shards.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,19 @@ void write_records(const std::string& path, const std::vector<CaseRecord>& recor
 // Deterministic order: experiment name, case index, case id.
 void sort_records(std::vector<CaseRecord>& records);
 
+// The first field in which two records' origins differ, or nothing. The origin is the experiment
+// (its name, file, reproduces, paper, metrics, fit, and the hash of the experiment file's text) and
+// the build (mbbench version, git commit, compiler, flags, build type, library versions); not the
+// machine or the date, which differ between the nodes of a cluster.
+struct OriginDifference {
+  std::string field, a, b;  // e.g. "provenance.git_commit", the two values
+};
+std::optional<OriginDifference> origin_difference(const CaseRecord& a, const CaseRecord& b);
+
 // Joins records files: one record per case id (the first seen), ordered by experiment and case
-// index; written atomically. Returns the number of records written.
+// index; written atomically. Returns the number of records written. Refuses (an InputError naming
+// the file, the record and the field) records without a case id and records whose origin differs
+// from the first record's: the shards of one sweep come from one experiment file and one build.
 long merge_records(const std::vector<std::string>& files, const std::string& out, std::string* notes = nullptr);
 
 }  // namespace mb

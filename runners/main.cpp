@@ -13,6 +13,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "experiments/experiment.hpp"
@@ -25,6 +26,7 @@
 #include "report/report.hpp"
 #include "report/listing.hpp"
 #include "sim/run_case.hpp"
+#include "sweep/mpi.hpp"
 #include "sweep/sweep.hpp"
 
 namespace fs = std::filesystem;
@@ -85,6 +87,63 @@ int cmd_sweep(const std::string& file, mb::SweepOptions opt, const std::string& 
                            opt.shards > 1 ? fmt::format(" (shard {}/{})", opt.shard, opt.shards) : "", sum.ran, sum.failed,
                            sum.resumed, sum.records);
   return 0;
+}
+
+// mpirun -n N mbbench sweep EXPERIMENT --mpi (docs/cluster.md): every rank reads the command line and
+// the experiment; rank 0 dispatches, writes and reports. Errors print once (rank 0's, or the rank's
+// that alone had one) and every rank exits with the same code.
+int cmd_sweep_mpi(const std::string& file, mb::SweepOptions opt, const std::string& shard) {
+  mb::MpiSession mpi;  // "built without MPI" (exit code 2) when so
+  mb::Experiment e;
+  std::exception_ptr error;
+  int code = 0;
+  try {
+    if (opt.jobs != 1)
+      throw mb::InputError("command line", 0, "jobs",
+                           "--mpi runs one case at a time per rank; start more ranks (mpirun -n N) instead of --jobs");
+    if (shard.size()) mb::parse_shard(shard, opt.shard, opt.shards);
+    e = mb::read_experiment(file);
+  } catch (const mb::InputError&) {
+    error = std::current_exception();
+    code = 2;
+  } catch (const std::exception&) {
+    error = std::current_exception();
+    code = 1;
+  }
+  const int worst = mpi.max_over_ranks(code);
+  if (worst != 0) {
+    const bool rank0_failed = mpi.max_over_ranks(mpi.rank() == 0 && code != 0 ? 1 : 0) != 0;
+    if (error && (mpi.rank() == 0 || !rank0_failed)) std::rethrow_exception(error);
+    if (mpi.rank() == 0) std::cerr << "mbbench: error: another rank could not start the sweep (its message above)\n";
+    return worst;
+  }
+  opt.progress = mpi.rank() == 0 && ::isatty(STDERR_FILENO) != 0;
+  auto sum = mb::run_sweep_mpi(mpi, e, opt);
+  if (sum)
+    std::cout << fmt::format("sweep {}: {} cases{} over {} MPI rank(s): {} run now ({} failed), {} already done; records in {}\n",
+                             e.name, sum->cases, opt.shards > 1 ? fmt::format(" (shard {}/{})", opt.shard, opt.shards) : "",
+                             mpi.size(), sum->ran, sum->failed, sum->resumed, sum->records)
+              << fmt::format("cases run by rank 0, 1, ...: {}\n", fmt::join(sum->ran_by_rank, ", "));
+  return 0;
+}
+
+// mbbench --version: the build, its libraries and whether MPI and Google Benchmark are in
+std::string version_text() {
+  const mb::Provenance p = mb::current_provenance();
+  std::string flags = p.flags;
+  flags.erase(0, flags.find_first_not_of(' '));
+  std::string s = fmt::format("mbbench {} (commit {})\ncompiler: {}; build type: {}; flags: {}\nlibraries:", p.mbbench,
+                              p.git_commit, p.compiler, p.build_type, flags);
+  for (const auto& [name, version] : p.libraries) s += fmt::format(" {} {},", name, version);
+  s.back() = '\n';
+  const std::string mpi = mb::mpi_library();
+  s += "MPI: " + (mpi.empty() ? std::string("no (built without MPI: `sweep --mpi` unavailable)") : mpi + " (sweep --mpi)");
+#ifdef MBBENCH_HAVE_BENCHMARK
+  s += "\nGoogle Benchmark: yes (bench)";
+#else
+  s += "\nGoogle Benchmark: no (built without it: `bench` unavailable)";
+#endif
+  return s;
 }
 
 int cmd_merge(const std::vector<std::string>& files, const std::string& out) {
@@ -188,6 +247,7 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
 int main(int argc, char** argv) {
   CLI::App app{"mbbench: benchmarking and validation of multibody-dynamics simulation methods"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text, "print the version, the build and its libraries (MPI among them), then exit");
 
   bool list_json = false, list_markdown = false;
   std::string list_what = "all";
@@ -232,6 +292,8 @@ int main(int argc, char** argv) {
   sweep->add_flag("--resume", sweep_opt.resume, "keep the finished cases of an earlier, interrupted sweep");
   sweep->add_option("--shard", shard_text, "run only shard k of N (k/N): the cases with index % N == k - 1");
   sweep->add_option("--out", sweep_opt.out_dir, "output folder (default results/out/<experiment name>)");
+  bool sweep_mpi = false;
+  sweep->add_flag("--mpi", sweep_mpi, "distribute the cases over the ranks of an MPI job (mpirun -n N mbbench sweep ... --mpi)");
 
   std::string merge_out;
   auto* merge = app.add_subcommand("merge", "join records files (e.g. shards): one record per case, in case order");
@@ -286,7 +348,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*table) return cmd_table(record_files, table_out, paper_file);
-    if (*sweep) return cmd_sweep(experiment_file, sweep_opt, shard_text);
+    if (*sweep) return sweep_mpi ? cmd_sweep_mpi(experiment_file, sweep_opt, shard_text)
+                                 : cmd_sweep(experiment_file, sweep_opt, shard_text);
     if (*merge) return cmd_merge(record_files, merge_out);
     if (*gate) return cmd_gate(gate_args, gate_cfg);
     if (*bench) {

@@ -6,7 +6,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libeigen3-dev libboost-dev libboost-math-dev libsuitesparse-dev libbenchmark-dev
-      catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox libfcl-dev)
+      catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox libfcl-dev
+      libopenmpi-dev openmpi-bin)  # OpenMPI: mbbench sweep --mpi (docs/cluster.md)
 for a in "$@"; do
   case $a in
     --with-browser) pkgs+=(chromium) ;;

@@ -92,6 +92,7 @@ CaseRecord run_sweep_case(const Experiment& e, const Case& c) {
   r.experiment->case_id = c.id;
   r.experiment->case_index = c.index;
   r.experiment->readings_primary = c.cfg.steps == e.steps.front() && c.cfg.ld_periods == e.ld_periods.front();
+  r.provenance.experiment_hash = e.hash;
   return r;
 }
 
@@ -107,10 +108,11 @@ void print_progress(long done, long total, long failed, double elapsed, bool fin
 
 }  // namespace
 
-SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
-  SweepSummary sum;
+SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
+  SweepPlan plan;
+  SweepSummary& sum = plan.summary;
   // this shard's cases, in expansion order
-  std::vector<Case> cases;
+  std::vector<Case>& cases = plan.cases;
   for (Case& c : expand_cases(e))
     if (c.index % opt.shards == opt.shard - 1) cases.push_back(std::move(c));
   sum.cases = static_cast<long>(cases.size());
@@ -130,6 +132,10 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
     if (!opt.resume)
       throw InputError(sum.records, 0, "", "records file exists; pass --resume to continue it, or remove it to start afresh");
     auto prev = read_records_file(sum.records, /*truncate=*/true);
+    CaseRecord now;  // what this sweep's records carry besides the case
+    now.experiment = experiment_ref(e);
+    now.provenance = current_provenance();
+    now.provenance.experiment_hash = e.hash;
     if (prev.dropped_partial) fmt::print(stderr, "mbbench: note: {}: dropped an incomplete last line\n", sum.records);
     for (const CaseRecord& r : prev.records) {
       // a record must be a case of this experiment and shard, run with today's duration
@@ -143,6 +149,12 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
       if (r.duration != planned)
         throw InputError(sum.records, 0, "", fmt::format("case '{}' was run with duration {}, the experiment now gives {}",
                                                          id, r.duration, planned));
+      // and by this build from this experiment file (the set must not mix builds: merge refuses it)
+      if (auto d = origin_difference(r, now))
+        throw InputError(sum.records, 0, d->field,
+                         fmt::format("case '{}' was written with {} '{}', this sweep has '{}'; finish it with that build and "
+                                     "experiment file, or remove the file",
+                                     id, d->field, d->a, d->b));
       if (!done_ids.insert(id).second) ++duplicates;  // a case written twice: the first is kept
     }
     if (duplicates) {
@@ -155,52 +167,63 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
       write_records(sum.records, kept);
     }
   }
-  std::vector<const Case*> pending;
-  for (const Case& c : cases)
-    if (!done_ids.count(c.id)) pending.push_back(&c);
+  for (size_t i = 0; i < cases.size(); ++i)
+    if (!done_ids.count(cases[i].id)) plan.pending.push_back(i);
   sum.resumed = static_cast<long>(done_ids.size());
+  return plan;
+}
+
+void record_finished(SweepPlan& plan, const CaseRecord& r, const SweepOptions& opt, double elapsed) {
+  SweepSummary& sum = plan.summary;
+  append_record(sum.records, r);
+  ++sum.ran;
+  if (!r.ok()) ++sum.failed;
+  if (opt.progress) print_progress(sum.resumed + sum.ran, sum.cases, sum.failed, elapsed, false);
+}
+
+void finish_sweep(SweepPlan& plan, const SweepOptions& opt, double elapsed) {
+  SweepSummary& sum = plan.summary;
+  if (opt.progress) print_progress(sum.resumed + sum.ran, sum.cases, sum.failed, elapsed, true);
+  auto all = read_records_file(sum.records).records;
+  sort_records(all);
+  write_records(sum.records, all);
+}
+
+SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
+  SweepPlan plan = plan_sweep(e, opt);
 
   // the pool: workers take the next case; each finished record is appended as one durable line
   std::atomic<size_t> next{0};
   std::mutex mu;
   std::exception_ptr error;
   const auto t0 = std::chrono::steady_clock::now();
-  long done = sum.resumed;
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const size_t n = plan.pending.size();
   auto worker = [&] {
     for (;;) {
       size_t i = next++;
-      if (i >= pending.size()) return;
-      CaseRecord rec = run_sweep_case(e, *pending[i]);
+      if (i >= n) return;
+      CaseRecord rec = run_sweep_case(e, plan.cases[plan.pending[i]]);
       std::lock_guard<std::mutex> lock(mu);
       if (error) return;
       try {
-        append_record(sum.records, rec);
+        record_finished(plan, rec, opt, elapsed());
       } catch (...) {
         error = std::current_exception();
-        next = pending.size();
+        next = n;
         return;
       }
-      ++sum.ran;
-      ++done;
-      if (!rec.ok()) ++sum.failed;
-      if (opt.progress)
-        print_progress(done, sum.cases, sum.failed,
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), false);
     }
   };
-  const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(std::max<size_t>(1, pending.size()))));
+  const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(std::max<size_t>(1, n))));
   std::vector<std::thread> pool;
   for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   if (error) std::rethrow_exception(error);
-  if (opt.progress)
-    print_progress(done, sum.cases, sum.failed, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), true);
 
   // complete: rewrite the file in case order (atomically), so it is the same whatever --jobs was
-  auto all = read_records_file(sum.records).records;
-  sort_records(all);
-  write_records(sum.records, all);
-  return sum;
+  finish_sweep(plan, opt, elapsed());
+  return plan.summary;
 }
 
 }  // namespace mb

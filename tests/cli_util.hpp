@@ -17,9 +17,9 @@ struct CliResult {
   std::string output;  // stdout and stderr
 };
 
-// Runs `mbbench ARGS` through the shell and collects its output and exit code.
-inline CliResult run_cli(const std::string& args) {
-  std::string cmd = std::string(MBBENCH_EXE) + " " + args + " 2>&1";
+// Runs a shell command and collects its output (stdout and stderr) and exit code.
+inline CliResult run_command(const std::string& command) {
+  std::string cmd = command + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -29,6 +29,9 @@ inline CliResult run_cli(const std::string& args) {
   int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+// Runs `mbbench ARGS` through the shell and collects its output and exit code.
+inline CliResult run_cli(const std::string& args) { return run_command(std::string(MBBENCH_EXE) + " " + args); }
 
 // A fresh folder per test process and name.
 inline std::filesystem::path temp_dir(const std::string& name = "cli") {
