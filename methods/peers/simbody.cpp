@@ -45,6 +45,22 @@ Quat frame_z(const Vec3& z) {  // any rotation whose z axis is z
   return frame_xy(x, zn.cross(x));
 }
 
+// the applied torques (world frame) of the current step, held constant over it
+class Torques final : public SimTK::Force::Custom::Implementation {
+ public:
+  Torques(const std::vector<SimTK::MobilizedBody>* mobods, const std::vector<Vec3>* torque) : mobods_(mobods), torque_(torque) {}
+  void calcForce(const SimTK::State& state, SimTK::Vector_<SimTK::SpatialVec>& body_forces, SimTK::Vector_<SimTK::Vec3>&,
+                 SimTK::Vector&) const override {
+    for (size_t i = 0; i < torque_->size(); ++i)
+      if (!(*torque_)[i].isZero(0) && !(*mobods_)[i].isEmptyHandle()) (*mobods_)[i].applyBodyTorque(state, sv((*torque_)[i]), body_forces);
+  }
+  SimTK::Real calcPotentialEnergy(const SimTK::State&) const override { return 0; }
+
+ private:
+  const std::vector<SimTK::MobilizedBody>* mobods_;
+  const std::vector<Vec3>* torque_;
+};
+
 class Simbody final : public Method {
  public:
   explicit Simbody(const Spec& s)
@@ -76,11 +92,18 @@ class Simbody final : public Method {
     const auto joints = peer_joints(model, state);
     const PeerTree tree = peer_tree(model, joints, "simbody");
     const size_t n = model.bodies.size();
+    // a second init: the old handles go before the system that owns what they point to
     integ_.reset();
+    mobods_.clear();
+    forces_.reset();
+    matter_.reset();
+    system_.reset();
     system_ = std::make_unique<SimTK::MultibodySystem>();
     matter_ = std::make_unique<SimTK::SimbodyMatterSubsystem>(*system_);
     forces_ = std::make_unique<SimTK::GeneralForceSubsystem>(*system_);
     SimTK::Force::UniformGravity(*forces_, *matter_, sv(model.gravity));
+    torque_.assign(n, Vec3::Zero());
+    if (!model.torques.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
     mobods_.assign(n, SimTK::MobilizedBody());
     frames_.assign(n, Frame{});
     rod_axes_.assign(n, Quat::Identity());
@@ -206,9 +229,21 @@ class Simbody final : public Method {
     const auto t0 = std::chrono::steady_clock::now();
     if (fixed_ && h != h_) integ_->setFixedStepSize(h);
     h_ = h;
+    // applied torques: the step's average; when it changes, the integrator starts afresh from the
+    // current state (its cached derivatives saw the old torques)
+    bool changed = false;
+    if (!model.torques.empty()) {
+      average_torques(model, state.t, h, next_torque_);
+      changed = next_torque_ != torque_;
+      torque_ = next_torque_;
+    }
     if (!initialized_) {
       integ_->initialize(state_);
       initialized_ = true;
+    } else if (changed) {
+      SimTK::State s = integ_->getState();
+      s.invalidateAllCacheAtOrAbove(SimTK::Stage::Dynamics);
+      integ_->initialize(s);
     }
     const long before = integ_->getNumStepsTaken();
     const double target = static_cast<double>(++steps_) * h;  // Simbody's clock starts at 0
@@ -242,6 +277,7 @@ class Simbody final : public Method {
   std::vector<SimTK::MobilizedBody> mobods_;  // (nbody)
   std::vector<Frame> frames_;                 // (nbody)
   std::vector<Quat> rod_axes_, mframes_;      // (nbody)
+  std::vector<Vec3> torque_, next_torque_;  // (nbody) the step's applied torques, world frame
   SimTK::State state_;
   double h_ = 0;
   long steps_ = 0;
@@ -268,7 +304,7 @@ MethodInfo describe_simbody() {
                point_inertia_option("1e-12")};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kParticles | kRigidBodies | kTrees;  // applied torques: not mapped (docs/peers.md)
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
   i.fixed_step = true;
   return i;
 }
