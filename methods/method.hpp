@@ -68,6 +68,7 @@ struct MethodInfo {
   std::string paper_name;   // the name in the paper's tables ("iter.", "LMBS4"); empty: ours
   std::string description;
   std::string source;       // citation key and section, e.g. "schmitt2005 s.5"
+  std::string version;      // a peer engine's name and version ("ODE 0.16.2"); empty: ours
   std::vector<OptionInfo> options;  // accepted options with type, default, range and doc
   std::string expands_to;   // for a paper alias: the composition it names
   std::vector<DeclaredOrder> orders;  // the first is the primary order (records, docs)

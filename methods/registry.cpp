@@ -5,6 +5,7 @@
 #include "methods/impulse/methods.hpp"
 #include "methods/lagrange/lagrange_method.hpp"
 #include "methods/method.hpp"
+#include "methods/peers/peers.hpp"
 #include "methods/reduced/gc4.hpp"
 #include "methods/reduced/ref.hpp"
 
@@ -31,11 +32,26 @@ std::vector<MethodEntry> builtin_methods() {
                         "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))",
                         {{"position", "double-pendulum", 4, 0.000625, 0.02, 1, "", "RK4; the corrections to round-off after every step"}}),
         Lagrange::alias("baraff", "stab=baumgarte,alpha=10,beta=10,solver=baraff", "bender2007 s.6", "Lagrange multipliers + RK4, Baumgarte, Baraff's O(n) LDL^T of H"),
+#ifdef MBBENCH_WITH_BULLET
+        {describe_bullet(), make_bullet},
+#endif
+#ifdef MBBENCH_WITH_DART
+        {describe_dart(), make_dart},
+#endif
         {IterativeMethod::describe(), IterativeMethod::make},
         {Lagrange::describe(), Lagrange::make},
         {LinearMethod::describe(), LinearMethod::make},
+#ifdef MBBENCH_WITH_MUJOCO
+        {describe_mujoco(), make_mujoco},
+#endif
+#ifdef MBBENCH_WITH_ODE
+        {describe_ode(), make_ode},
+#endif
         {ParticlesMethod::describe(), ParticlesMethod::make},
         {Ref::describe(), Ref::make},
+#ifdef MBBENCH_WITH_SIMBODY
+        {describe_simbody(), make_simbody},
+#endif
         {SleMethod::describe(), SleMethod::make},
         {TomcinMethod::describe(), TomcinMethod::make},
   };

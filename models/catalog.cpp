@@ -1,4 +1,5 @@
 #include "models/catalog.hpp"
+#include "models/urdf.hpp"
 
 #include <filesystem>
 
@@ -101,6 +102,10 @@ bool is_scene_path(const std::string& text) {
 }
 
 Model load_model(const std::string& text, const std::string& source, int line) {
+  if (text.size() > 5 && text.compare(text.size() - 5, 5, ".urdf") == 0) {
+    if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no URDF file '{}'", text));
+    return read_urdf(text);
+  }
   if (is_scene_path(text)) {
     if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
     return read_scene(text);

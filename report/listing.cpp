@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "methods/method.hpp"
+#include "methods/peers/common.hpp"
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
 
@@ -45,6 +46,7 @@ std::string methods_text() {
     s += fmt::format("  {:<18} {}\n", i.name, i.description);
     s += fmt::format("  {:<18} family {}; source: {}{}\n", "", i.family.empty() ? "-" : i.family, i.source,
                      i.paper_name.empty() ? "" : "; paper name " + i.paper_name);
+    if (!i.version.empty()) s += fmt::format("  {:<18} engine: {}\n", "", i.version);
     s += fmt::format("  {:<18} order: {}\n", "", orders_text(i));
     s += fmt::format("  {:<18} supports: {}; {}\n", "", features_text(i.supports), flags_text(i));
     if (!i.expands_to.empty()) s += fmt::format("  {:<18} = {}\n", "", i.expands_to);
@@ -54,6 +56,7 @@ std::string methods_text() {
                        r.empty() ? "" : ", " + r, op.applies_with.empty() ? "" : ", only with " + op.applies_with, op.description);
     }
   }
+  for (const auto& [name, why] : peers_not_built()) s += fmt::format("  {:<18} not built: {}\n", name, why);
   return s;
 }
 
@@ -91,7 +94,7 @@ json methods_json() {
     for (const auto& o : i.orders)
       orders.push_back({{"quantity", o.quantity}, {"problem", o.problem}, {"order", o.order}, {"h_min", o.h_min},
                         {"h_max", o.h_max}, {"t_end", o.t_end}, {"options", o.options}, {"note", o.note}});
-    a.push_back({{"name", i.name}, {"family", i.family}, {"paper_name", i.paper_name}, {"description", i.description},
+    a.push_back({{"name", i.name}, {"family", i.family}, {"paper_name", i.paper_name}, {"version", i.version}, {"description", i.description},
                  {"source", i.source}, {"orders", orders}, {"supports", features_text(i.supports)},
                  {"fixed_step", i.fixed_step}, {"reference", i.reference}, {"timing_table", i.timing_table},
                  {"timing_max_joints", i.timing_max_joints}, {"timing_reference", i.timing_reference},
@@ -128,6 +131,7 @@ std::string methods_markdown() {
     const auto& i = e.info;
     s += fmt::format("\n## `{}`\n\n{}\n\n", i.name, i.description);
     if (!i.expands_to.empty()) s += fmt::format("Expands to `{}`.\n\n", i.expands_to);
+    if (!i.version.empty()) s += fmt::format("Engine: {} (docs/peers.md).\n\n", i.version);
     for (const auto& o : i.orders)
       if (!o.note.empty()) s += fmt::format("Order {:g} on {}: {}.\n\n", o.order, o.problem, o.note);
     if (i.options.empty()) {

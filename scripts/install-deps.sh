@@ -7,7 +7,13 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libeigen3-dev libboost-dev libboost-math-dev libsuitesparse-dev libbenchmark-dev
       catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox libfcl-dev
-      libopenmpi-dev openmpi-bin)  # OpenMPI: mbbench sweep --mpi (docs/cluster.md)
+      # OpenMPI: mbbench sweep --mpi (docs/cluster.md)
+      libopenmpi-dev openmpi-bin
+      # the peer engines (docs/peers.md): each built when found; MuJoCo's CMake config needs the
+      # qhull headers and OpenGL (libgl-dev)
+      libode-dev libmujoco-dev libqhull-dev libgl-dev libbullet-dev libsimbody-dev libdart-dev
+      # URDF import (docs/peers.md)
+      liburdfdom-dev)
 for a in "$@"; do
   case $a in
     --with-browser) pkgs+=(chromium) ;;

@@ -89,6 +89,8 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   r.stats = out.stats;
   r.timing = out.timing;
   r.provenance = current_provenance();
+  // a peer engine's version beside the libraries (docs/peers.md)
+  if (!info.version.empty()) r.provenance.libraries[info.name] = info.version;
   r.samples = recorder.samples();
   return r;
 }

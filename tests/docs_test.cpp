@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "methods/peers/common.hpp"
 #include "cli_util.hpp"
 
 namespace fs = std::filesystem;
@@ -66,6 +67,12 @@ std::vector<std::string> help_section(const std::string& help, const std::string
 
 TEST_CASE("docs: methods.md and models.md are generated from the registry and the catalog", "[docs]") {
   for (const char* what : {"methods", "models"}) {
+    // docs/methods.md lists every peer engine: a binary built without one cannot regenerate it
+    if (std::string(what) == "methods" && !mb::peers_not_built().empty()) {
+      WARN("docs/methods.md not compared: this binary was built without " << mb::peers_not_built().front().first << " ("
+                                                                          << mb::peers_not_built().front().second << ")");
+      continue;
+    }
     INFO("docs/" << what << ".md is stale: run scripts/gen-docs.sh");
     const auto r = mbtest::run_cli(std::string("list ") + what + " --markdown");
     REQUIRE(r.code == 0);

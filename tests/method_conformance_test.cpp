@@ -77,11 +77,16 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
       CHECK(a.steps_done == a.steps);
       const mb::CaseRecord b = mb::run_case(model, e->info.name, config(sm.h, sm.duration));
       CHECK(mb::accuracy_fields(a) == mb::accuracy_fields(b));
-      // bounded: joints held to 1 mm, energy within 1 % of its scale where it is conserved
-      CHECK(*a.metrics.get("CD_pos_max") < 1e-3);
+      // bounded: joints held to 1 mm, energy within 1 % of its scale where it is conserved. The
+      // peer engines (docs/peers.md) hold joints at the velocity level with their own drift
+      // feedback (ODE's ERP) and most step by semi-implicit Euler, whose energy error is O(h):
+      // joints to 5 cm, energy to 50 % of its scale at these steps (ODE on chain:n=4 at 5 ms:
+      // 0.27 J of a scale of 1 J); their accuracy is tested against ref (tests/peers_test.cpp)
+      const bool peer = e->info.family == "peer";
+      CHECK(*a.metrics.get("CD_pos_max") < (peer ? 5e-2 : 1e-3));
       if (model.info.energy_conserved && model.torques.empty()) {
         const double e0 = *a.metrics.get("E0"), e1 = *a.metrics.get("E_end");
-        CHECK(std::abs(e1 - e0) <= 1e-2 * std::max(1.0, std::abs(e0)));
+        CHECK(std::abs(e1 - e0) <= (peer ? 0.5 : 1e-2) * std::max(1.0, std::abs(e0)));
       }
     }
   }

@@ -1,0 +1,152 @@
+#include "methods/peers/common.hpp"
+
+#include <algorithm>
+#include <deque>
+
+#include <Eigen/Eigenvalues>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+std::vector<PeerJoint> peer_joints(const Model& model, const State& state) {
+  std::vector<PeerJoint> out;
+  out.reserve(model.joints.size());
+  auto dynamic = [&](int b) { return b >= 0 && !model.bodies[static_cast<size_t>(b)].is_static; };
+  // a point (axis) of body b's frame in world coordinates; kWorld: already world
+  auto point = [&](int b, const Vec3& p) {
+    if (b < 0) return p;
+    const BodyState& s = state.bodies[static_cast<size_t>(b)];
+    return Vec3(s.x + s.q * p);
+  };
+  auto axis = [&](int b, const Vec3& d) {
+    const Vec3 u = b < 0 ? d : Vec3(state.bodies[static_cast<size_t>(b)].q * d);
+    return Vec3(u.normalized());
+  };
+  for (size_t k = 0; k < model.joints.size(); ++k) {
+    const Joint& j = model.joints[k];
+    PeerJoint p;
+    p.index = static_cast<int>(k);
+    p.type = j.type;
+    p.anchor_a = point(j.a, j.anchor_a);
+    p.anchor_b = point(j.b, j.anchor_b);
+    p.axis_a = axis(j.a, j.axis_a);
+    p.axis_b = axis(j.b, j.axis_b);
+    p.length = j.length;
+    p.a = dynamic(j.a) ? j.a : kWorld;
+    p.b = dynamic(j.b) ? j.b : kWorld;
+    out.push_back(p);
+  }
+  return out;
+}
+
+void require_joint_types(const Model& model, const std::string& engine, const std::vector<JointType>& types) {
+  std::string names;
+  for (JointType t : types) names += (names.empty() ? "" : ", ") + std::string(joint_type_name(t));
+  for (const Joint& j : model.joints) {
+    if (std::find(types.begin(), types.end(), j.type) == types.end())
+      throw UnsupportedModel(fmt::format("{} cannot express joint '{}' of type {} (it maps: {})", engine, j.name,
+                                         joint_type_name(j.type), names));
+    auto fixed = [&](int b) { return b < 0 || model.bodies[static_cast<size_t>(b)].is_static; };
+    if (fixed(j.a) && fixed(j.b))
+      throw UnsupportedModel(fmt::format("{} cannot express joint '{}' between two fixed bodies", engine, j.name));
+  }
+}
+
+OptionInfo particle_radius_option() {
+  return OptionInfo::number("particle_radius", "0.1",
+                            "a point mass becomes a sphere of this radius, m (inertia 2/5 m r^2; decoupled from its translation)",
+                            0, 1e3, true);
+}
+
+Mat3 particle_inertia(const Body& body, double radius) { return Mat3::Identity() * (0.4 * body.mass * radius * radius); }
+
+PrincipalAxes principal_axes(const Mat3& inertia) {
+  Eigen::SelfAdjointEigenSolver<Mat3> es(inertia);
+  Mat3 r = es.eigenvectors();
+  if (r.determinant() < 0) r.col(2) = -r.col(2);
+  return {es.eigenvalues(), Quat(r).normalized()};
+}
+
+OptionInfo point_inertia_option(const std::string& def) {
+  return OptionInfo::number("point_inertia", def,
+                            "inertia of a point mass about its centre, kg m^2 per kg (the engine needs > 0; the bob turns with its rod, "
+                            "so this adds to the pendulum's inertia)",
+                            0, 1, true);
+}
+
+PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine) {
+  const size_t n = model.bodies.size();
+  PeerTree t;
+  t.parent.assign(n, kWorld);
+  t.joint.assign(n, -1);
+  t.flip.assign(n, false);
+  // adjacency: node n is the world
+  std::vector<std::vector<int>> adj(n + 1);
+  auto node = [&](int b) { return b < 0 ? n : static_cast<size_t>(b); };
+  for (size_t k = 0; k < joints.size(); ++k) {
+    adj[node(joints[k].a)].push_back(static_cast<int>(k));
+    adj[node(joints[k].b)].push_back(static_cast<int>(k));
+  }
+  std::vector<bool> seen(n + 1, false), used(joints.size(), false);
+  auto grow = [&](size_t root) {
+    std::deque<size_t> queue{root};
+    seen[root] = true;
+    while (!queue.empty()) {
+      const size_t u = queue.front();
+      queue.pop_front();
+      if (u != n) t.order.push_back(static_cast<int>(u));
+      for (int k : adj[u]) {
+        if (used[static_cast<size_t>(k)]) continue;
+        used[static_cast<size_t>(k)] = true;
+        const PeerJoint& j = joints[static_cast<size_t>(k)];
+        const bool from_a = node(j.a) == u;
+        const size_t v = from_a ? node(j.b) : node(j.a);
+        if (seen[v])
+          throw UnsupportedModel(fmt::format("{} builds a tree of joints; joint '{}' closes a loop", engine,
+                                             model.joints[static_cast<size_t>(j.index)].name));
+        seen[v] = true;
+        t.parent[v] = u == n ? kWorld : static_cast<int>(u);
+        t.joint[v] = k;
+        t.flip[v] = !from_a;
+        queue.push_back(v);
+      }
+    }
+  };
+  grow(n);
+  // every body not reached from the world roots a floating subtree
+  for (size_t b = 0; b < n; ++b)
+    if (!seen[b] && !model.bodies[b].is_static) grow(b);
+  return t;
+}
+
+void write_body(const Body& body, BodyState& s, const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w) {
+  s.x = x;
+  s.v = v;
+  if (body.particle) return;
+  s.q = q.normalized();
+  s.w = w;
+}
+
+std::vector<std::pair<std::string, std::string>> peers_not_built() {
+  std::vector<std::pair<std::string, std::string>> v;
+#ifndef MBBENCH_WITH_BULLET
+  v.push_back({"bullet", "MBBENCH_WITH_BULLET is off (libbullet-dev with bullet-float64 not found)"});
+#endif
+#ifndef MBBENCH_WITH_DART
+  v.push_back({"dart", "MBBENCH_WITH_DART is off (libdart-dev not found)"});
+#endif
+#ifndef MBBENCH_WITH_MUJOCO
+  v.push_back({"mujoco", "MBBENCH_WITH_MUJOCO is off (libmujoco-dev not found)"});
+#endif
+#ifndef MBBENCH_WITH_ODE
+  v.push_back({"ode", "MBBENCH_WITH_ODE is off (libode-dev not found)"});
+#endif
+#ifndef MBBENCH_WITH_SIMBODY
+  v.push_back({"simbody", "MBBENCH_WITH_SIMBODY is off (libsimbody-dev not found)"});
+#endif
+  return v;
+}
+
+}  // namespace mb

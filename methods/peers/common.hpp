@@ -1,0 +1,71 @@
+// Shared parts of the peer-engine adapters (docs/peers.md): the one translation of our Model into
+// what every engine needs -- joints with their anchors and axes in world coordinates at the
+// initial state, the inertia given to a point mass, the spanning tree of the reduced-coordinate
+// engines -- and the checks that refuse, with a reason, what an engine cannot express.
+// Each engine (methods/peers/<engine>.cpp) translates this once in do_init and copies the
+// Cartesian State back after every step.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/spec.hpp"
+#include "methods/method.hpp"
+
+namespace mb {
+
+// A joint at the initial state in world coordinates. Static bodies are the world (kWorld): an
+// engine fixes them. Anchors are the joint points of a and b (they coincide except for a rod).
+struct PeerJoint {
+  int index = 0;                   // in Model::joints
+  JointType type = JointType::Ball;
+  int a = kWorld, b = kWorld;      // dynamic body indices, kWorld for the world or a static body
+  Vec3 anchor_a = Vec3::Zero(), anchor_b = Vec3::Zero();  // world
+  Vec3 axis_a = Vec3::UnitZ(), axis_b = Vec3::UnitZ();     // world, unit
+  double length = 0;               // rod length
+};
+std::vector<PeerJoint> peer_joints(const Model& model, const State& state);
+
+// Throws UnsupportedModel ("<engine> cannot express ...") for a joint type outside `types` or a
+// joint between two fixed bodies. An extensible rod (bayer2009's maximum extensibility) is held at
+// its length: no engine has a distance range, and a rigid rod meets the allowance.
+void require_joint_types(const Model& model, const std::string& engine, const std::vector<JointType>& types);
+
+// The option every engine has for point masses: an engine knows only rigid bodies, so a particle
+// becomes a sphere of this radius (inertia 2/5 m r^2 about every axis). Its rotation is decoupled
+// from its translation (every joint and load acts at its centre), so the radius changes nothing
+// in exact arithmetic; it only keeps the engine's solver away from a singular inertia.
+OptionInfo particle_radius_option();
+Mat3 particle_inertia(const Body& body, double radius);
+
+// The principal axes of an inertia tensor (body frame): I = R diag(moments) R^T, R a rotation
+// (an engine that takes a diagonal inertia frames the body by R: its orientation is q R).
+struct PrincipalAxes {
+  Vec3 moments;
+  Quat rotation;
+};
+PrincipalAxes principal_axes(const Mat3& inertia);
+
+// The option of the reduced-coordinate engines for point masses: a point mass on a rod turns with
+// the rod, so its own inertia adds to the pendulum's; tiny, but above the engine's singular limit.
+OptionInfo point_inertia_option(const std::string& def);
+
+// The spanning tree a reduced-coordinate engine builds: each dynamic body's parent (kWorld for a
+// root) and the joint to it (-1: a floating root, 6 degrees of freedom), in an order with parents
+// first. Throws UnsupportedModel on a closed loop.
+struct PeerTree {
+  std::vector<int> order;   // dynamic body indices, parents before children
+  std::vector<int> parent;  // (nbody) parent body or kWorld
+  std::vector<int> joint;   // (nbody) index into the peer_joints list, -1 for a floating root
+  std::vector<bool> flip;   // (nbody) true when the joint's b is the parent (a the child)
+};
+PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine);
+
+// Writes one body's Cartesian state (a particle keeps its orientation and zero angular velocity).
+void write_body(const Body& body, BodyState& s, const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w);
+
+// Engines not built into this binary, with why (their CMake option is off or the package was not
+// found when it was configured): `mbbench list` shows them, the engine tests skip them by name.
+std::vector<std::pair<std::string, std::string>> peers_not_built();
+
+}  // namespace mb

@@ -1,0 +1,264 @@
+// dart: DART (libdart-dev 6.12) as a method (docs/peers.md). Reduced coordinates: one Skeleton
+// holding the joint tree (peer_tree) -- a floating root a FreeJoint, a ball joint a BallJoint, a
+// hinge a RevoluteJoint, a slider a PrismaticJoint, a fixed joint a WeldJoint, a cardan joint a
+// UniversalJoint, and a rod to a point mass a UniversalJoint at the pivot with both axes
+// perpendicular to the rod (the point mass is the body's centre of mass, its frame at the pivot).
+// A step is World::step(): forward dynamics (articulated bodies), then semi-implicit Euler (order 1).
+// Traps (docs/peers.md): the umbrella header dart/dart.hpp needs libdart-external-ikfast-dev (we
+// include the parts); DART's World defaults to gravity (0, 0, -9.81) and a time step of 1 ms: both
+// are set from the model and h.
+#include <dart/config.hpp>
+#include <dart/dynamics/BallJoint.hpp>
+#include <dart/dynamics/BodyNode.hpp>
+#include <dart/dynamics/FreeJoint.hpp>
+#include <dart/dynamics/PrismaticJoint.hpp>
+#include <dart/dynamics/RevoluteJoint.hpp>
+#include <dart/dynamics/Skeleton.hpp>
+#include <dart/dynamics/UniversalJoint.hpp>
+#include <dart/dynamics/WeldJoint.hpp>
+#include <dart/simulation/World.hpp>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/peers/common.hpp"
+#include "methods/peers/peers.hpp"
+
+namespace mb {
+
+namespace {
+
+namespace dd = dart::dynamics;
+
+Eigen::Isometry3d pose(const Quat& q, const Vec3& p) {
+  Eigen::Isometry3d t = Eigen::Isometry3d::Identity();
+  t.linear() = q.toRotationMatrix();
+  t.translation() = p;
+  return t;
+}
+// a world-aligned rotation whose first axis is x and second y (y made perpendicular to x)
+Quat frame_xy(const Vec3& x, const Vec3& y) {
+  Mat3 r;
+  r.col(0) = x.normalized();
+  r.col(1) = (y - r.col(0) * r.col(0).dot(y)).normalized();
+  r.col(2) = r.col(0).cross(r.col(1));
+  return Quat(r);
+}
+
+class Dart final : public Method {
+ public:
+  explicit Dart(const Spec& s) : point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+
+  const MethodInfo& info() const override {
+    static const MethodInfo i = describe_dart();
+    return i;
+  }
+
+ private:
+  struct Frame {
+    Vec3 origin = Vec3::Zero();
+    Quat q = Quat::Identity();
+    Vec3 com = Vec3::Zero();  // in the frame
+    Vec3 w = Vec3::Zero();
+    Quat rod = Quat::Identity();  // a rod's universal joint: x, y perpendicular to the rod (world)
+  };
+
+  void do_init(const Model& model, const State& state) override {
+    require_joint_types(model, "dart", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+    if (!model.shapes.empty()) throw UnsupportedModel("dart: contacts are not mapped yet (collision geometry in the model)");
+    if (!model.springs.empty()) throw UnsupportedModel("dart: force elements (springs) are not mapped");
+    const auto joints = peer_joints(model, state);
+    const PeerTree tree = peer_tree(model, joints, "dart");
+    const size_t n = model.bodies.size();
+    frames_.assign(n, Frame{});
+    nodes_.assign(n, nullptr);
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Body& b = model.bodies[u];
+      const BodyState& s = state.bodies[u];
+      Frame& f = frames_[u];
+      f.origin = s.x;
+      if (!b.particle) f.q = s.q, f.w = s.w;
+      const int jk = tree.joint[u];
+      if (jk < 0 || joints[static_cast<size_t>(jk)].type != JointType::Distance) continue;
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const Joint& mj = model.joints[static_cast<size_t>(j.index)];
+      if (!b.particle || (tree.flip[u] ? mj.anchor_a : mj.anchor_b).norm() > 0)
+        throw UnsupportedModel(fmt::format("dart: rod '{}' is mapped only to a point mass held at its centre", mj.name));
+      const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
+      const Vec3 d = s.x - pivot;
+      if (d.norm() == 0) throw UnsupportedModel(fmt::format("dart: rod '{}' has zero length", mj.name));
+      f.origin = pivot;
+      f.com = d;
+      const int p = tree.parent[u];
+      const Vec3 vp = p == kWorld ? Vec3::Zero() : Vec3(state.bodies[static_cast<size_t>(p)].v + frames_[static_cast<size_t>(p)].w.cross(pivot - state.bodies[static_cast<size_t>(p)].x));
+      f.w = d.cross(s.v - vp) / d.squaredNorm();
+      const Vec3 dn = d.normalized();
+      Eigen::Index k = 0;
+      dn.cwiseAbs().minCoeff(&k);
+      f.rod = frame_xy((Vec3::Unit(k) - dn * dn(k)), dn.cross(Vec3::Unit(k)));
+    }
+    skel_ = dd::Skeleton::create("mbbench");
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Body& b = model.bodies[u];
+      const Frame& f = frames_[u];
+      const int p = tree.parent[u];
+      dd::BodyNode* parent = p == kWorld ? nullptr : nodes_[static_cast<size_t>(p)];
+      const Frame pf = p == kWorld ? Frame{} : frames_[static_cast<size_t>(p)];
+      const dd::BodyNode::Properties bp(dd::BodyNode::AspectProperties(fmt::format("b{}", i)));
+      const int jk = tree.joint[u];
+      dd::BodyNode* node = nullptr;
+      if (jk < 0) {
+        dd::FreeJoint::Properties jp;
+        jp.mName = fmt::format("j{}", i);
+        node = skel_->createJointAndBodyNodePair<dd::FreeJoint>(parent, jp, bp).second;
+      } else {
+        const PeerJoint& j = joints[static_cast<size_t>(jk)];
+        const bool flip = tree.flip[u];
+        Vec3 pivot = flip ? j.anchor_a : j.anchor_b;
+        const Vec3 ax_parent = flip ? j.axis_b : j.axis_a, ax_child = flip ? j.axis_a : j.axis_b;
+        Quat w = Quat::Identity();  // the joint frame in world axes at the initial state
+        if (j.type == JointType::Cardan) w = frame_xy(ax_parent, ax_child);
+        if (j.type == JointType::Distance) w = f.rod, pivot = f.origin;
+        auto place = [&](dd::Joint::Properties& jp) {
+          jp.mName = fmt::format("j{}", i);
+          jp.mT_ParentBodyToJoint = pose(pf.q.conjugate() * w, pf.q.conjugate() * (pivot - pf.origin));
+          jp.mT_ChildBodyToJoint = pose(f.q.conjugate() * w, f.q.conjugate() * (pivot - f.origin));
+        };
+        const Quat wi = w.conjugate();  // world -> joint frame
+        switch (j.type) {
+          case JointType::Ball: {
+            dd::BallJoint::Properties jp;
+            place(jp);
+            node = skel_->createJointAndBodyNodePair<dd::BallJoint>(parent, jp, bp).second;
+            break;
+          }
+          case JointType::Hinge: {
+            dd::RevoluteJoint::Properties jp;
+            place(jp);
+            jp.mAxis = wi * ax_parent;
+            node = skel_->createJointAndBodyNodePair<dd::RevoluteJoint>(parent, jp, bp).second;
+            break;
+          }
+          case JointType::Slider: {
+            dd::PrismaticJoint::Properties jp;
+            place(jp);
+            jp.mAxis = wi * j.axis_a;
+            node = skel_->createJointAndBodyNodePair<dd::PrismaticJoint>(parent, jp, bp).second;
+            break;
+          }
+          case JointType::Fixed: {
+            dd::WeldJoint::Properties jp;
+            place(jp);
+            node = skel_->createJointAndBodyNodePair<dd::WeldJoint>(parent, jp, bp).second;
+            break;
+          }
+          case JointType::Cardan:
+          case JointType::Distance: {
+            dd::UniversalJoint::Properties jp;
+            place(jp);
+            jp.mAxis = {Vec3::UnitX(), Vec3::UnitY()};
+            node = skel_->createJointAndBodyNodePair<dd::UniversalJoint>(parent, jp, bp).second;
+            break;
+          }
+          default: throw UnsupportedModel("dart: unexpected joint type");
+        }
+      }
+      const Mat3 I = b.particle ? Mat3(Mat3::Identity() * point_inertia_ * b.mass) : b.inertia;
+      node->setInertia(dd::Inertia(b.mass, f.com, I));
+      nodes_[u] = node;
+    }
+    // positions: zero except the free joints; velocities joint by joint, parents first
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Frame& f = frames_[u];
+      const BodyState& s = state.bodies[u];
+      dd::Joint* joint = nodes_[u]->getParentJoint();
+      const int jk = tree.joint[u];
+      if (jk < 0) {
+        auto* fj = static_cast<dd::FreeJoint*>(joint);
+        fj->setTransform(pose(f.q, f.origin));
+        fj->setLinearVelocity(s.v + f.w.cross(f.origin - s.x));
+        fj->setAngularVelocity(f.w);
+        continue;
+      }
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const int p = tree.parent[u];
+      const Vec3 wr = f.w - (p == kWorld ? Vec3::Zero() : frames_[static_cast<size_t>(p)].w);
+      const Vec3 ax_parent = tree.flip[u] ? j.axis_b : j.axis_a, ax_child = tree.flip[u] ? j.axis_a : j.axis_b;
+      switch (j.type) {
+        case JointType::Ball: joint->setVelocities(wr); break;  // joint axes are world-aligned at the start
+        case JointType::Hinge: joint->setVelocity(0, ax_parent.dot(wr)); break;
+        case JointType::Slider: {
+          const BodyState* ps = p == kWorld ? nullptr : &state.bodies[static_cast<size_t>(p)];
+          const Vec3 vp = ps ? Vec3(ps->v + frames_[static_cast<size_t>(p)].w.cross(s.x - ps->x)) : Vec3::Zero();
+          joint->setVelocity(0, j.axis_a.dot(s.v - vp));
+          break;
+        }
+        case JointType::Cardan: {
+          const Quat w = frame_xy(ax_parent, ax_child);
+          joint->setVelocity(0, (w * Vec3::UnitX()).dot(wr));
+          joint->setVelocity(1, (w * Vec3::UnitY()).dot(wr));
+          break;
+        }
+        case JointType::Distance:
+          joint->setVelocity(0, (f.rod * Vec3::UnitX()).dot(wr));
+          joint->setVelocity(1, (f.rod * Vec3::UnitY()).dot(wr));
+          break;
+        default: break;
+      }
+    }
+    world_ = dart::simulation::World::create("mbbench");
+    world_->setGravity(model.gravity);
+    world_->addSkeleton(skel_);
+    torque_.assign(n, Vec3::Zero());
+  }
+
+  void do_step(const Model& model, State& state, double h, StepStats& stats) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    world_->setTimeStep(h);
+    if (!model.torques.empty()) {
+      average_torques(model, state.t, h, torque_);
+      for (size_t i = 0; i < nodes_.size(); ++i)
+        if (nodes_[i]) nodes_[i]->setExtTorque(torque_[i]);  // world frame by default
+    }
+    world_->step();
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      const dd::BodyNode* node = nodes_[i];
+      if (!node) continue;
+      const Eigen::Isometry3d& t = node->getWorldTransform();
+      write_body(model.bodies[i], state.bodies[i], node->getCOM(), Quat(t.linear()), node->getCOMLinearVelocity(), node->getAngularVelocity());
+    }
+    stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  double point_inertia_;
+  dd::SkeletonPtr skel_;
+  dart::simulation::WorldPtr world_;
+  std::vector<dd::BodyNode*> nodes_;  // (nbody), null for a static body
+  std::vector<Frame> frames_;         // (nbody)
+  std::vector<Vec3> torque_;
+};
+
+}  // namespace
+
+MethodInfo describe_dart() {
+  MethodInfo i;
+  i.name = "dart";
+  i.family = "peer";
+  i.version = "DART " DART_VERSION;
+  i.description = "DART (libdart-dev): reduced coordinates (one Skeleton), articulated-body forward dynamics, semi-implicit Euler; trees only";
+  i.source = "lee2018 (DART)";
+  i.options = {point_inertia_option("1e-12")};
+  i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.fixed_step = true;
+  return i;
+}
+
+std::unique_ptr<Method> make_dart(const Spec& spec) { return std::make_unique<Dart>(spec); }
+
+}  // namespace mb

@@ -1,0 +1,323 @@
+// mujoco: MuJoCo (libmujoco-dev 2.2) as a method (docs/peers.md). Reduced coordinates: the
+// model's joints as a tree of MuJoCo bodies (peer_tree), written as MJCF text and compiled through
+// an in-memory virtual file (MuJoCo 2.2 has no model-building API; nothing touches the disk); a
+// floating body gets a free joint, a ball/hinge/slider joint its MuJoCo joint at the child's anchor,
+// a fixed joint welds the child, a cardan joint is two hinges, and a rod to a point mass two hinges
+// perpendicular to the rod at its pivot (the point mass is the inertial offset of a body framed at
+// the pivot; its frame turns with the rod). Integrators: Euler (MuJoCo's semi-implicit Euler,
+// order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
+// mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
+// mj_step leaves is from the step's start) and written as our Cartesian State.
+// Traps (docs/peers.md): the MJCF reader nests at most 96 bodies (tinyxml2's element depth 100):
+// a deeper tree is refused as UnsupportedModel; mjData's energy is stale until mj_forward (we
+// compute energy from the State); MuJoCo writes MUJOCO_LOG.TXT into the working directory from its
+// default error and warning handlers: ours replace them.
+#include <mujoco/mujoco.h>
+
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/peers/common.hpp"
+#include "methods/peers/peers.hpp"
+
+namespace mb {
+
+namespace {
+
+// MuJoCo's error handler must not return (MuJoCo exits otherwise): it throws, and the warnings
+// become counted messages instead of MUJOCO_LOG.TXT
+[[noreturn]] void mujoco_error(const char* msg) { throw SimulationError(fmt::format("mujoco: {}", msg)); }
+void mujoco_warning(const char*) {}
+
+std::string num(double x) { return fmt::format("{:.17g}", x); }
+std::string vec(const Vec3& v) { return fmt::format("{} {} {}", num(v.x()), num(v.y()), num(v.z())); }
+std::string quat(const Quat& q) { return fmt::format("{} {} {} {}", num(q.w()), num(q.x()), num(q.y()), num(q.z())); }
+
+// the deepest body nesting the MJCF reader takes (measured on MuJoCo 2.2.2: 97 fails; docs/peers.md)
+constexpr int kMaxDepth = 96;
+
+class Mujoco final : public Method {
+ public:
+  explicit Mujoco(const Spec& s)
+      : rk4_(s.get_string("integrator", "rk4") == "rk4"),
+        iterations_(static_cast<int>(s.get_int("iterations", 100))),
+        point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+  ~Mujoco() override { reset(); }
+  Mujoco(const Mujoco&) = delete;
+  Mujoco& operator=(const Mujoco&) = delete;
+
+  const MethodInfo& info() const override {
+    static const MethodInfo i = describe_mujoco();
+    return i;
+  }
+
+ private:
+  // one of our bodies as a MuJoCo body: its frame at the initial state (origin, orientation), its
+  // centre of mass in that frame, and the frame's angular velocity
+  struct Frame {
+    Vec3 origin = Vec3::Zero();
+    Quat q = Quat::Identity();
+    Vec3 com = Vec3::Zero();
+    Vec3 w = Vec3::Zero();
+    bool rod = false;       // a point mass on a rod: two hinges u1, u2 at the pivot
+    Vec3 u1, u2;            // world
+  };
+
+  void reset() {
+    if (data_) mj_deleteData(data_);
+    if (mjm_) mj_deleteModel(mjm_);
+    data_ = nullptr;
+    mjm_ = nullptr;
+  }
+
+  void do_init(const Model& model, const State& state) override {
+    require_joint_types(model, "mujoco", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+    if (!model.shapes.empty()) throw UnsupportedModel("mujoco: contacts are not mapped yet (collision geometry in the model)");
+    if (!model.springs.empty()) throw UnsupportedModel("mujoco: force elements (springs) are not mapped");
+    static std::once_flag once;
+    std::call_once(once, [] {
+      mju_user_error = mujoco_error;
+      mju_user_warning = mujoco_warning;
+    });
+    reset();
+    const auto joints = peer_joints(model, state);
+    const PeerTree tree = peer_tree(model, joints, "mujoco");
+    const size_t n = model.bodies.size();
+    // frames, parents first
+    frames_.assign(n, Frame{});
+    std::vector<int> depth(n, 0);
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Body& b = model.bodies[u];
+      const BodyState& s = state.bodies[u];
+      Frame& f = frames_[u];
+      const int p = tree.parent[u];
+      depth[u] = p == kWorld ? 1 : depth[static_cast<size_t>(p)] + 1;
+      if (depth[u] > kMaxDepth)
+        throw UnsupportedModel(fmt::format("mujoco: the tree is deeper than {} bodies: MuJoCo 2.2 reads models only as MJCF, whose "
+                                           "reader (tinyxml2) nests elements at most 100 deep (XML_ELEMENT_DEPTH_EXCEEDED)", kMaxDepth));
+      f.origin = s.x;
+      f.w = b.particle ? Vec3::Zero() : s.w;
+      if (!b.particle) f.q = s.q;
+      if (tree.joint[u] < 0) continue;
+      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
+      if (j.type != JointType::Distance) continue;
+      // a rod: the child must be a point mass held at its centre
+      const Joint& mj = model.joints[static_cast<size_t>(j.index)];
+      const Vec3& child_anchor = tree.flip[u] ? mj.anchor_a : mj.anchor_b;
+      if (!b.particle || child_anchor.norm() > 0)
+        throw UnsupportedModel(fmt::format("mujoco: rod '{}' is mapped only to a point mass held at its centre", mj.name));
+      const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
+      const Vec3 d = s.x - pivot;
+      if (d.norm() == 0) throw UnsupportedModel(fmt::format("mujoco: rod '{}' has zero length", mj.name));
+      const Vec3 dn = d.normalized();
+      // u1: the world axis most perpendicular to the rod, made perpendicular (planar models: z)
+      Eigen::Index k = 0;
+      dn.cwiseAbs().minCoeff(&k);
+      f.u1 = (Vec3::Unit(k) - dn * dn(k)).normalized();
+      f.u2 = dn.cross(f.u1);
+      f.rod = true;
+      f.origin = pivot;
+      f.com = d;
+      // the rod's angular velocity from the point's velocity relative to the pivot's
+      const Vec3 vp = velocity_at(model, state, tree.parent[u], pivot);
+      f.w = d.cross(s.v - vp) / d.squaredNorm();
+    }
+    const std::string xml = mjcf(model, state, joints, tree);
+    // compile from a virtual file
+    auto vfs = std::make_unique<mjVFS>();
+    mj_defaultVFS(vfs.get());
+    if (mj_makeEmptyFileVFS(vfs.get(), "model.xml", static_cast<int>(xml.size())) != 0) throw Error("mujoco: cannot make the virtual file");
+    std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), "model.xml")], xml.data(), xml.size());
+    char err[1000] = "";
+    mjm_ = mj_loadXML("model.xml", vfs.get(), err, sizeof err);
+    mj_deleteVFS(vfs.get());
+    if (!mjm_) throw UnsupportedModel(fmt::format("mujoco: the model does not compile: {}", err));
+    data_ = mj_makeData(mjm_);
+    if (!data_) throw Error("mujoco: mj_makeData failed");
+    ids_.assign(n, -1);
+    for (int i : tree.order) ids_[static_cast<size_t>(i)] = mj_name2id(mjm_, mjOBJ_BODY, fmt::format("b{}", i).c_str());
+    initial_velocities(model, state, joints, tree);
+    xfrc_ = !model.torques.empty();
+  }
+
+  // the velocity of world point p moving with body b (kWorld: at rest)
+  Vec3 velocity_at(const Model& model, const State& state, int b, const Vec3& p) const {
+    if (b == kWorld) return Vec3::Zero();
+    const BodyState& s = state.bodies[static_cast<size_t>(b)];
+    (void)model;
+    return s.v + frames_[static_cast<size_t>(b)].w.cross(p - s.x);
+  }
+
+  std::string mjcf(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) const {
+    const size_t n = model.bodies.size();
+    std::vector<std::vector<int>> children(n + 1);
+    for (int i : tree.order) {
+      const int p = tree.parent[static_cast<size_t>(i)];
+      children[p == kWorld ? n : static_cast<size_t>(p)].push_back(i);
+    }
+    std::string x = "<mujoco model=\"mbbench\">\n<compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n";
+    x += fmt::format("<option timestep=\"0.001\" gravity=\"{}\" integrator=\"{}\" iterations=\"{}\"/>\n", vec(model.gravity),
+                     rk4_ ? "RK4" : "Euler", iterations_);
+    x += "<worldbody>\n";
+    // depth first, each body's frame relative to its parent's
+    auto body = [&](auto&& self, int i, const Frame* parent) -> void {
+      const size_t u = static_cast<size_t>(i);
+      const Body& b = model.bodies[u];
+      const Frame& f = frames_[u];
+      const Quat pq = parent ? parent->q : Quat::Identity();
+      const Vec3 po = parent ? parent->origin : Vec3::Zero();
+      const Quat rq = pq.conjugate() * f.q;
+      x += fmt::format("<body name=\"b{}\" pos=\"{}\" quat=\"{}\">\n", i, vec(pq.conjugate() * (f.origin - po)), quat(rq));
+      if (b.particle) {
+        const double ip = point_inertia_ * b.mass;
+        x += fmt::format("<inertial pos=\"{}\" mass=\"{}\" diaginertia=\"{} {} {}\"/>\n", vec(f.q.conjugate() * f.com), num(b.mass), num(ip),
+                         num(ip), num(ip));
+      } else {
+        const Mat3& I = b.inertia;
+        x += fmt::format("<inertial pos=\"0 0 0\" mass=\"{}\" fullinertia=\"{} {} {} {} {} {}\"/>\n", num(b.mass), num(I(0, 0)), num(I(1, 1)),
+                         num(I(2, 2)), num(I(0, 1)), num(I(0, 2)), num(I(1, 2)));
+      }
+      const Quat fq = f.q.conjugate();  // world -> frame
+      const int jk = tree.joint[u];
+      if (jk < 0) {
+        x += fmt::format("<freejoint name=\"j{}\"/>\n", i);
+      } else {
+        const PeerJoint& j = joints[static_cast<size_t>(jk)];
+        const bool flip = tree.flip[u];
+        const Vec3 at = fq * ((flip ? j.anchor_a : j.anchor_b) - f.origin);
+        const Vec3 ax_parent = fq * (flip ? j.axis_b : j.axis_a), ax_child = fq * (flip ? j.axis_a : j.axis_b);
+        switch (j.type) {
+          case JointType::Ball: x += fmt::format("<joint name=\"j{}\" type=\"ball\" pos=\"{}\"/>\n", i, vec(at)); break;
+          case JointType::Hinge: x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent)); break;
+          case JointType::Slider:
+            x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(fq * j.axis_a));
+            break;
+          case JointType::Cardan:
+            x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
+            x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_child));
+            break;
+          case JointType::Distance:
+            x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * f.u1));
+            x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * f.u2));
+            break;
+          default: break;  // fixed: welded
+        }
+      }
+      for (int c : children[u]) self(self, c, &f);
+      x += "</body>\n";
+    };
+    for (int r : children[n]) body(body, r, nullptr);
+    x += "</worldbody>\n</mujoco>\n";
+    (void)state;
+    return x;
+  }
+
+  // qvel from our Cartesian velocities, joint by joint (the initial state is consistent: ref projects it)
+  void initial_velocities(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    mju_zero(data_->qvel, mjm_->nv);
+    auto dof = [&](const std::string& name) {
+      const int id = mj_name2id(mjm_, mjOBJ_JOINT, name.c_str());
+      return id < 0 ? -1 : mjm_->jnt_dofadr[id];
+    };
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const BodyState& s = state.bodies[u];
+      const Frame& f = frames_[u];
+      const int jk = tree.joint[u];
+      const int d0 = dof(fmt::format("j{}", i));
+      if (jk < 0) {  // free: the frame origin's linear velocity (world), the angular velocity in the frame
+        const Vec3 v = s.v + f.w.cross(f.origin - (f.origin + f.q * f.com));
+        const Vec3 w = f.q.conjugate() * f.w;
+        for (int k = 0; k < 3; ++k) data_->qvel[d0 + k] = v[k], data_->qvel[d0 + 3 + k] = w[k];
+        continue;
+      }
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const int p = tree.parent[u];
+      const Vec3 wp = p == kWorld ? Vec3::Zero() : frames_[static_cast<size_t>(p)].w;
+      const Vec3 wr = f.w - wp;  // relative angular velocity, world
+      switch (j.type) {
+        case JointType::Ball: {
+          const Vec3 wl = f.q.conjugate() * wr;
+          for (int k = 0; k < 3; ++k) data_->qvel[d0 + k] = wl[k];
+          break;
+        }
+        case JointType::Hinge: data_->qvel[d0] = (tree.flip[u] ? j.axis_b : j.axis_a).dot(wr); break;
+        case JointType::Slider: data_->qvel[d0] = j.axis_a.dot(s.v - velocity_at(model, state, p, s.x)); break;
+        case JointType::Cardan:
+          data_->qvel[d0] = (tree.flip[u] ? j.axis_b : j.axis_a).dot(wr);
+          data_->qvel[dof(fmt::format("j{}b", i))] = (tree.flip[u] ? j.axis_a : j.axis_b).dot(wr);
+          break;
+        case JointType::Distance:
+          data_->qvel[d0] = f.u1.dot(wr);
+          data_->qvel[dof(fmt::format("j{}b", i))] = f.u2.dot(wr);
+          break;
+        default: break;
+      }
+    }
+  }
+
+  void do_step(const Model& model, State& state, double h, StepStats& stats) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    mjm_->opt.timestep = h;
+    if (xfrc_) {
+      average_torques(model, state.t, h, torque_);
+      for (size_t i = 0; i < ids_.size(); ++i)
+        if (ids_[i] >= 0)
+          for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
+    }
+    mj_step(mjm_, data_);
+    // mj_step leaves the kinematics of the step's start: recompute them at its end
+    mj_kinematics(mjm_, data_);
+    mj_comPos(mjm_, data_);
+    mj_comVel(mjm_, data_);
+    mjtNum vel[6];
+    for (size_t i = 0; i < ids_.size(); ++i) {
+      const int id = ids_[i];
+      if (id < 0) continue;
+      mj_objectVelocity(mjm_, data_, mjOBJ_BODY, id, vel, 0);  // (rot, lin) at the centre of mass, world axes
+      const mjtNum* x = data_->xipos + 3 * id;
+      const mjtNum* q = data_->xquat + 4 * id;
+      write_body(model.bodies[i], state.bodies[i], Vec3(x[0], x[1], x[2]), Quat(q[0], q[1], q[2], q[3]), Vec3(vel[3], vel[4], vel[5]),
+                 Vec3(vel[0], vel[1], vel[2]));
+    }
+    stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  bool rk4_;
+  int iterations_;
+  double point_inertia_;
+  mjModel* mjm_ = nullptr;
+  mjData* data_ = nullptr;
+  std::vector<Frame> frames_;  // (nbody)
+  std::vector<int> ids_;       // (nbody) MuJoCo body id, -1 for a static body
+  bool xfrc_ = false;
+  std::vector<Vec3> torque_;
+};
+
+}  // namespace
+
+MethodInfo describe_mujoco() {
+  MethodInfo i;
+  i.name = "mujoco";
+  i.family = "peer";
+  i.version = fmt::format("MuJoCo {}", mj_versionString());
+  i.description = "MuJoCo (libmujoco-dev): reduced coordinates (a tree of MuJoCo bodies compiled from MJCF in memory), "
+                  "semi-implicit Euler or RK4; trees only, at most 96 bodies deep";
+  i.source = "todorov2012 (MuJoCo)";
+  i.options = {OptionInfo::choice("integrator", "rk4", "rk4: MuJoCo's RK4 (order 4); euler: its semi-implicit Euler (order 1)", {"rk4", "euler"}),
+               OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree)", 1, 1e6),
+               point_inertia_option("1e-12")};
+  i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.fixed_step = true;
+  return i;
+}
+
+std::unique_ptr<Method> make_mujoco(const Spec& spec) { return std::make_unique<Mujoco>(spec); }
+
+}  // namespace mb

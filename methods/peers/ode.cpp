@@ -1,0 +1,195 @@
+// ode: the Open Dynamics Engine (libode-dev, double precision) as a method (docs/peers.md).
+// Maximal coordinates: each dynamic body is a dBody (a point mass a sphere of particle_radius), each
+// joint an ODE joint (rod: dJointDBall, ball, hinge, slider, fixed, cardan: dJointUniversal);
+// closed loops are just more joints. A step is dWorldStep (a direct LCP solve of the
+// velocity-level constraints: the semi-implicit Euler step, first order) or dWorldQuickStep
+// (projected Gauss-Seidel with `iterations` sweeps); joint drift is fed back with ERP, constraints
+// softened by CFM. Neutral defaults: no damping, no auto-disable (sleeping), no angular speed
+// limit, ODE's own ERP 0.2 and CFM 1e-10.
+// Trap (measured, docs/peers.md): QuickStep with point-like inertia (particle_radius -> 0)
+// diverges; dWorldStep does not.
+#include <ode/ode.h>
+
+#include <chrono>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/peers/common.hpp"
+#include "methods/peers/peers.hpp"
+
+#ifndef MBBENCH_ODE_VERSION
+#define MBBENCH_ODE_VERSION "unknown"
+#endif
+
+namespace mb {
+
+namespace {
+
+class Ode final : public Method {
+ public:
+  explicit Ode(const Spec& s)
+      : quick_(s.get_string("stepper", "step") == "quick"),
+        iterations_(static_cast<int>(s.get_int("iterations", 20))),
+        erp_(s.get_double("erp", 0.2)),
+        cfm_(s.get_double("cfm", 1e-10)),
+        particle_radius_(s.get_double("particle_radius", 0.1)) {}
+  ~Ode() override { reset(); }
+  Ode(const Ode&) = delete;
+  Ode& operator=(const Ode&) = delete;
+
+  const MethodInfo& info() const override {
+    static const MethodInfo i = describe_ode();
+    return i;
+  }
+
+ private:
+  void reset() {
+    if (world_) dWorldDestroy(world_);  // destroys its bodies and joints
+    world_ = nullptr;
+    bodies_.clear();
+  }
+
+  void do_init(const Model& model, const State& state) override {
+    require_joint_types(model, "ode",
+                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+    if (!model.shapes.empty()) throw UnsupportedModel("ode: contacts are not mapped yet (collision geometry in the model)");
+    // the library once per process (ODE's global data: dInitODE2 before any world)
+    static std::once_flag once;
+    std::call_once(once, [] { dInitODE2(0); });
+    reset();
+    world_ = dWorldCreate();
+    const Vec3& g = model.gravity;
+    dWorldSetGravity(world_, g.x(), g.y(), g.z());
+    dWorldSetERP(world_, erp_);
+    dWorldSetCFM(world_, cfm_);
+    dWorldSetQuickStepNumIterations(world_, iterations_);
+    // neutral: no damping, no sleeping, no speed limits
+    dWorldSetDamping(world_, 0, 0);
+    dWorldSetAutoDisableFlag(world_, 0);
+    dWorldSetMaxAngularSpeed(world_, dInfinity);
+    // bodies: the origin of an ODE body is its centre of mass, its inertia in body axes
+    bodies_.assign(model.bodies.size(), nullptr);
+    for (size_t i = 0; i < model.bodies.size(); ++i) {
+      const Body& b = model.bodies[i];
+      if (b.is_static) continue;
+      const BodyState& s = state.bodies[i];
+      dBodyID id = dBodyCreate(world_);
+      const Mat3 I = b.particle ? particle_inertia(b, particle_radius_) : b.inertia;
+      dMass m;
+      dMassSetZero(&m);
+      dMassSetParameters(&m, b.mass, 0, 0, 0, I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2));
+      dBodySetMass(id, &m);
+      dBodySetPosition(id, s.x.x(), s.x.y(), s.x.z());
+      const dQuaternion q = {s.q.w(), s.q.x(), s.q.y(), s.q.z()};  // ODE: (w, x, y, z)
+      dBodySetQuaternion(id, q);
+      dBodySetLinearVel(id, s.v.x(), s.v.y(), s.v.z());
+      dBodySetAngularVel(id, s.w.x(), s.w.y(), s.w.z());  // world frame, as ours
+      dBodySetAutoDisableFlag(id, 0);
+      bodies_[i] = id;
+    }
+    // joints: attached (dynamic body, other) so that anchor 1 and axis 1 belong to a dynamic body
+    for (const PeerJoint& j : peer_joints(model, state)) {
+      const bool swap = j.a == kWorld;
+      const int b1 = swap ? j.b : j.a, b2 = swap ? j.a : j.b;
+      const Vec3 &p1 = swap ? j.anchor_b : j.anchor_a, &p2 = swap ? j.anchor_a : j.anchor_b;
+      const Vec3 &u1 = swap ? j.axis_b : j.axis_a, &u2 = swap ? j.axis_a : j.axis_b;
+      dJointID id = nullptr;
+      switch (j.type) {
+        case JointType::Distance: id = dJointCreateDBall(world_, nullptr); break;
+        case JointType::Ball: id = dJointCreateBall(world_, nullptr); break;
+        case JointType::Hinge: id = dJointCreateHinge(world_, nullptr); break;
+        case JointType::Fixed: id = dJointCreateFixed(world_, nullptr); break;
+        case JointType::Slider: id = dJointCreateSlider(world_, nullptr); break;
+        case JointType::Cardan: id = dJointCreateUniversal(world_, nullptr); break;
+        default: throw UnsupportedModel("ode: unexpected joint type");  // require_joint_types refused it
+      }
+      dJointAttach(id, bodies_[static_cast<size_t>(b1)], b2 == kWorld ? nullptr : bodies_[static_cast<size_t>(b2)]);
+      switch (j.type) {
+        case JointType::Distance:
+          dJointSetDBallAnchor1(id, p1.x(), p1.y(), p1.z());
+          dJointSetDBallAnchor2(id, p2.x(), p2.y(), p2.z());
+          dJointSetDBallDistance(id, j.length);
+          break;
+        case JointType::Ball: dJointSetBallAnchor(id, p1.x(), p1.y(), p1.z()); break;
+        case JointType::Hinge:
+          dJointSetHingeAnchor(id, p1.x(), p1.y(), p1.z());
+          dJointSetHingeAxis(id, u1.x(), u1.y(), u1.z());
+          break;
+        case JointType::Fixed: dJointSetFixed(id); break;
+        case JointType::Slider: dJointSetSliderAxis(id, j.axis_a.x(), j.axis_a.y(), j.axis_a.z()); break;
+        case JointType::Cardan:
+          dJointSetUniversalAnchor(id, p1.x(), p1.y(), p1.z());
+          dJointSetUniversalAxis1(id, u1.x(), u1.y(), u1.z());
+          dJointSetUniversalAxis2(id, u2.x(), u2.y(), u2.z());
+          break;
+        default: break;
+      }
+    }
+    force_.assign(model.bodies.size(), Vec3::Zero());
+    torque_.assign(model.bodies.size(), Vec3::Zero());
+  }
+
+  void do_step(const Model& model, State& state, double h, StepStats& stats) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    // loads held over the step: applied torques (their average) and the springs at its start
+    if (!model.torques.empty() || !model.springs.empty()) {
+      average_torques(model, state.t, h, torque_);
+      std::fill(force_.begin(), force_.end(), Vec3::Zero());
+      add_spring_loads(model, state, force_, torque_);
+      for (size_t i = 0; i < bodies_.size(); ++i) {
+        if (!bodies_[i]) continue;
+        dBodyAddForce(bodies_[i], force_[i].x(), force_[i].y(), force_[i].z());
+        dBodyAddTorque(bodies_[i], torque_[i].x(), torque_[i].y(), torque_[i].z());
+      }
+    }
+    const int ok = quick_ ? dWorldQuickStep(world_, h) : dWorldStep(world_, h);
+    if (!ok) throw SimulationError("ode: the step failed (ODE could not allocate its working memory)");
+    for (size_t i = 0; i < bodies_.size(); ++i) {
+      if (!bodies_[i]) continue;
+      const dReal* x = dBodyGetPosition(bodies_[i]);
+      const dReal* q = dBodyGetQuaternion(bodies_[i]);
+      const dReal* v = dBodyGetLinearVel(bodies_[i]);
+      const dReal* w = dBodyGetAngularVel(bodies_[i]);
+      write_body(model.bodies[i], state.bodies[i], Vec3(x[0], x[1], x[2]), Quat(q[0], q[1], q[2], q[3]), Vec3(v[0], v[1], v[2]),
+                 Vec3(w[0], w[1], w[2]));
+    }
+    if (quick_) stats.vel_iterations += iterations_;
+    stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  bool quick_;
+  int iterations_;
+  double erp_, cfm_, particle_radius_;
+  dWorldID world_ = nullptr;
+  std::vector<dBodyID> bodies_;  // (nbody), null for a static body
+  std::vector<Vec3> force_, torque_;
+};
+
+}  // namespace
+
+MethodInfo describe_ode() {
+  MethodInfo i;
+  i.name = "ode";
+  i.family = "peer";
+  i.version = "ODE " MBBENCH_ODE_VERSION;
+  i.description = "Open Dynamics Engine (libode-dev, double): maximal coordinates, joints as velocity constraints, "
+                  "dWorldStep (direct LCP solve, semi-implicit Euler) or dWorldQuickStep (PGS); ERP/CFM drift feedback";
+  i.source = "smith2006 (ODE user guide)";
+  i.options = {OptionInfo::choice("stepper", "step", "step: dWorldStep (direct solve); quick: dWorldQuickStep (iterative)", {"step", "quick"}),
+               OptionInfo::integer("iterations", "20", "dWorldQuickStep's Gauss-Seidel sweeps (ODE's default)", 1, 1e6),
+               OptionInfo::number("erp", "0.2", "error reduction parameter: the share of the joint error corrected per step (ODE's default)", 0, 1),
+               OptionInfo::number("cfm", "1e-10", "constraint force mixing: the joints' softness (ODE's double default)", 0, 1),
+               particle_radius_option()};
+  i.options[1].applies_with = "stepper=quick";
+  i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "",
+               "semi-implicit Euler (dWorldStep); 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces;
+  i.fixed_step = true;
+  return i;
+}
+
+std::unique_ptr<Method> make_ode(const Spec& spec) { return std::make_unique<Ode>(spec); }
+
+}  // namespace mb

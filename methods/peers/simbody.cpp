@@ -1,0 +1,314 @@
+// simbody: Simbody (libsimbody-dev) as a method (docs/peers.md). Reduced coordinates: the joint
+// tree (peer_tree) as mobilized bodies -- a floating root Free, a ball joint Ball, a hinge Pin, a
+// slider Slider, a fixed joint Weld, a cardan joint Universal, and a rod to a point mass a
+// Universal at the pivot with both axes perpendicular to the rod (the point mass is the body's
+// centre of mass, framed at the pivot) -- under Force::UniformGravity. Each step is
+// integrator.stepTo(t + h) without interpolation: with fixed=yes the integrator takes steps of
+// exactly h (no error control; RK-Merson is order 4), with fixed=no it adapts its steps to
+// `accuracy` and lands on every t + h.
+// Trap (docs/peers.md): Simbody's pkg-config file forces -std=c++11 on its users; CMake uses its
+// CMake config (SimbodyConfig.cmake) instead.
+#include <Simbody.h>
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/peers/common.hpp"
+#include "methods/peers/peers.hpp"
+
+#ifndef MBBENCH_SIMBODY_VERSION
+#define MBBENCH_SIMBODY_VERSION "unknown"
+#endif
+
+namespace mb {
+
+namespace {
+
+SimTK::Vec3 sv(const Vec3& v) { return SimTK::Vec3(v.x(), v.y(), v.z()); }
+Vec3 ev(const SimTK::Vec3& v) { return Vec3(v[0], v[1], v[2]); }
+SimTK::Rotation srot(const Quat& q) { return SimTK::Rotation(SimTK::Quaternion(q.w(), q.x(), q.y(), q.z())); }
+// a world-aligned rotation whose first axis is x and second y (y made perpendicular to x)
+Quat frame_xy(const Vec3& x, const Vec3& y) {
+  Mat3 r;
+  r.col(0) = x.normalized();
+  r.col(1) = (y - r.col(0) * r.col(0).dot(y)).normalized();
+  r.col(2) = r.col(0).cross(r.col(1));
+  return Quat(r);
+}
+Quat frame_z(const Vec3& z) {  // any rotation whose z axis is z
+  const Vec3 zn = z.normalized();
+  Eigen::Index k = 0;
+  zn.cwiseAbs().minCoeff(&k);
+  const Vec3 x = (Vec3::Unit(k) - zn * zn(k)).normalized();
+  return frame_xy(x, zn.cross(x));
+}
+
+// the applied torques (world frame) of the current step, held constant over it
+class Torques final : public SimTK::Force::Custom::Implementation {
+ public:
+  Torques(const std::vector<SimTK::MobilizedBody>* mobods, const std::vector<Vec3>* torque) : mobods_(mobods), torque_(torque) {}
+  void calcForce(const SimTK::State& state, SimTK::Vector_<SimTK::SpatialVec>& body_forces, SimTK::Vector_<SimTK::Vec3>&,
+                 SimTK::Vector&) const override {
+    for (size_t i = 0; i < torque_->size(); ++i)
+      if (!(*torque_)[i].isZero(0) && !(*mobods_)[i].isEmptyHandle()) (*mobods_)[i].applyBodyTorque(state, sv((*torque_)[i]), body_forces);
+  }
+  SimTK::Real calcPotentialEnergy(const SimTK::State&) const override { return 0; }
+
+ private:
+  const std::vector<SimTK::MobilizedBody>* mobods_;
+  const std::vector<Vec3>* torque_;
+};
+
+class Simbody final : public Method {
+ public:
+  explicit Simbody(const Spec& s)
+      : integrator_(s.get_string("integrator", "rkmerson")),
+        fixed_(s.get_string("fixed", "yes") == "yes"),
+        accuracy_(s.get_double("accuracy", 1e-3)),
+        point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+
+  const MethodInfo& info() const override {
+    static const MethodInfo i = describe_simbody();
+    return i;
+  }
+
+ private:
+  // one of our bodies as a mobilized body: its B frame at the initial state (origin, orientation),
+  // its centre of mass in B, and B's angular velocity
+  struct Frame {
+    Vec3 origin = Vec3::Zero();
+    Quat q = Quat::Identity();
+    Vec3 com = Vec3::Zero();
+    Vec3 w = Vec3::Zero();
+  };
+
+  void do_init(const Model& model, const State& state) override {
+    require_joint_types(model, "simbody",
+                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+    if (!model.shapes.empty()) throw UnsupportedModel("simbody: contacts are not mapped yet (collision geometry in the model)");
+    if (!model.springs.empty()) throw UnsupportedModel("simbody: force elements (springs) are not mapped");
+    const auto joints = peer_joints(model, state);
+    const PeerTree tree = peer_tree(model, joints, "simbody");
+    const size_t n = model.bodies.size();
+    // a second init: the old handles go before the system that owns what they point to
+    integ_.reset();
+    mobods_.clear();
+    forces_.reset();
+    matter_.reset();
+    system_.reset();
+    system_ = std::make_unique<SimTK::MultibodySystem>();
+    matter_ = std::make_unique<SimTK::SimbodyMatterSubsystem>(*system_);
+    forces_ = std::make_unique<SimTK::GeneralForceSubsystem>(*system_);
+    SimTK::Force::UniformGravity(*forces_, *matter_, sv(model.gravity));
+    torque_.assign(n, Vec3::Zero());
+    if (!model.torques.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
+    mobods_.assign(n, SimTK::MobilizedBody());
+    frames_.assign(n, Frame{});
+    rod_axes_.assign(n, Quat::Identity());
+    mframes_.assign(n, Quat::Identity());
+    // B frames, parents first
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Body& b = model.bodies[u];
+      const BodyState& s = state.bodies[u];
+      Frame& f = frames_[u];
+      f.origin = s.x;
+      if (!b.particle) f.q = s.q, f.w = s.w;
+      const int jk = tree.joint[u];
+      if (jk < 0 || joints[static_cast<size_t>(jk)].type != JointType::Distance) continue;
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const Joint& mj = model.joints[static_cast<size_t>(j.index)];
+      if (!b.particle || (tree.flip[u] ? mj.anchor_a : mj.anchor_b).norm() > 0)
+        throw UnsupportedModel(fmt::format("simbody: rod '{}' is mapped only to a point mass held at its centre", mj.name));
+      const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
+      const Vec3 d = s.x - pivot;
+      if (d.norm() == 0) throw UnsupportedModel(fmt::format("simbody: rod '{}' has zero length", mj.name));
+      f.origin = pivot;
+      f.com = d;
+      f.w = d.cross(s.v - velocity_at(state, tree.parent[u], pivot)) / d.squaredNorm();
+      rod_axes_[u] = frame_z(d);  // the Universal's x and y: perpendicular to the rod
+    }
+    // mobilized bodies, parents first
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Body& b = model.bodies[u];
+      const Frame& f = frames_[u];
+      const Mat3 I = b.particle ? Mat3(Mat3::Identity() * point_inertia_ * b.mass) : b.inertia;  // about the centre of mass, B axes
+      SimTK::Inertia inertia(SimTK::Mat33(I(0, 0), I(0, 1), I(0, 2), I(1, 0), I(1, 1), I(1, 2), I(2, 0), I(2, 1), I(2, 2)));
+      inertia += SimTK::Inertia(sv(f.com), b.mass);  // shifted to the B origin
+      const SimTK::Body::Rigid body(SimTK::MassProperties(b.mass, sv(f.com), inertia));
+      const int p = tree.parent[u];
+      SimTK::MobilizedBody& parent = p == kWorld ? matter_->updGround() : mobods_[static_cast<size_t>(p)];
+      const Frame pf = p == kWorld ? Frame{} : frames_[static_cast<size_t>(p)];
+      const int jk = tree.joint[u];
+      if (jk < 0) {
+        mobods_[u] = SimTK::MobilizedBody::Free(parent, SimTK::Transform(), body, SimTK::Transform());
+        continue;
+      }
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const bool flip = tree.flip[u];
+      Vec3 pivot = flip ? j.anchor_a : j.anchor_b;
+      const Vec3 ax_parent = flip ? j.axis_b : j.axis_a, ax_child = flip ? j.axis_a : j.axis_b;
+      Quat w = Quat::Identity();  // the mobilizer frames F and M in world axes at the initial state
+      switch (j.type) {
+        case JointType::Hinge: w = frame_z(ax_parent); break;          // Pin: about z
+        case JointType::Slider: w = frame_xy(j.axis_a, frame_z(j.axis_a) * Vec3::UnitX()); break;  // Slider: along x
+        case JointType::Cardan: w = frame_xy(ax_parent, ax_child); break;  // Universal: x, then the new y
+        case JointType::Distance:
+          w = rod_axes_[u];
+          pivot = f.origin;
+          break;
+        default: break;
+      }
+      const SimTK::Transform X_PF(srot(pf.q.conjugate() * w), sv(pf.q.conjugate() * (pivot - pf.origin)));
+      const SimTK::Transform X_BM(srot(f.q.conjugate() * w), sv(f.q.conjugate() * (pivot - f.origin)));
+      switch (j.type) {
+        case JointType::Ball: mobods_[u] = SimTK::MobilizedBody::Ball(parent, X_PF, body, X_BM); break;
+        case JointType::Hinge: mobods_[u] = SimTK::MobilizedBody::Pin(parent, X_PF, body, X_BM); break;
+        case JointType::Slider: mobods_[u] = SimTK::MobilizedBody::Slider(parent, X_PF, body, X_BM); break;
+        case JointType::Fixed: mobods_[u] = SimTK::MobilizedBody::Weld(parent, X_PF, body, X_BM); break;
+        case JointType::Cardan:
+        case JointType::Distance: mobods_[u] = SimTK::MobilizedBody::Universal(parent, X_PF, body, X_BM); break;
+        default: throw UnsupportedModel("simbody: unexpected joint type");
+      }
+      mframes_[u] = w;
+    }
+    state_ = system_->realizeTopology();
+    system_->realizeModel(state_);
+    // the initial velocities, parents first (the positions are the mobilizers' zero, except a Free's)
+    for (int i : tree.order) {
+      const size_t u = static_cast<size_t>(i);
+      const Frame& f = frames_[u];
+      const BodyState& s = state.bodies[u];
+      const int jk = tree.joint[u];
+      if (jk < 0) {
+        mobods_[u].setQToFitTransform(state_, SimTK::Transform(srot(f.q), sv(f.origin)));
+        const Vec3 v_origin = s.v + f.w.cross(f.origin - s.x);
+        mobods_[u].setUToFitVelocity(state_, SimTK::SpatialVec(sv(f.w), sv(v_origin)));
+        continue;
+      }
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const int p = tree.parent[u];
+      const Vec3 wp = p == kWorld ? Vec3::Zero() : frames_[static_cast<size_t>(p)].w;
+      const Quat fw = mframes_[u].conjugate();  // world -> F
+      switch (j.type) {
+        case JointType::Slider: {
+          const Vec3 pivot = tree.flip[u] ? j.anchor_a : j.anchor_b;
+          const Vec3 vm = s.v + f.w.cross(pivot - s.x), vf = velocity_at(state, p, pivot);
+          mobods_[u].setUToFitLinearVelocity(state_, sv(fw * (vm - vf)));
+          break;
+        }
+        case JointType::Fixed: break;
+        default: mobods_[u].setUToFitAngularVelocity(state_, sv(fw * (f.w - wp))); break;
+      }
+    }
+    system_->realize(state_, SimTK::Stage::Velocity);
+    if (integrator_ == "rkmerson") integ_ = std::make_unique<SimTK::RungeKuttaMersonIntegrator>(*system_);
+    else if (integrator_ == "rk3") integ_ = std::make_unique<SimTK::RungeKutta3Integrator>(*system_);
+    else if (integrator_ == "rk2") integ_ = std::make_unique<SimTK::RungeKutta2Integrator>(*system_);
+    else if (integrator_ == "euler") integ_ = std::make_unique<SimTK::ExplicitEulerIntegrator>(*system_);
+    else if (integrator_ == "semi-euler2") integ_ = std::make_unique<SimTK::SemiExplicitEuler2Integrator>(*system_);
+    else integ_ = std::make_unique<SimTK::VerletIntegrator>(*system_);
+    integ_->setAccuracy(accuracy_);
+    integ_->setAllowInterpolation(false);
+    h_ = 0;
+    steps_ = 0;
+    state_.setTime(0);
+    initialized_ = false;
+  }
+
+  Vec3 velocity_at(const State& state, int b, const Vec3& p) const {
+    if (b == kWorld) return Vec3::Zero();
+    const BodyState& s = state.bodies[static_cast<size_t>(b)];
+    return s.v + frames_[static_cast<size_t>(b)].w.cross(p - s.x);
+  }
+
+  void do_step(const Model& model, State& state, double h, StepStats& stats) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (fixed_ && h != h_) integ_->setFixedStepSize(h);
+    h_ = h;
+    // applied torques: the step's average; when it changes, the integrator starts afresh from the
+    // current state (its cached derivatives saw the old torques)
+    bool changed = false;
+    if (!model.torques.empty()) {
+      average_torques(model, state.t, h, next_torque_);
+      changed = next_torque_ != torque_;
+      torque_ = next_torque_;
+    }
+    if (!initialized_) {
+      integ_->initialize(state_);
+      initialized_ = true;
+    } else if (changed) {
+      SimTK::State s = integ_->getState();
+      s.invalidateAllCacheAtOrAbove(SimTK::Stage::Dynamics);
+      integ_->initialize(s);
+    }
+    const long before = integ_->getNumStepsTaken();
+    const double target = static_cast<double>(++steps_) * h;  // Simbody's clock starts at 0
+    SimTK::Integrator::SuccessfulStepStatus st;
+    try {
+      do st = integ_->stepTo(target);
+      while (integ_->getTime() < target * (1 - 1e-14) && st != SimTK::Integrator::EndOfSimulation);
+    } catch (const std::exception& e) {
+      throw SimulationError(fmt::format("simbody: {}", e.what()));
+    }
+    stats.internal_steps += integ_->getNumStepsTaken() - before;
+    const SimTK::State& s = integ_->getState();
+    for (size_t i = 0; i < mobods_.size(); ++i) {
+      if (model.bodies[i].is_static) continue;
+      const SimTK::MobilizedBody& mb = mobods_[i];
+      const SimTK::Vec3 com = sv(frames_[i].com);
+      const SimTK::Quaternion q = mb.getBodyRotation(s).convertRotationToQuaternion();
+      write_body(model.bodies[i], state.bodies[i], ev(mb.findStationLocationInGround(s, com)), Quat(q[0], q[1], q[2], q[3]),
+                 ev(mb.findStationVelocityInGround(s, com)), ev(mb.getBodyAngularVelocity(s)));
+    }
+    stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  std::string integrator_;
+  bool fixed_;
+  double accuracy_, point_inertia_;
+  std::unique_ptr<SimTK::MultibodySystem> system_;
+  std::unique_ptr<SimTK::SimbodyMatterSubsystem> matter_;
+  std::unique_ptr<SimTK::GeneralForceSubsystem> forces_;
+  std::unique_ptr<SimTK::Integrator> integ_;
+  std::vector<SimTK::MobilizedBody> mobods_;  // (nbody)
+  std::vector<Frame> frames_;                 // (nbody)
+  std::vector<Quat> rod_axes_, mframes_;      // (nbody)
+  std::vector<Vec3> torque_, next_torque_;  // (nbody) the step's applied torques, world frame
+  SimTK::State state_;
+  double h_ = 0;
+  long steps_ = 0;
+  bool initialized_ = false;
+};
+
+}  // namespace
+
+MethodInfo describe_simbody() {
+  MethodInfo i;
+  i.name = "simbody";
+  i.family = "peer";
+  i.version = "Simbody " MBBENCH_SIMBODY_VERSION;
+  i.description = "Simbody (libsimbody-dev): reduced coordinates (mobilized bodies), its integrators at fixed steps of h "
+                  "or adaptive to an accuracy; trees only";
+  i.source = "sherman2011 (Simbody)";
+  i.options = {OptionInfo::choice("integrator", "rkmerson",
+                                  "rkmerson (Runge-Kutta-Merson, order 4), rk3, rk2, euler (explicit), semi-euler2 (semi-explicit Euler "
+                                  "with an error estimate), verlet",
+                                  {"rkmerson", "rk3", "rk2", "euler", "semi-euler2", "verlet"}),
+               OptionInfo::choice("fixed", "yes", "yes: steps of exactly h, no error control; no: adaptive steps to `accuracy`, landing on every h",
+                                  {"yes", "no"}),
+               OptionInfo::number("accuracy", "1e-3", "the integrator's relative accuracy with fixed=no (Simbody's default)", 0, 1, true),
+               point_inertia_option("1e-12")};
+  i.options[2].applies_with = "fixed=no";
+  i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.fixed_step = true;
+  return i;
+}
+
+std::unique_ptr<Method> make_simbody(const Spec& spec) { return std::make_unique<Simbody>(spec); }
+
+}  // namespace mb
