@@ -48,7 +48,16 @@ class Ode final : public Method {
   void reset() {
     if (world_) dWorldDestroy(world_);  // destroys its bodies and joints
     world_ = nullptr;
+    if (threading_) dThreadingFreeImplementation(threading_);
+    threading_ = nullptr;
     bodies_.clear();
+  }
+
+  // ODE's per-thread data, once for every thread that steps a world (sweeps and the gate run cases
+  // on several threads at once)
+  static void thread_data() {
+    thread_local bool allocated = false;
+    if (!allocated) allocated = dAllocateODEDataForThread(dAllocateMaskAll) != 0;
   }
 
   void do_init(const Model& model, const State& state) override {
@@ -59,7 +68,13 @@ class Ode final : public Method {
     static std::once_flag once;
     std::call_once(once, [] { dInitODE2(0); });
     reset();
+    thread_data();
     world_ = dWorldCreate();
+    // a threading implementation of this world's own: the default one is shared by every world of
+    // the process, and two threads stepping two worlds through it trip ODE's job assertions
+    // (`mbbench gate --jobs 2` aborted in AlterJobProcessingDependencies)
+    threading_ = dThreadingAllocateSelfThreadedImplementation();
+    dWorldSetStepThreadingImplementation(world_, dThreadingImplementationGetFunctions(threading_), threading_);
     const Vec3& g = model.gravity;
     dWorldSetGravity(world_, g.x(), g.y(), g.z());
     dWorldSetERP(world_, erp_);
@@ -144,6 +159,7 @@ class Ode final : public Method {
         dBodyAddTorque(bodies_[i], torque_[i].x(), torque_[i].y(), torque_[i].z());
       }
     }
+    thread_data();
     const int ok = quick_ ? dWorldQuickStep(world_, h) : dWorldStep(world_, h);
     if (!ok) throw SimulationError("ode: the step failed (ODE could not allocate its working memory)");
     for (size_t i = 0; i < bodies_.size(); ++i) {
@@ -163,6 +179,7 @@ class Ode final : public Method {
   int iterations_;
   double erp_, cfm_, particle_radius_;
   dWorldID world_ = nullptr;
+  dThreadingImplementationID threading_ = nullptr;
   std::vector<dBodyID> bodies_;  // (nbody), null for a static body
   std::vector<Vec3> force_, torque_;
 };
