@@ -88,6 +88,7 @@ class Bullet final : public Method {
     const PeerTree tree = peer_tree(model, joints, "bullet");
     const size_t n = model.bodies.size();
     places_.assign(n, Place{});
+    const std::vector<PeerFrame> frames = peer_frames(model, state, joints, tree, "bullet");
     // link frames, masses and inertias
     std::vector<Vec3> moments(n, Vec3::Zero());
     for (int i : tree.order) {
@@ -101,18 +102,8 @@ class Bullet final : public Method {
         moments[u] = pa.moments;
         p.link_to_body = pa.rotation.conjugate();
         p.frame = state.bodies[u].q * pa.rotation;
-        p.w = state.bodies[u].w;
       }
-      const int jk = tree.joint[u];
-      if (jk >= 0 && joints[static_cast<size_t>(jk)].type == JointType::Distance) {
-        const PeerJoint& j = joints[static_cast<size_t>(jk)];
-        const Joint& mj = model.joints[static_cast<size_t>(j.index)];
-        if (!b.particle || (tree.flip[u] ? mj.anchor_a : mj.anchor_b).norm() > 0)
-          throw UnsupportedModel(fmt::format("bullet: rod '{}' is mapped only to a point mass held at its centre", mj.name));
-        const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
-        const Vec3 d = state.bodies[u].x - pivot;
-        p.w = d.cross(state.bodies[u].v - velocity_at(state, tree.parent[u], pivot)) / d.squaredNorm();
-      }
+      p.w = frames[u].w;  // a point mass on a rod turns with the rod
     }
     // one multibody per root, its bodies in tree order
     std::vector<std::vector<int>> groups;
@@ -188,7 +179,7 @@ class Bullet final : public Method {
             break;
           case JointType::Slider: {
             mbp->setupPrismatic(p.link, m, inertia, parent_link, rot, bt(p.frame.conjugate() * j.axis_a), parent_to_pivot, pivot_to_com, true);
-            velocities.push_back([m = mbp.get(), link = p.link, qd = j.axis_a.dot(state.bodies[u].v - velocity_at(state, parent, x))] {
+            velocities.push_back([m = mbp.get(), link = p.link, qd = j.axis_a.dot(state.bodies[u].v - peer_point_velocity(state, frames, parent, x))] {
               m->setJointVel(link, qd);
             });
             break;
@@ -213,12 +204,6 @@ class Bullet final : public Method {
     torque_.assign(n, Vec3::Zero());
   }
 
-  // the velocity of world point p moving with body b's frame (kWorld: at rest)
-  Vec3 velocity_at(const State& state, int b, const Vec3& p) const {
-    if (b == kWorld) return Vec3::Zero();
-    const BodyState& s = state.bodies[static_cast<size_t>(b)];
-    return s.v + places_[static_cast<size_t>(b)].w.cross(p - s.x);
-  }
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();

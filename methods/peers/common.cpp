@@ -76,6 +76,52 @@ OptionInfo point_inertia_option(const std::string& def) {
                             0, 1, true);
 }
 
+std::vector<PeerFrame> peer_frames(const Model& model, const State& state, const std::vector<PeerJoint>& joints,
+                                   const PeerTree& tree, const std::string& engine) {
+  std::vector<PeerFrame> frames(model.bodies.size());
+  for (int i : tree.order) {  // parents first: a rod's pivot moves with its parent's frame
+    const size_t u = static_cast<size_t>(i);
+    const Body& b = model.bodies[u];
+    const BodyState& s = state.bodies[u];
+    PeerFrame& f = frames[u];
+    f.origin = s.x;
+    if (!b.particle) f.q = s.q, f.w = s.w;
+    const int jk = tree.joint[u];
+    if (jk < 0 || joints[static_cast<size_t>(jk)].type != JointType::Distance) continue;
+    const PeerJoint& j = joints[static_cast<size_t>(jk)];
+    const Joint& mj = model.joints[static_cast<size_t>(j.index)];
+    if (!b.particle || (tree.flip[u] ? mj.anchor_a : mj.anchor_b).norm() > 0)
+      throw UnsupportedModel(fmt::format("{}: rod '{}' is mapped only to a point mass held at its centre", engine, mj.name));
+    const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
+    const Vec3 d = s.x - pivot;
+    if (d.norm() == 0) throw UnsupportedModel(fmt::format("{}: rod '{}' has zero length", engine, mj.name));
+    f.origin = pivot;
+    f.com = d;
+    f.w = d.cross(s.v - peer_point_velocity(state, frames, tree.parent[u], pivot)) / d.squaredNorm();
+    const Vec3 dn = d.normalized();
+    Eigen::Index k = 0;
+    dn.cwiseAbs().minCoeff(&k);
+    f.rod = true;
+    f.u1 = (Vec3::Unit(k) - dn * dn(k)).normalized();
+    f.u2 = dn.cross(f.u1);
+  }
+  return frames;
+}
+
+Quat frame_xy(const Vec3& x, const Vec3& y) {
+  Mat3 r;
+  r.col(0) = x.normalized();
+  r.col(1) = (y - r.col(0) * r.col(0).dot(y)).normalized();
+  r.col(2) = r.col(0).cross(r.col(1));
+  return Quat(r);
+}
+
+Vec3 peer_point_velocity(const State& state, const std::vector<PeerFrame>& frames, int b, const Vec3& p) {
+  if (b == kWorld) return Vec3::Zero();
+  const BodyState& s = state.bodies[static_cast<size_t>(b)];
+  return s.v + frames[static_cast<size_t>(b)].w.cross(p - s.x);
+}
+
 PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine) {
   const size_t n = model.bodies.size();
   PeerTree t;

@@ -61,6 +61,28 @@ struct PeerTree {
 };
 PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine);
 
+// The frame of every body of the tree at the initial state (world), as the reduced-coordinate
+// engines take it: a rigid body at its centre of mass with its orientation and angular velocity; a
+// point mass on a rod (which an engine models as a body turning with the rod) at the rod's pivot,
+// its centre of mass at com = x - pivot, turning with the rod at w = d x (v - v_pivot) / |d|^2,
+// with two world axes u1, u2 perpendicular to the rod (u1: the world axis most perpendicular to
+// it, made perpendicular; u2 = d/|d| x u1; planar models: z). Throws UnsupportedModel naming the
+// engine for a rod that is not held at a point mass's centre or has zero length.
+struct PeerFrame {
+  Vec3 origin = Vec3::Zero();
+  Quat q = Quat::Identity();
+  Vec3 com = Vec3::Zero();  // the centre of mass in the frame's (world-aligned) axes
+  Vec3 w = Vec3::Zero();
+  bool rod = false;
+  Vec3 u1 = Vec3::UnitX(), u2 = Vec3::UnitY();
+};
+std::vector<PeerFrame> peer_frames(const Model& model, const State& state, const std::vector<PeerJoint>& joints,
+                                   const PeerTree& tree, const std::string& engine);
+// A world-aligned rotation whose first axis is x and second y (y made perpendicular to x).
+Quat frame_xy(const Vec3& x, const Vec3& y);
+// The velocity of world point p moving with body b's frame (kWorld: at rest).
+Vec3 peer_point_velocity(const State& state, const std::vector<PeerFrame>& frames, int b, const Vec3& p);
+
 // Writes one body's Cartesian state (a particle keeps its orientation and zero angular velocity).
 void write_body(const Body& body, BodyState& s, const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w);
 

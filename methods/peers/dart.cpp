@@ -39,13 +39,6 @@ Eigen::Isometry3d pose(const Quat& q, const Vec3& p) {
   return t;
 }
 // a world-aligned rotation whose first axis is x and second y (y made perpendicular to x)
-Quat frame_xy(const Vec3& x, const Vec3& y) {
-  Mat3 r;
-  r.col(0) = x.normalized();
-  r.col(1) = (y - r.col(0) * r.col(0).dot(y)).normalized();
-  r.col(2) = r.col(0).cross(r.col(1));
-  return Quat(r);
-}
 
 class Dart final : public Method {
  public:
@@ -57,13 +50,7 @@ class Dart final : public Method {
   }
 
  private:
-  struct Frame {
-    Vec3 origin = Vec3::Zero();
-    Quat q = Quat::Identity();
-    Vec3 com = Vec3::Zero();  // in the frame
-    Vec3 w = Vec3::Zero();
-    Quat rod = Quat::Identity();  // a rod's universal joint: x, y perpendicular to the rod (world)
-  };
+  using Frame = PeerFrame;  // a rod's universal joint: x, y = u1, u2 perpendicular to the rod (world)
 
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "dart", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
@@ -72,34 +59,8 @@ class Dart final : public Method {
     const auto joints = peer_joints(model, state);
     const PeerTree tree = peer_tree(model, joints, "dart");
     const size_t n = model.bodies.size();
-    frames_.assign(n, Frame{});
+    frames_ = peer_frames(model, state, joints, tree, "dart");
     nodes_.assign(n, nullptr);
-    for (int i : tree.order) {
-      const size_t u = static_cast<size_t>(i);
-      const Body& b = model.bodies[u];
-      const BodyState& s = state.bodies[u];
-      Frame& f = frames_[u];
-      f.origin = s.x;
-      if (!b.particle) f.q = s.q, f.w = s.w;
-      const int jk = tree.joint[u];
-      if (jk < 0 || joints[static_cast<size_t>(jk)].type != JointType::Distance) continue;
-      const PeerJoint& j = joints[static_cast<size_t>(jk)];
-      const Joint& mj = model.joints[static_cast<size_t>(j.index)];
-      if (!b.particle || (tree.flip[u] ? mj.anchor_a : mj.anchor_b).norm() > 0)
-        throw UnsupportedModel(fmt::format("dart: rod '{}' is mapped only to a point mass held at its centre", mj.name));
-      const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
-      const Vec3 d = s.x - pivot;
-      if (d.norm() == 0) throw UnsupportedModel(fmt::format("dart: rod '{}' has zero length", mj.name));
-      f.origin = pivot;
-      f.com = d;
-      const int p = tree.parent[u];
-      const Vec3 vp = p == kWorld ? Vec3::Zero() : Vec3(state.bodies[static_cast<size_t>(p)].v + frames_[static_cast<size_t>(p)].w.cross(pivot - state.bodies[static_cast<size_t>(p)].x));
-      f.w = d.cross(s.v - vp) / d.squaredNorm();
-      const Vec3 dn = d.normalized();
-      Eigen::Index k = 0;
-      dn.cwiseAbs().minCoeff(&k);
-      f.rod = frame_xy((Vec3::Unit(k) - dn * dn(k)), dn.cross(Vec3::Unit(k)));
-    }
     skel_ = dd::Skeleton::create("mbbench");
     for (int i : tree.order) {
       const size_t u = static_cast<size_t>(i);
@@ -122,7 +83,7 @@ class Dart final : public Method {
         const Vec3 ax_parent = flip ? j.axis_b : j.axis_a, ax_child = flip ? j.axis_a : j.axis_b;
         Quat w = Quat::Identity();  // the joint frame in world axes at the initial state
         if (j.type == JointType::Cardan) w = frame_xy(ax_parent, ax_child);
-        if (j.type == JointType::Distance) w = f.rod, pivot = f.origin;
+        if (j.type == JointType::Distance) w = frame_xy(f.u1, f.u2), pivot = f.origin;
         auto place = [&](dd::Joint::Properties& jp) {
           jp.mName = fmt::format("j{}", i);
           jp.mT_ParentBodyToJoint = pose(pf.q.conjugate() * w, pf.q.conjugate() * (pivot - pf.origin));
@@ -205,8 +166,8 @@ class Dart final : public Method {
           break;
         }
         case JointType::Distance:
-          joint->setVelocity(0, (f.rod * Vec3::UnitX()).dot(wr));
-          joint->setVelocity(1, (f.rod * Vec3::UnitY()).dot(wr));
+          joint->setVelocity(0, f.u1.dot(wr));
+          joint->setVelocity(1, f.u2.dot(wr));
           break;
         default: break;
       }

@@ -58,14 +58,7 @@ class Mujoco final : public Method {
  private:
   // one of our bodies as a MuJoCo body: its frame at the initial state (origin, orientation), its
   // centre of mass in that frame, and the frame's angular velocity
-  struct Frame {
-    Vec3 origin = Vec3::Zero();
-    Quat q = Quat::Identity();
-    Vec3 com = Vec3::Zero();
-    Vec3 w = Vec3::Zero();
-    bool rod = false;       // a point mass on a rod: two hinges u1, u2 at the pivot
-    Vec3 u1, u2;            // world
-  };
+  using Frame = PeerFrame;  // a point mass on a rod (rod): two hinges u1, u2 at the pivot
 
   void reset() {
     if (data_) mj_deleteData(data_);
@@ -87,46 +80,17 @@ class Mujoco final : public Method {
     const auto joints = peer_joints(model, state);
     const PeerTree tree = peer_tree(model, joints, "mujoco");
     const size_t n = model.bodies.size();
-    // frames, parents first
-    frames_.assign(n, Frame{});
+    // the nesting depth, parents first
     std::vector<int> depth(n, 0);
     for (int i : tree.order) {
       const size_t u = static_cast<size_t>(i);
-      const Body& b = model.bodies[u];
-      const BodyState& s = state.bodies[u];
-      Frame& f = frames_[u];
       const int p = tree.parent[u];
       depth[u] = p == kWorld ? 1 : depth[static_cast<size_t>(p)] + 1;
       if (depth[u] > kMaxDepth)
         throw UnsupportedModel(fmt::format("mujoco: the tree is deeper than {} bodies: MuJoCo 2.2 reads models only as MJCF, whose "
                                            "reader (tinyxml2) nests elements at most 100 deep (XML_ELEMENT_DEPTH_EXCEEDED)", kMaxDepth));
-      f.origin = s.x;
-      f.w = b.particle ? Vec3::Zero() : s.w;
-      if (!b.particle) f.q = s.q;
-      if (tree.joint[u] < 0) continue;
-      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
-      if (j.type != JointType::Distance) continue;
-      // a rod: the child must be a point mass held at its centre
-      const Joint& mj = model.joints[static_cast<size_t>(j.index)];
-      const Vec3& child_anchor = tree.flip[u] ? mj.anchor_a : mj.anchor_b;
-      if (!b.particle || child_anchor.norm() > 0)
-        throw UnsupportedModel(fmt::format("mujoco: rod '{}' is mapped only to a point mass held at its centre", mj.name));
-      const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
-      const Vec3 d = s.x - pivot;
-      if (d.norm() == 0) throw UnsupportedModel(fmt::format("mujoco: rod '{}' has zero length", mj.name));
-      const Vec3 dn = d.normalized();
-      // u1: the world axis most perpendicular to the rod, made perpendicular (planar models: z)
-      Eigen::Index k = 0;
-      dn.cwiseAbs().minCoeff(&k);
-      f.u1 = (Vec3::Unit(k) - dn * dn(k)).normalized();
-      f.u2 = dn.cross(f.u1);
-      f.rod = true;
-      f.origin = pivot;
-      f.com = d;
-      // the rod's angular velocity from the point's velocity relative to the pivot's
-      const Vec3 vp = velocity_at(model, state, tree.parent[u], pivot);
-      f.w = d.cross(s.v - vp) / d.squaredNorm();
     }
+    frames_ = peer_frames(model, state, joints, tree, "mujoco");
     const std::string xml = mjcf(model, state, joints, tree);
     // compile from a virtual file
     auto vfs = std::make_unique<mjVFS>();
@@ -141,17 +105,10 @@ class Mujoco final : public Method {
     if (!data_) throw Error("mujoco: mj_makeData failed");
     ids_.assign(n, -1);
     for (int i : tree.order) ids_[static_cast<size_t>(i)] = mj_name2id(mjm_, mjOBJ_BODY, fmt::format("b{}", i).c_str());
-    initial_velocities(model, state, joints, tree);
+    initial_velocities(state, joints, tree);
     xfrc_ = !model.torques.empty();
   }
 
-  // the velocity of world point p moving with body b (kWorld: at rest)
-  Vec3 velocity_at(const Model& model, const State& state, int b, const Vec3& p) const {
-    if (b == kWorld) return Vec3::Zero();
-    const BodyState& s = state.bodies[static_cast<size_t>(b)];
-    (void)model;
-    return s.v + frames_[static_cast<size_t>(b)].w.cross(p - s.x);
-  }
 
   std::string mjcf(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) const {
     const size_t n = model.bodies.size();
@@ -218,7 +175,7 @@ class Mujoco final : public Method {
   }
 
   // qvel from our Cartesian velocities, joint by joint (the initial state is consistent: ref projects it)
-  void initial_velocities(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+  void initial_velocities(const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
     mju_zero(data_->qvel, mjm_->nv);
     auto dof = [&](const std::string& name) {
       const int id = mj_name2id(mjm_, mjOBJ_JOINT, name.c_str());
@@ -247,7 +204,7 @@ class Mujoco final : public Method {
           break;
         }
         case JointType::Hinge: data_->qvel[d0] = (tree.flip[u] ? j.axis_b : j.axis_a).dot(wr); break;
-        case JointType::Slider: data_->qvel[d0] = j.axis_a.dot(s.v - velocity_at(model, state, p, s.x)); break;
+        case JointType::Slider: data_->qvel[d0] = j.axis_a.dot(s.v - peer_point_velocity(state, frames_, p, s.x)); break;
         case JointType::Cardan:
           data_->qvel[d0] = (tree.flip[u] ? j.axis_b : j.axis_a).dot(wr);
           data_->qvel[dof(fmt::format("j{}b", i))] = (tree.flip[u] ? j.axis_a : j.axis_b).dot(wr);

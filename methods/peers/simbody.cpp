@@ -30,13 +30,6 @@ SimTK::Vec3 sv(const Vec3& v) { return SimTK::Vec3(v.x(), v.y(), v.z()); }
 Vec3 ev(const SimTK::Vec3& v) { return Vec3(v[0], v[1], v[2]); }
 SimTK::Rotation srot(const Quat& q) { return SimTK::Rotation(SimTK::Quaternion(q.w(), q.x(), q.y(), q.z())); }
 // a world-aligned rotation whose first axis is x and second y (y made perpendicular to x)
-Quat frame_xy(const Vec3& x, const Vec3& y) {
-  Mat3 r;
-  r.col(0) = x.normalized();
-  r.col(1) = (y - r.col(0) * r.col(0).dot(y)).normalized();
-  r.col(2) = r.col(0).cross(r.col(1));
-  return Quat(r);
-}
 Quat frame_z(const Vec3& z) {  // any rotation whose z axis is z
   const Vec3 zn = z.normalized();
   Eigen::Index k = 0;
@@ -77,12 +70,7 @@ class Simbody final : public Method {
  private:
   // one of our bodies as a mobilized body: its B frame at the initial state (origin, orientation),
   // its centre of mass in B, and B's angular velocity
-  struct Frame {
-    Vec3 origin = Vec3::Zero();
-    Quat q = Quat::Identity();
-    Vec3 com = Vec3::Zero();
-    Vec3 w = Vec3::Zero();
-  };
+  using Frame = PeerFrame;
 
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "simbody",
@@ -105,31 +93,11 @@ class Simbody final : public Method {
     torque_.assign(n, Vec3::Zero());
     if (!model.torques.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
     mobods_.assign(n, SimTK::MobilizedBody());
-    frames_.assign(n, Frame{});
+    frames_ = peer_frames(model, state, joints, tree, "simbody");
     rod_axes_.assign(n, Quat::Identity());
     mframes_.assign(n, Quat::Identity());
-    // B frames, parents first
-    for (int i : tree.order) {
-      const size_t u = static_cast<size_t>(i);
-      const Body& b = model.bodies[u];
-      const BodyState& s = state.bodies[u];
-      Frame& f = frames_[u];
-      f.origin = s.x;
-      if (!b.particle) f.q = s.q, f.w = s.w;
-      const int jk = tree.joint[u];
-      if (jk < 0 || joints[static_cast<size_t>(jk)].type != JointType::Distance) continue;
-      const PeerJoint& j = joints[static_cast<size_t>(jk)];
-      const Joint& mj = model.joints[static_cast<size_t>(j.index)];
-      if (!b.particle || (tree.flip[u] ? mj.anchor_a : mj.anchor_b).norm() > 0)
-        throw UnsupportedModel(fmt::format("simbody: rod '{}' is mapped only to a point mass held at its centre", mj.name));
-      const Vec3 pivot = tree.flip[u] ? j.anchor_b : j.anchor_a;
-      const Vec3 d = s.x - pivot;
-      if (d.norm() == 0) throw UnsupportedModel(fmt::format("simbody: rod '{}' has zero length", mj.name));
-      f.origin = pivot;
-      f.com = d;
-      f.w = d.cross(s.v - velocity_at(state, tree.parent[u], pivot)) / d.squaredNorm();
-      rod_axes_[u] = frame_z(d);  // the Universal's x and y: perpendicular to the rod
-    }
+    for (int i : tree.order)  // the Universal's x and y: perpendicular to the rod
+      if (frames_[static_cast<size_t>(i)].rod) rod_axes_[static_cast<size_t>(i)] = frame_xy(frames_[static_cast<size_t>(i)].u1, frames_[static_cast<size_t>(i)].u2);
     // mobilized bodies, parents first
     for (int i : tree.order) {
       const size_t u = static_cast<size_t>(i);
@@ -196,7 +164,7 @@ class Simbody final : public Method {
       switch (j.type) {
         case JointType::Slider: {
           const Vec3 pivot = tree.flip[u] ? j.anchor_a : j.anchor_b;
-          const Vec3 vm = s.v + f.w.cross(pivot - s.x), vf = velocity_at(state, p, pivot);
+          const Vec3 vm = s.v + f.w.cross(pivot - s.x), vf = peer_point_velocity(state, frames_, p, pivot);
           mobods_[u].setUToFitLinearVelocity(state_, sv(fw * (vm - vf)));
           break;
         }
@@ -217,12 +185,6 @@ class Simbody final : public Method {
     steps_ = 0;
     state_.setTime(0);
     initialized_ = false;
-  }
-
-  Vec3 velocity_at(const State& state, int b, const Vec3& p) const {
-    if (b == kWorld) return Vec3::Zero();
-    const BodyState& s = state.bodies[static_cast<size_t>(b)];
-    return s.v + frames_[static_cast<size_t>(b)].w.cross(p - s.x);
   }
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
