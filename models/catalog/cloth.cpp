@@ -45,29 +45,19 @@ Model make_cloth(const ClothParams& p, const std::string& name) {
       }
     }
   if (p.scenario != 1) m.materials.push_back(Material{});  // inelastic, frictionless (the paper's contacts)
-  if (p.scenario == 2) {  // a fixed sphere below the swing
+  if (p.scenario != 1) {
+    // scenario 2: a fixed sphere below the swing; 3: a heavy sphere dropped on the middle
     Body b;
     b.name = "sphere";
-    b.is_static = true;
-    b.position = Vec3(0.5 * p.size, -0.55 * p.size, 0.5 * p.size);
+    b.is_static = p.scenario == 2;
+    b.particle = !b.is_static;
+    b.mass = b.is_static ? 0.0 : 10 * p.mass;
+    b.position = p.size * (p.scenario == 2 ? Vec3(0.5, -0.55, 0.5) : Vec3(0.5, 0.3, 0.5));
     m.bodies.push_back(b);
     Shape sh;
     sh.name = "sphere";
     sh.body = static_cast<int>(m.bodies.size()) - 1;
-    sh.radius = 0.25 * p.size;
-    m.shapes.push_back(sh);
-  }
-  if (p.scenario == 3) {  // a heavy sphere dropped on the middle
-    Body b;
-    b.name = "sphere";
-    b.particle = true;
-    b.mass = 10 * p.mass;
-    b.position = Vec3(0.5 * p.size, 0.3 * p.size, 0.5 * p.size);
-    m.bodies.push_back(b);
-    Shape sh;
-    sh.name = "sphere";
-    sh.body = static_cast<int>(m.bodies.size()) - 1;
-    sh.radius = 0.2 * p.size;
+    sh.radius = (p.scenario == 2 ? 0.25 : 0.2) * p.size;
     m.shapes.push_back(sh);
   }
   // rods between grid neighbours (none between two fixed particles: they constrain nothing)
