@@ -31,7 +31,10 @@ struct DisjointSets {
   }
 };
 
-bool nonzero(const TreeSolver::Block& B) { return (B.array() != 0.0).any(); }
+template <class M>
+bool nonzero(const M& B) {
+  return (B.array() != 0.0).any();
+}
 
 }  // namespace
 
@@ -149,14 +152,26 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
       if (nodes_[i].parent >= 0) children_[fill[nodes_[i].parent]++] = i;
   }
 
+  // the kernel of each node (see the header)
+  kernel_.assign(n, Kernel::General);
+  for (int i = 0; i < n; ++i) {
+    const int d = nodes_[i].dim, dp = nodes_[i].parent >= 0 ? nodes_[nodes_[i].parent].dim : 0;
+    if (d == 6 && (dp == 3 || dp == 0)) kernel_[i] = Kernel::Body6Joint3;
+    if (d == 3 && dp == 6) kernel_[i] = Kernel::Joint3Body6;
+  }
+
   // numeric buffers, sized once (fixed maximum size: resizing never allocates)
   Dfac_ = std::vector<Eigen::LDLT<Block>>(n);  // default-constructed in place: Eigen leaves m_info unset
+  D_.assign(n, Block());
+  Dinv_.assign(n, Block());
   Hp_.assign(n, Block());
   T_.assign(n, Block());
   z_.assign(n, Vec());
   for (int i = 0; i < n; ++i) {
     const int d = nodes_[i].dim;
     z_[i].setZero(d);
+    D_[i].setZero(d, d);
+    Dinv_[i].setZero(d, d);
     if (nodes_[i].parent >= 0) {
       Hp_[i].setZero(d, nodes_[nodes_[i].parent].dim);
       T_[i].setZero(d, nodes_[nodes_[i].parent].dim);
@@ -165,53 +180,88 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
   nnz_L_ = nnz_H_ = factor_ops_ = solve_ops_ = 0;
 }
 
-void TreeSolver::parent_block(const ConstraintSystem& cs, int i, Block& H) const {
+template <class M>
+void TreeSolver::parent_block(const ConstraintSystem& cs, int i, M& H) const {
   const Node& nd = nodes_[i];
   const Node& p = nodes_[nd.parent];
   // H_joint,body = -J_i,k; H_body,joint = -J_i,k^T
-  if (nd.is_joint)
-    H = -cs.blocks()[nd.index].J[nd.side].topLeftCorner(nd.dim, p.dim);
-  else
-    H = -cs.blocks()[p.index].J[nd.side].topLeftCorner(p.dim, nd.dim).transpose();
+  if constexpr (M::RowsAtCompileTime == Eigen::Dynamic) {
+    if (nd.is_joint)
+      H = -cs.blocks()[nd.index].J[nd.side].topLeftCorner(nd.dim, p.dim);
+    else
+      H = -cs.blocks()[p.index].J[nd.side].topLeftCorner(p.dim, nd.dim).transpose();
+  } else {
+    constexpr int DI = M::RowsAtCompileTime, DP = M::ColsAtCompileTime;
+    if (nd.is_joint)
+      H = -cs.blocks()[nd.index].J[nd.side].template topLeftCorner<DI, DP>();
+    else
+      H = -cs.blocks()[p.index].J[nd.side].template topLeftCorner<DP, DI>().transpose();
+  }
+}
+
+template <class Ldlt>
+void TreeSolver::check_pivots(const ConstraintSystem& cs, int i, const Ldlt& F) const {
+  const Node& nd = nodes_[i];
+  const auto dd = F.vectorD().cwiseAbs();
+  if (F.info() != Eigen::Success || !(dd.minCoeff() > 1e-13 * dd.maxCoeff()) || !std::isfinite(dd.maxCoeff()))
+    throw SimulationError(fmt::format("tree solver: singular diagonal block of {} {} (dependent constraint rows?)",
+                                      nd.is_joint ? "joint" : "body", nd.is_joint ? cs.blocks()[nd.index].joint : nd.index));
 }
 
 void TreeSolver::factor(const ConstraintSystem& cs) {
   const int n = static_cast<int>(nodes_.size());
   nnz_L_ = nnz_H_ = factor_ops_ = 0;
+  // D_i = H_ii; each child c subtracts T_c^T H_c,i when it is visited (children come first)
   for (int i = 0; i < n; ++i) {
     const Node& nd = nodes_[i];
-    const int d = nd.dim;
-    Block D;
-
-    // D_i = H_ii - sum_c T_c^T H_c,i over the children c
     if (nd.is_joint)
-      D.setZero(d, d);
+      D_[i].setZero(nd.dim, nd.dim);
     else
-      D = cs.mass(nd.index).topLeftCorner(d, d);
-    for (int ci = child_start_[i]; ci < child_start_[i + 1]; ++ci) {
-      const int c = children_[ci];
-      D.noalias() -= T_[c].transpose() * Hp_[c];
-      ++factor_ops_;
-    }
-
-    // pivoted LDL^T of the (definite) diagonal block
-    Eigen::LDLT<Block>& F = Dfac_[i];
-    F.compute(D);
-    ++factor_ops_;
-    const auto dd = F.vectorD().cwiseAbs();
-    if (F.info() != Eigen::Success || !(dd.minCoeff() > 1e-13 * dd.maxCoeff()) || !std::isfinite(dd.maxCoeff()))
-      throw SimulationError(fmt::format("tree solver: singular diagonal block of {} {} (dependent constraint rows?)",
-                                        nd.is_joint ? "joint" : "body",
-                                        nd.is_joint ? cs.blocks()[nd.index].joint : nd.index));
-
-    // T_i = D_i^-1 H_i,p(i)
-    if (nd.parent < 0) continue;
-    parent_block(cs, i, Hp_[i]);
-    T_[i] = F.solve(Hp_[i]);
-    ++factor_ops_;
-    nnz_H_ += nonzero(Hp_[i]);
-    nnz_L_ += nonzero(T_[i]);
+      D_[i] = cs.mass(nd.index).topLeftCorner(nd.dim, nd.dim);
   }
+  for (int i = 0; i < n; ++i) {
+    switch (kernel_[i]) {
+      case Kernel::Body6Joint3: factor_fixed<6, 3>(cs, i); break;
+      case Kernel::Joint3Body6: factor_fixed<3, 6>(cs, i); break;
+      case Kernel::General: factor_general(cs, i); break;
+    }
+    factor_ops_ += nodes_[i].parent >= 0 ? 3 : 1;  // factorization, T_i, the parent's update
+  }
+}
+
+template <int DI, int DP>
+void TreeSolver::factor_fixed(const ConstraintSystem& cs, int i) {
+  using MatI = Eigen::Matrix<double, DI, DI>;
+  using VecI = Eigen::Matrix<double, DI, 1>;
+  // pivoted LDL^T of the (definite) diagonal block, and D_i^-1 column by column
+  const Eigen::LDLT<MatI> F{MatI(D_[i])};
+  check_pivots(cs, i, F);
+  Eigen::Map<MatI> Dinv(Dinv_[i].data());
+  for (int k = 0; k < DI; ++k) Dinv.col(k) = F.solve(VecI::Unit(k));
+  const int p = nodes_[i].parent;
+  if (p < 0) return;
+  // T_i = D_i^-1 H_i,p(i); the parent's D_p -= T_i^T H_i,p(i)
+  Eigen::Matrix<double, DI, DP> H;
+  parent_block(cs, i, H);
+  const Eigen::Matrix<double, DI, DP> T = Dinv * H;
+  Eigen::Map<Eigen::Matrix<double, DI, DP>>(Hp_[i].data()) = H;
+  Eigen::Map<Eigen::Matrix<double, DI, DP>>(T_[i].data()) = T;
+  Eigen::Map<Eigen::Matrix<double, DP, DP>>(D_[p].data()).noalias() -= T.transpose() * H;
+  nnz_H_ += nonzero(H);
+  nnz_L_ += nonzero(T);
+}
+
+void TreeSolver::factor_general(const ConstraintSystem& cs, int i) {
+  Eigen::LDLT<Block>& F = Dfac_[i];
+  F.compute(D_[i]);
+  check_pivots(cs, i, F);
+  const int p = nodes_[i].parent;
+  if (p < 0) return;
+  parent_block(cs, i, Hp_[i]);
+  T_[i] = F.solve(Hp_[i]);
+  D_[p].noalias() -= T_[i].transpose() * Hp_[i];
+  nnz_H_ += nonzero(Hp_[i]);
+  nnz_L_ += nonzero(T_[i]);
 }
 
 void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
@@ -229,28 +279,57 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
       z_[i].setZero(nodes_[i].dim);
   }
 
-  // forward: L w = z, children before parents
-  for (int i = 0; i < n; ++i)
-    for (int ci = child_start_[i]; ci < child_start_[i + 1]; ++ci) {
-      const int c = children_[ci];
-      z_[i].noalias() -= T_[c].transpose() * z_[c];
-      ++solve_ops_;
+  // forward: L w = z, children before parents (each child subtracts T_c^T z_c from its parent)
+  for (int i = 0; i < n; ++i) {
+    if (nodes_[i].parent < 0) continue;
+    switch (kernel_[i]) {
+      case Kernel::Body6Joint3: forward_fixed<6, 3>(i); break;
+      case Kernel::Joint3Body6: forward_fixed<3, 6>(i); break;
+      case Kernel::General: forward_general(i); break;
     }
+    ++solve_ops_;
+  }
 
   // diagonal and backward: D L^T u = w, parents before children
   for (int i = n - 1; i >= 0; --i) {
-    Vec u = Dfac_[i].solve(z_[i]);
-    ++solve_ops_;
-    if (nodes_[i].parent >= 0) {
-      u.noalias() -= T_[i] * z_[nodes_[i].parent];
-      ++solve_ops_;
+    switch (kernel_[i]) {
+      case Kernel::Body6Joint3: backward_fixed<6, 3>(i); break;
+      case Kernel::Joint3Body6: backward_fixed<3, 6>(i); break;
+      case Kernel::General: backward_general(i); break;
     }
-    z_[i] = u;
+    solve_ops_ += nodes_[i].parent >= 0 ? 2 : 1;  // D_i^-1, and T_i for a non-root
   }
 
   // x: the joint part of u
   for (int i = 0; i < n; ++i)
     if (nodes_[i].is_joint) x.segment(row_[i], nodes_[i].dim) = z_[i];
+}
+
+template <int DI, int DP>
+void TreeSolver::forward_fixed(int i) const {
+  const int p = nodes_[i].parent;
+  Eigen::Map<Eigen::Matrix<double, DP, 1>>(z_[p].data()).noalias() -=
+      Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_[i].data()).transpose() *
+      Eigen::Map<const Eigen::Matrix<double, DI, 1>>(z_[i].data());
+}
+
+void TreeSolver::forward_general(int i) const { z_[nodes_[i].parent].noalias() -= T_[i].transpose() * z_[i]; }
+
+template <int DI, int DP>
+void TreeSolver::backward_fixed(int i) const {
+  Eigen::Map<Eigen::Matrix<double, DI, 1>> z(z_[i].data());
+  Eigen::Matrix<double, DI, 1> u = Eigen::Map<const Eigen::Matrix<double, DI, DI>>(Dinv_[i].data()) * z;
+  const int p = nodes_[i].parent;
+  if (p >= 0)
+    u.noalias() -= Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_[i].data()) *
+                   Eigen::Map<const Eigen::Matrix<double, DP, 1>>(z_[p].data());
+  z = u;
+}
+
+void TreeSolver::backward_general(int i) const {
+  Vec u = Dfac_[i].solve(z_[i]);
+  if (nodes_[i].parent >= 0) u.noalias() -= T_[i] * z_[nodes_[i].parent];
+  z_[i] = u;
 }
 
 long TreeSolver::nonzero_blocks_L() const { return nnz_L_; }

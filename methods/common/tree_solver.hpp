@@ -36,6 +36,19 @@
 // and x is the joint part of z. Both passes touch each node and edge once: O(n) in the number of
 // bodies and joints, with at most 6 x 6 blocks.
 //
+// Both passes are organised by edges: a child c, when visited, subtracts its term T_c^T H_c,i
+// (factor) or T_c^T z_c (forward solve) from its parent's buffer, so that each node's step needs
+// only its own block size and its parent's (the children of a node are visited in the same
+// ascending order as a sum over them would take).
+//
+// Kernels. The blocks of rigid bodies (6) and of three-row joints (ball joints, 3) take a kernel
+// with the sizes fixed at compile time (Eigen fixed-size products and an unrolled pivoted LDL^T;
+// D_i^-1 is formed once per factor(), column by column, so that the solve is three small
+// matrix-vector products per node): edges (6, 3) and (3, 6) and roots of size 6. Every other
+// node (point masses on rods: 3 and 1, hinges: 5, ...) takes the general kernel (blocks of
+// run-time size up to 6 x 6, T_i and D_i^-1 z_i by Eigen::LDLT's solve), the same operations in
+// the same order as before the fixed-size kernels, so those models give the same bits.
+//
 // Memory: analyze() sizes every buffer; factor() and solve() do not allocate (all blocks are
 // Eigen matrices of fixed maximum size 6 x 6). solve() uses a mutable scratch buffer: one
 // TreeSolver must not solve from two threads at once.
@@ -94,16 +107,36 @@ class TreeSolver {
   int rows() const { return nrows_; }
 
  private:
+  // the kernel of a node: block sizes (own, parent's) fixed at compile time, or General
+  enum class Kernel : unsigned char { General, Body6Joint3, Joint3Body6 };
+
   void analyze_impl(const Model* model, const ConstraintSystem& cs);
   // H_i,p(i) (dim_i x dim_p(i)) of non-root node i: -J_i,k or -J_i,k^T
-  void parent_block(const ConstraintSystem& cs, int i, Block& H) const;
+  template <class M>
+  void parent_block(const ConstraintSystem& cs, int i, M& H) const;
+  // factor() and solve() steps of node i; DI, DP: the sizes of its block and its parent's
+  template <int DI, int DP>
+  void factor_fixed(const ConstraintSystem& cs, int i);
+  void factor_general(const ConstraintSystem& cs, int i);
+  template <int DI, int DP>
+  void forward_fixed(int i) const;
+  template <int DI, int DP>
+  void backward_fixed(int i) const;
+  void forward_general(int i) const;
+  void backward_general(int i) const;
+  // SimulationError naming the node when its diagonal block is singular
+  template <class Ldlt>
+  void check_pivots(const ConstraintSystem& cs, int i, const Ldlt& F) const;
 
   int nrows_ = 0;
   int nroots_ = 0;
   std::vector<Node> nodes_;                  // (nnodes) postorder
   std::vector<int> child_start_, children_;  // CSR: children of node i in children_[start_i, start_i+1)
   std::vector<int> row_;                     // (nnodes) first row of a joint node in b and x, -1 for bodies
-  std::vector<Eigen::LDLT<Block>> Dfac_;     // (nnodes) factorizations of the diagonal blocks D_i
+  std::vector<Kernel> kernel_;               // (nnodes)
+  std::vector<Block> D_;                     // (nnodes) D_i, accumulated over the children
+  std::vector<Eigen::LDLT<Block>> Dfac_;     // (nnodes) factorizations of D_i (general kernel)
+  std::vector<Block> Dinv_;                  // (nnodes) D_i^-1 (fixed-size kernels)
   std::vector<Block> Hp_;                    // (nnodes) H_i,p(i), empty for roots
   std::vector<Block> T_;                     // (nnodes) T_i = D_i^-1 H_i,p(i), empty for roots
   mutable std::vector<Vec> z_;               // (nnodes) solve scratch

@@ -457,6 +457,49 @@ ArticulatedTree::Vec6 ArticulatedTree::external_force(int i) const {
   return r;
 }
 
+template <int ND>
+void ArticulatedTree::articulate(int i, Mat6& Ia, Vec6& pa) const {
+  constexpr int MX = ND == Eigen::Dynamic ? 6 : ND;     // the maximum size
+  using MatS = Eigen::Matrix<double, 6, ND, 0, 6, MX>;    // (6 x nd)
+  using MatD = Eigen::Matrix<double, ND, ND, 0, MX, MX>;  // (nd x nd)
+  using VecD = Eigen::Matrix<double, ND, 1, 0, MX, 1>;    // (nd)
+  const int nd = link_[i].nd;
+  Work& W = w_[i];
+  const Eigen::Map<const MatS> S(W.S.data(), 6, nd);
+  Eigen::Map<MatS> U(W.U.data(), 6, nd);
+  Eigen::Map<MatD> Dinv(W.Dinv.data(), nd, nd);
+  Eigen::Map<VecD> u(W.u.data(), nd);
+  U.noalias() = W.IA * S;
+  const MatD D = S.transpose() * U;
+  if constexpr (ND == Eigen::Dynamic) {
+    if (nd == 1)
+      Dinv(0, 0) = 1.0 / D(0, 0);
+    else
+      Dinv = D.llt().solve(MatD::Identity(nd, nd));
+  } else {
+    Dinv = D.inverse();  // fixed size 3: Eigen's closed form (cofactors) of the SPD block, not a Cholesky
+  }
+  u.noalias() = -S.transpose() * W.pA;
+  const MatS UD = U * Dinv;
+  Ia.noalias() -= UD * U.transpose();
+  pa += Ia * W.c + UD * u;
+}
+
+template <int ND>
+void ArticulatedTree::accelerate(int i, const Vec6& a1) const {
+  constexpr int MX = ND == Eigen::Dynamic ? 6 : ND;
+  using MatS = Eigen::Matrix<double, 6, ND, 0, 6, MX>;
+  using MatD = Eigen::Matrix<double, ND, ND, 0, MX, MX>;
+  using VecD = Eigen::Matrix<double, ND, 1, 0, MX, 1>;
+  const int nd = link_[i].nd;
+  Work& W = w_[i];
+  const Eigen::Map<const MatS> S(W.S.data(), 6, nd), U(W.U.data(), 6, nd);
+  const Eigen::Map<const MatD> Dinv(W.Dinv.data(), nd, nd);
+  Eigen::Map<VecD> qdd(W.qdd.data(), nd);
+  qdd.noalias() = Dinv * (Eigen::Map<const VecD>(W.u.data(), nd) - U.transpose() * a1);
+  W.a = a1 + S * qdd;
+}
+
 void ArticulatedTree::aba() const {
   const int n = static_cast<int>(link_.size());
   // pass 1 (I^A = I, p^A = v x* I v - f_ext) ran in kinematics(); pass 2: articulated inertias and bias forces, leaves to root
@@ -465,20 +508,12 @@ void ArticulatedTree::aba() const {
     Work& W = w_[i];
     Mat6 Ia = W.IA;
     Vec6 pa = W.pA;
-    if (L.nd > 0) {
-      W.U.noalias() = W.IA * W.S;
-      const MatXX6 D = W.S.transpose() * W.U;
-      if (L.nd == 1)
-        W.Dinv(0, 0) = 1.0 / D(0, 0);
-      else
-        W.Dinv = D.llt().solve(MatXX6::Identity(L.nd, L.nd));
-      W.u.noalias() = -W.S.transpose() * W.pA;
-      const Mat6X UD = W.U * W.Dinv;
-      Ia.noalias() -= UD * W.U.transpose();
-      pa += Ia * W.c + UD * W.u;
-    } else {
+    if (L.nd == 3)
+      articulate<3>(i, Ia, pa);
+    else if (L.nd > 0)
+      articulate<Eigen::Dynamic>(i, Ia, pa);
+    else
       pa += Ia * W.c;
-    }
     if (L.parent >= 0) {
       w_[L.parent].IA += shift_inertia(Ia, W.r);
       w_[L.parent].pA += shift_force(pa, W.r);
@@ -489,12 +524,12 @@ void ArticulatedTree::aba() const {
     const Link& L = link_[i];
     Work& W = w_[i];
     const Vec6 a1 = parent_motion(i, L.parent >= 0 ? w_[L.parent].a : Vec6(Vec6::Zero())) + W.c;
-    if (L.nd > 0) {
-      W.qdd.noalias() = W.Dinv * (W.u - W.U.transpose() * a1);
-      W.a = a1 + W.S * W.qdd;
-    } else {
+    if (L.nd == 3)
+      accelerate<3>(i, a1);
+    else if (L.nd > 0)
+      accelerate<Eigen::Dynamic>(i, a1);
+    else
       W.a = a1;
-    }
   }
 }
 

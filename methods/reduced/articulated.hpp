@@ -145,6 +145,14 @@ class ArticulatedTree {
   // Q, R, x, j, o, r, S, I of every link; with velocities also v, c and the ABA's pass 1 (I^A, p^A)
   void kinematics(const double* q, const double* v) const;
   void aba() const;  // passes 2 and 3: qdd of every link (after kinematics with velocities)
+  // pass 2 of link i (nd > 0): U, D^-1, u; returns I^a and p^A + I^a c + U D^-1 u for the parent.
+  // Pass 3 of link i (nd > 0): qdd and a from a' = X a_p + c. ND: nd at compile time for ball
+  // joints (3: Eigen's fixed-size products, D^-1 in closed form), Eigen::Dynamic for the
+  // others (the run-time-size path, unchanged: the rod models keep their bits).
+  template <int ND>
+  void articulate(int i, Mat6& Ia, Vec6& pa) const;
+  template <int ND>
+  void accelerate(int i, const Vec6& a1) const;
   Vec6 external_force(int i) const;  // at o_i
   Vec6 parent_motion(int i, const Vec6& m_parent) const;  // X m_parent (0 at a fixed parent)
   Mat6X subspace_at_origin(int i) const;  // S_i referred to the world origin (CRBA check)
