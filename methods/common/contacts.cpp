@@ -29,12 +29,7 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   if (!enabled_) return;
   const auto t0 = Clock::now();
   detector_->detect(model, preview, found_);
-  for (size_t k = 0; k < model.bodies.size(); ++k) {
-    const Body& b = model.bodies[k];
-    if (b.is_static || b.particle) continue;
-    const Mat3 R = state.bodies[k].q.toRotationMatrix();
-    inv_inertia_[k] = R * b.inertia.inverse() * R.transpose();
-  }
+  update_inertia(model, state);
   auto make_row = [&](const Contact& c) {
     Row r;
     r.c = c;
@@ -44,35 +39,7 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
     r.P.row(0) = c.normal.transpose();
     r.P.row(1) = t1.transpose();
     r.P.row(2) = t2.transpose();
-    Mat3 W = Mat3::Zero();  // the compliance of the two points: dv_rel = W p
-    auto add = [&](int body, const Vec3& local, Vec3& lever) {
-      if (body == kWorld) return;
-      lever = state.bodies[static_cast<size_t>(body)].q * local;
-      W += inv_mass_[static_cast<size_t>(body)] * Mat3::Identity();
-      if (!model.bodies[static_cast<size_t>(body)].particle) {
-        const Mat3 rx = cross_matrix(lever);
-        W -= rx * inv_inertia_[static_cast<size_t>(body)] * rx;
-      }
-    };
-    add(c.a, c.local_a, r.ra);
-    add(c.b, c.local_b, r.rb);
-    r.K = r.P * W * r.P.transpose();
-    if (coupling_) {
-      // the rows' Jacobian blocks: u = P (v_b + w_b x r_b) - P (v_a + w_a x r_a)
-      auto jacobian = [&](int body, const Vec3& lever, double sign) {
-        Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
-        if (body == kWorld || model.bodies[static_cast<size_t>(body)].is_static) return J;
-        J.leftCols<3>() = sign * r.P;
-        if (!model.bodies[static_cast<size_t>(body)].particle) J.rightCols<3>() = -sign * r.P * cross_matrix(lever);
-        return J;
-      };
-      auto moving = [&](int body) { return body != kWorld && !model.bodies[static_cast<size_t>(body)].is_static ? body : -1; };
-      Mat3 BtY;
-      if (coupling_->couple(moving(c.a), jacobian(c.a, r.ra, -1), moving(c.b), jacobian(c.b, r.rb, 1), r.Y, BtY))
-        r.K -= BtY;
-      else
-        r.Y.resize(0, 3);
-    }
+    prepare(model, state, r);
     return r;
   };
   // a pair of shapes with one contact: one row with its friction; with several (a box on a
@@ -107,6 +74,54 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   stats.t_contact += since(t0);
 }
 
+void ContactSet::update_inertia(const Model& model, const State& state) {
+  for (size_t k = 0; k < model.bodies.size(); ++k) {
+    const Body& b = model.bodies[k];
+    if (b.is_static || b.particle) continue;
+    const Mat3 R = state.bodies[k].q.toRotationMatrix();
+    inv_inertia_[k] = R * b.inertia.inverse() * R.transpose();
+  }
+}
+
+void ContactSet::prepare(const Model& model, const State& state, Row& r) {
+  const Contact& c = r.c;
+  Mat3 W = Mat3::Zero();  // the compliance of the two points: dv_rel = W p
+  auto add = [&](int body, const Vec3& local, Vec3& lever) {
+    if (body == kWorld) return;
+    lever = state.bodies[static_cast<size_t>(body)].q * local;
+    W += inv_mass_[static_cast<size_t>(body)] * Mat3::Identity();
+    if (!model.bodies[static_cast<size_t>(body)].particle) {
+      const Mat3 rx = cross_matrix(lever);
+      W -= rx * inv_inertia_[static_cast<size_t>(body)] * rx;
+    }
+  };
+  add(c.a, c.local_a, r.ra);
+  add(c.b, c.local_b, r.rb);
+  r.K = r.P * W * r.P.transpose();
+  r.Y.resize(0, 3);
+  if (!coupling_) return;
+  // the rows' Jacobian blocks: u = P (v_b + w_b x r_b) - P (v_a + w_a x r_a)
+  auto jacobian = [&](int body, const Vec3& lever, double sign) {
+    Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
+    if (body == kWorld || model.bodies[static_cast<size_t>(body)].is_static) return J;
+    J.leftCols<3>() = sign * r.P;
+    if (!model.bodies[static_cast<size_t>(body)].particle) J.rightCols<3>() = -sign * r.P * cross_matrix(lever);
+    return J;
+  };
+  auto moving = [&](int body) { return body != kWorld && !model.bodies[static_cast<size_t>(body)].is_static ? body : -1; };
+  Mat3 BtY;
+  if (coupling_->couple(moving(c.a), jacobian(c.a, r.ra, -1), moving(c.b), jacobian(c.b, r.rb, 1), r.Y, BtY))
+    r.K -= BtY;
+  else
+    r.Y.resize(0, 3);
+}
+
+void ContactSet::refresh(const Model& model, const State& state) {
+  if (rows_.empty()) return;
+  update_inertia(model, state);
+  for (Row& r : rows_) prepare(model, state, r);
+}
+
 Vec3 ContactSet::relative_velocity(const Row& r, const State& s) const {
   auto point_velocity = [&](int body, const Vec3& local) -> Vec3 {
     if (body == kWorld) return Vec3::Zero();
@@ -139,6 +154,34 @@ double ContactSet::normal_impulse(const Row& r) const {
   return sum;
 }
 
+// the comment in contacts.hpp; lambda(nu) = (Ktt + nu 1)^-1 Ktt lambda_s, whose length falls
+// monotonically with nu: |lambda(nu)| = radius is solved in Ktt's eigenbasis by Newton's method on
+// 1 / |lambda(nu)| (concave in nu, so from nu = 0 the iterates rise monotonically to the root),
+// safeguarded by bisection.
+Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d& stick, double radius) {
+  if (!(radius > 0)) return Eigen::Vector2d::Zero();
+  if (stick.norm() <= radius) return stick;
+  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> es(Ktt);
+  const Eigen::Vector2d k = es.eigenvalues().cwiseMax(0.0);
+  if (!(k.minCoeff() > 0)) return stick * (radius / stick.norm());  // no tangential compliance to weigh
+  const Eigen::Vector2d c = (es.eigenvectors().transpose() * stick).cwiseProduct(k);  // Q^T Ktt lambda_s
+  auto lambda_of = [&](double nu) { return Eigen::Vector2d(c(0) / (k(0) + nu), c(1) / (k(1) + nu)); };
+  double lo = 0, hi = k.maxCoeff() * stick.norm() / radius;  // |lambda(hi)| <= radius
+  double nu = 0;
+  for (int it = 0; it < 100; ++it) {
+    const Eigen::Vector2d l = lambda_of(nu);
+    const double n = l.norm();
+    (n > radius ? lo : hi) = nu;
+    if (std::abs(n - radius) <= 1e-14 * radius || hi - lo <= 1e-15 * hi) break;
+    // d|lambda|/dnu = -sum l_i^2 / (k_i + nu) / |lambda|;  phi = 1/|lambda| - 1/radius
+    const double dn = -(l(0) * l(0) / (k(0) + nu) + l(1) * l(1) / (k(1) + nu)) / n;
+    const double step = -(1 / n - 1 / radius) / (-dn / (n * n));
+    nu = nu + step;
+    if (!(nu > lo && nu < hi)) nu = 0.5 * (lo + hi);
+  }
+  return es.eigenvectors() * lambda_of(nu) * (radius / lambda_of(nu).norm());
+}
+
 Vec3 ContactSet::project(Row& r, const Vec3& du) {
   if (r.normal_only) {
     const double ln = std::max(0.0, r.lambda(0) + du(0) / r.K(0, 0));
@@ -155,16 +198,7 @@ Vec3 ContactSet::project(Row& r, const Vec3& du) {
   const Eigen::Matrix2d Ktt = r.K.block<2, 2>(1, 1);
   Eigen::Vector2d lt = r.lambda.tail<2>() + Ktt.ldlt().solve(dut);
   const double norm = lt.norm();
-  if (norm > r.mat.mu_static * ln) {
-    // sliding: the friction impulse opposes the slide this contact would have without its own
-    // friction (-u_free = dut + Ktt lambda_t). Along the impulse that would have stuck,
-    // Ktt^-1 (-u_free), a box's corner contacts pull in different directions (a corner's
-    // tangential compliance is not isotropic) and their sum falls 6.4 % short of mu N on
-    // incline-cubes.
-    const Eigen::Vector2d against = dut + Ktt * r.lambda.tail<2>();
-    const double a = against.norm();
-    lt = a > 0 ? Eigen::Vector2d(against * (r.mat.mu_dynamic * ln / a)) : Eigen::Vector2d(lt * (r.mat.mu_dynamic * ln / norm));
-  }
+  if (norm > r.mat.mu_static * ln) lt = slide_friction(Ktt, lt, r.mat.mu_dynamic * ln);
   const Vec3 next(r.members.empty() ? ln : 0.0, lt(0), lt(1));
   const Vec3 d = next - r.lambda;
   r.lambda = next;

@@ -42,6 +42,19 @@ class ArticulationCoupling {
   virtual void apply_joint_impulse(const Eigen::VectorXd& x, State& s) = 0;
 };
 
+// The sliding friction impulse (Coulomb's law with maximal dissipation): of the tangential
+// impulses in the disk |lambda| <= radius (mu lambda_n), the one nearest to `stick`, the impulse that
+// would have stuck, in the metric of the tangential rows' compliance Ktt (s.p.d.):
+//   minimize (lambda - stick)^T Ktt (lambda - stick) / 2 subject to |lambda| <= radius.
+// At the solution Ktt (lambda - stick) = -nu lambda with nu >= 0: the slide left after the impulse
+// is opposite to the friction impulse, as Coulomb's law demands, and the impulse is continuous
+// across the cone's boundary. (Opposing the slide the contact would have without its own friction,
+// Ktt stick, is neither where Ktt is anisotropic, as for the foot of a mechanism coupled to its
+// joints: a contact at the cone's boundary then flipped between sticking and a sliding impulse of
+// another direction from sweep to sweep, and the correction never converged: docs/contacts.md,
+// "The Strandbeest landing".) For |stick| <= radius the answer is `stick`; callers use it beyond.
+Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d& stick, double radius);
+
 class ContactSet {
  public:
   ContactSet() = default;
@@ -54,6 +67,12 @@ class ContactSet {
   // to the articulation (above).
   void detect(const Model& model, const State& preview, const State& state, StepStats& stats,
               ArticulationCoupling* coupling = nullptr);
+  // Recomputes the contacts' lever arms, effective masses and coupling at `state`, with the
+  // coupling's current factorization: the impulse step refactors A at the end of the step, and a
+  // contact coupled through the A of the step's start would then apply joint impulses -A^-1 B
+  // lambda computed for the old Jacobians with the new ones (docs/contacts.md, "The Strandbeest
+  // landing").
+  void refresh(const Model& model, const State& state);
   // Phases; each sweep returns its largest remaining error (m/s for velocities, m for positions).
   // The collision phase starts with the contacts approaching at `state` (u_n < -tol) whose
   // restitution is positive; false if there are none.
@@ -79,6 +98,9 @@ class ContactSet {
     bool normal_only = false;  // a member of a patch: its friction is the patch's row
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
   };
+  void update_inertia(const Model& model, const State& state);
+  // lever arms, K and (coupled) Y and S of a row at `state`
+  void prepare(const Model& model, const State& state, Row& r);
   Vec3 relative_velocity(const Row& r, const State& s) const;
   double normal_impulse(const Row& r) const;  // a patch row: its members' sum
   void activate_patches();
