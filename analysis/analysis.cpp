@@ -311,6 +311,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
       }
   }
   d.provenance = provenance_summary(d.records, d.failed);
+  d.work_precision = work_precision(d.records);
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/fit.hpp"
+#include "analysis/work_precision.hpp"
 #include "records/record.hpp"
 
 namespace mb {
@@ -153,6 +154,7 @@ struct ReportData {
   std::vector<std::string> metrics;     // the metrics the experiments ask for
   std::vector<NotApplicable> not_applicable;  // model x metric pairs without a series
   ProvenanceSummary provenance;
+  WorkPrecision work_precision;         // of the records whose experiment asks for mescd
   long failed = 0;
 };
 

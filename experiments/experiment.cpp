@@ -24,7 +24,7 @@ namespace mb {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name", "description", "reproduces", "paper", "models", "methods",
-                                           "h", "duration", "metrics", "fit", "readings"};
+                                           "h", "duration", "metrics", "fit", "readings", "step_series"};
 const std::vector<std::string> kFitKeys = {"h1", "h2", "h"};
 const std::vector<std::string> kReadingKeys = {"steps", "ld_periods"};
 
@@ -122,6 +122,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     }
   }
   if (r.has("duration")) e.duration = r.positive("duration");
+  e.step_series = r.boolean("step_series", false);
 
   // metrics
   std::vector<int> metric_lines;
@@ -193,12 +194,15 @@ std::vector<Case> expand_cases(const Experiment& e) {
             c.h_nominal = h;
             c.cfg.h = h;
             c.cfg.duration = e.duration;
+            c.cfg.step_series = e.step_series;
             c.cfg.steps = steps;
             c.cfg.ld_periods = ld;
             // the significant digits are measured at the end of the run, against the reference
             c.cfg.sample_end = std::find_if(e.metrics.begin(), e.metrics.end(), [](const std::string& m) {
                                  return m == "scd" || m == "mescd";
                                }) != e.metrics.end();
+            // the self-consistency error: the same method at h / 64, compared at the end
+            c.cfg.self_consistency = std::find(e.metrics.begin(), e.metrics.end(), "self_error") != e.metrics.end();
             c.id = fmt::format("{} {} h={} steps={} ld={}", model_spec, method, h, to_string(steps), to_string(ld));
             cases.push_back(std::move(c));
           }

@@ -24,6 +24,7 @@ struct Experiment {
   std::vector<std::string> models, methods;  // specs
   std::vector<double> h;    // nominal step sizes; empty: each model's default grid
   double duration = 0;      // s; 0: each model's default
+  bool step_series = false; // every record keeps each step's iterations and condition (records' step_series)
   std::vector<std::string> metrics;  // record metrics to tabulate and plot
   // fit: the paper's two-point fit at h1, h2 with the simulated or the nominal steps
   double fit_h1 = 0.005, fit_h2 = 0.04;

@@ -120,6 +120,27 @@ class ReferenceErrorObserver final : public Observer {
   const Model* model_ = nullptr;
 };
 
+// The self-consistency error, for models without a reference (IFToMM's practice): the end state of
+// the run against the end state of the same method at h / kSelfRefinement (run_case makes it and
+// hands it over; the observer never knows the method). self_error: max over dynamic bodies of
+// |x - x_fine|, m; self_mescd: the mixed digits of the end positions against the fine ones.
+constexpr int kSelfRefinement = 64;
+class SelfConsistencyObserver final : public Observer {
+ public:
+  // final_step: the run's last step; fine_end: the fine run's end state, or none with `why`
+  SelfConsistencyObserver(long final_step, std::optional<State> fine_end, std::string why = "")
+      : final_step_(final_step), fine_(std::move(fine_end)), why_(std::move(why)) {}
+  void begin(const Model&, const State&, const RunContext&, const StepView&) override {}
+  void observe(const Model& model, const State& state, const StepView& v) override;
+  void write(Metrics& metrics) const override;
+
+ private:
+  long final_step_;
+  std::optional<State> fine_;
+  std::string why_;
+  std::optional<double> error_, digits_;
+};
+
 // Names and one-line definitions, for `mbbench list`.
 struct MetricInfo {
   std::string name, definition;

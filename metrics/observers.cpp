@@ -164,6 +164,9 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "
               "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true},
       {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true},
+      {"self_error", "self-consistency error at the end: max over bodies of |x - x_fine|, x_fine of the same method at h/64 "
+                     "(for models without a reference; an experiment naming it makes the fine run), m", true},
+      {"self_mescd", "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true},
   };
   return m;
 }
@@ -231,6 +234,26 @@ SignificantDigits significant_digits(const Sample& s, const Sample& ref) {
       mixed = std::max(mixed, e / (kMescdFloor + std::abs(r)));
     }
   return {-std::log10(std::max(rel, kScdRoundOff)), -std::log10(std::max(mixed, kScdRoundOff))};
+}
+
+void SelfConsistencyObserver::observe(const Model& model, const State& state, const StepView& v) {
+  if (v.step != final_step_ || !fine_) return;
+  double e = 0;
+  for (size_t i = 0; i < state.bodies.size(); ++i)
+    if (!model.bodies[i].is_static) e = std::max(e, (state.bodies[i].x - fine_->bodies[i].x).norm());
+  error_ = e;
+  digits_ = significant_digits(sample_of(model, state, v.t), sample_of(model, *fine_, v.t)).mescd;
+}
+
+void SelfConsistencyObserver::write(Metrics& metrics) const {
+  if (error_) {
+    metrics.set("self_error", *error_);
+    metrics.set("self_mescd", *digits_);
+    return;
+  }
+  const std::string why = !why_.empty() ? why_ : "the run stopped before its end";
+  metrics.note("self_error", why);
+  metrics.note("self_mescd", why);
 }
 
 void ReferenceErrorObserver::write(Metrics& metrics) const {

@@ -34,6 +34,9 @@ const std::vector<ModelEntry>& model_catalog() {
        "ours (closed form)", {OptionInfo::number("angle", "30", "angle of the rod from the vertical, degrees", 0, 89, true)}, build_conical_pendulum},
       {"double-pendulum", "2 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_double_pendulum},
+      {"flyball-governor", "IFToMM A05 stiff flyball governor: shaft spinning at 2 pi rad/s, two rods with 5 kg balls, a sliding sleeve, "
+       "the couplers spring-dampers k = 8e5 N/m, c = 4e4 N s/m; gravity -y; 10 s",
+       "IFToMM A05 (gonzalez2006)", {}, build_flyball_governor},
       {"four-bar", "IFToMM A02: N four-bar windows in a row (2N + 1 links of 1 m, 1 kg), B0 starting at 1 m/s in +x, through the singular horizontal pose; 20 s; 3N redundant rows",
        "IFToMM A02 (gonzalez2006)", {OptionInfo::integer("n", "40", "four-bar windows N", 1, 1000)}, build_four_bar},
       {"heavy-rod", "a 7.5 t block resting on a 50 kg rod held by a hinge and a hanger (tomcin2014 Figure 1d): stays at rest; mass ratio 150",

@@ -116,6 +116,9 @@ Model build_iftomm_a01(const Spec&);
 // IFToMM A02 (models/catalog/iftomm.cpp): n four-bar windows in a row, 2n + 1 links of 1 m and 1 kg
 Model make_four_bar(int n, const std::string& name);
 Model build_four_bar(const Spec&);
+// IFToMM A05 (models/catalog/iftomm.cpp): the stiff flyball governor
+Model make_flyball_governor(const std::string& name);
+Model build_flyball_governor(const Spec&);
 // IFToMM A04 (models/catalog/iftomm.cpp): Bricard's overconstrained mechanism
 Model make_bricard(const std::string& name);
 Model build_bricard(const Spec&);

@@ -124,6 +124,9 @@ JointError joint_error(const Model& m, const State& s, const Joint& j) {
   const Vec3 d = joint_separation(m, s, j);
   const Vec3 dv = world_point_velocity(m, s, j.a, j.anchor_a) - world_point_velocity(m, s, j.b, j.anchor_b);
   const Vec3 n = joint_axis_world(s, j);
+  // the line's and the plane's directions turn with body a: the rate of their constraint P d is
+  // P (dv - w_a x d), not P dv (which would count a slide along the axis of a turning body)
+  const Vec3 dv_a = dv - body_w(s, j.a).cross(d);
   // translational part
   switch (parts.trans) {
     case TransPart::None: break;
@@ -136,10 +139,10 @@ JointError joint_error(const Model& m, const State& s, const Joint& j) {
     case TransPart::Point: e.pos = d.norm(), e.vel = dv.norm(); break;
     case TransPart::Line: {
       const auto P = orthogonal_basis(n);
-      e.pos = (P * d).norm(), e.vel = (P * dv).norm();
+      e.pos = (P * d).norm(), e.vel = (P * dv_a).norm();
       break;
     }
-    case TransPart::Plane: e.pos = std::abs(n.dot(d)), e.vel = std::abs(n.dot(dv)); break;
+    case TransPart::Plane: e.pos = std::abs(n.dot(d)), e.vel = std::abs(n.dot(dv_a)); break;
   }
   // rotational part
   const Vec3 dw = body_w(s, j.a) - body_w(s, j.b);

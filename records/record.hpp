@@ -126,6 +126,16 @@ struct Metrics {
   const std::string* note_of(const std::string& name) const;
 };
 
+// Per grid step 1..n of a run that asked for it (RunConfig::step_series; tomcin2014 Figure 3's
+// iterations and condition over time): the step's end time, its correction iterations and its
+// system's spectral condition lambda_max / lambda_min and CHOLMOD's rcond (0 where the method does
+// not compute them).
+struct StepSeries {
+  std::vector<double> t;
+  std::vector<long> pos_iterations, vel_iterations;
+  std::vector<double> condition, rcond;
+};
+
 struct CaseRecord {
   int schema_version = kRecordSchemaVersion;
   std::optional<ExperimentRef> experiment;
@@ -141,6 +151,7 @@ struct CaseRecord {
   StatsSummary stats;
   std::vector<Sample> samples;
   std::optional<ReferenceError> ref_error;
+  std::optional<StepSeries> step_series;
   Provenance provenance;
   CaseTiming timing;
 

@@ -2,6 +2,7 @@
 // Reading checks every field's presence and type and names the file, the line and the field.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -136,6 +137,11 @@ json to_json(const CaseRecord& r, bool with_provenance) {
       for (const auto& p : r.ref_error->per_sample) per.push_back({{"t", p.t}, {"max_pos_error", p.max_pos_error}});
       j["ref_error"] = {{"per_sample", per}, {"max", r.ref_error->max}};
     }
+  }
+  if (r.step_series) {
+    const StepSeries& ss = *r.step_series;
+    j["step_series"] = {{"t", ss.t}, {"pos_iterations", ss.pos_iterations}, {"vel_iterations", ss.vel_iterations},
+                        {"condition", ss.condition}, {"rcond", ss.rcond}};
   }
   if (with_provenance) {
     j["provenance"] = provenance_json(r.provenance);
@@ -343,6 +349,30 @@ CaseRecord from_json(const json& j, const Reader& rd) {
       e.max = rd.num(re, "max", "ref_error");
     }
     r.ref_error = e;
+  }
+  if (j.contains("step_series")) {
+    const json& sj = j["step_series"];
+    if (!sj.is_object()) rd.fail("step_series", "expected an object");
+    StepSeries ss;
+    // counts must be integers (a float such as 1e300 would not convert), the rest any number
+    auto numbers = [&](const char* key, auto& out) {
+      using T = typename std::decay_t<decltype(out)>::value_type;
+      const json& a = rd.array(sj, key, "step_series");
+      for (size_t i = 0; i < a.size(); ++i) {
+        const bool ok = std::is_integral_v<T> ? a[i].is_number_integer() : a[i].is_number();
+        if (!ok) rd.fail(fmt::format("step_series.{}[{}]", key, i), std::is_integral_v<T> ? "expected an integer" : "expected a number");
+        out.push_back(a[i].get<T>());
+      }
+    };
+    numbers("t", ss.t);
+    numbers("pos_iterations", ss.pos_iterations);
+    numbers("vel_iterations", ss.vel_iterations);
+    numbers("condition", ss.condition);
+    numbers("rcond", ss.rcond);
+    const size_t n = ss.t.size();
+    if (ss.pos_iterations.size() != n || ss.vel_iterations.size() != n || ss.condition.size() != n || ss.rcond.size() != n)
+      rd.fail("step_series", "its arrays differ in length");
+    r.step_series = std::move(ss);
   }
   if (j.contains("provenance")) {
     const json& p = j["provenance"];

@@ -194,6 +194,9 @@ std::vector<TextTable> report_tables(const ReportData& d) {
   na.header = {"Model", "Metric", "cases", "why"};
   for (const auto& x : d.not_applicable) na.rows.push_back({x.model, x.metric, std::to_string(x.cases), Cell(x.reason, "na")});
   if (!na.rows.empty()) out.push_back(std::move(na));
+
+  // work-precision: error at the end time over cost, one table per model
+  for (auto& t : work_precision_tables(d)) out.push_back(std::move(t));
   return out;
 }
 

@@ -47,6 +47,38 @@ std::string paper_figure(const ReportData& d, const std::string& model, const st
 
 }  // namespace
 
+std::string plot_id(const std::string& s) {
+  std::string id = s;
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+  return id;
+}
+
+bool run_gnuplot(const std::string& gnuplot, const std::string& plots_dir, const std::string& id, std::string* note) {
+  const std::string cmd =
+      fmt::format("cd {} && {} {}.gp 2> {}.log", shell_quote(plots_dir), shell_quote(gnuplot), shell_quote(id), shell_quote(id));
+  const int rc = std::system(cmd.c_str());
+  const fs::path dir(plots_dir);
+  if (rc != 0 || !fs::exists(dir / (id + ".svg"))) {
+    if (note) *note = fmt::format("gnuplot failed (exit {}); see plots/{}.log", rc, id);
+    return false;
+  }
+  fs::remove(dir / (id + ".log"));
+  return true;
+}
+
+void draw_figure(Figure& fig, const std::string& plots_dir, const std::string& data, const std::string& script,
+                 const std::string& gnuplot) {
+  const fs::path dir(plots_dir);
+  write_file_atomic((dir / (fig.id + ".dat")).string(), data);
+  write_file_atomic((dir / (fig.id + ".gp")).string(), script);
+  if (gnuplot.empty()) {
+    fig.note = "not drawn: gnuplot was not found on PATH (install gnuplot-nox); the .gp script and data are in plots/";
+    return;
+  }
+  if (run_gnuplot(gnuplot, plots_dir, fig.id, &fig.note)) fig.svg_file = "plots/" + fig.id + ".svg";
+}
+
 std::string gnuplot_string(const std::string& s) {
   std::string q = "\"";
   for (char c : s) {
@@ -81,9 +113,7 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     Figure fig;
     fig.model = model;
     fig.metric = metric;
-    fig.id = fmt::format("{}_{}", model, metric);
-    for (char& c : fig.id)
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
+    fig.id = plot_id(fmt::format("{}_{}", model, metric));
     fig.paper_figure = paper_figure(d, model, metric);
     fig.title = fmt::format("{}: {} over h{}", model, metric, fig.paper_figure.empty() ? "" : " (" + d.paper->citation + " " + fig.paper_figure + ")");
 
@@ -128,22 +158,7 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
                            "set format y '%.0e'\nset key outside right top Left reverse width -2 font 'sans,11'\n"
                            "set offsets graph 0.02, graph 0.02, graph 0.10, graph 0.02\n" +
                            labels + plot + "\n";
-    write_file_atomic((plots / (fig.id + ".dat")).string(), data);
-    write_file_atomic((plots / (fig.id + ".gp")).string(), gp);
-    if (gnuplot.empty()) {
-      fig.note = "not drawn: gnuplot was not found on PATH (install gnuplot-nox); the .gp script and data are in plots/";
-      figures.push_back(fig);
-      continue;
-    }
-    const std::string cmd = fmt::format("cd {} && {} {}.gp 2> {}.log", shell_quote(plots.string()), shell_quote(gnuplot),
-                                        fig.id, fig.id);
-    int rc = std::system(cmd.c_str());
-    if (rc != 0 || !fs::exists(plots / (fig.id + ".svg"))) {
-      fig.note = fmt::format("gnuplot failed (exit {}); see plots/{}.log", rc, fig.id);
-    } else {
-      fig.svg_file = "plots/" + fig.id + ".svg";
-      fs::remove(plots / (fig.id + ".log"));
-    }
+    draw_figure(fig, plots.string(), data, gp, gnuplot);
     figures.push_back(fig);
   }
   return figures;

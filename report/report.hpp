@@ -55,6 +55,21 @@ std::string timing_markdown(const TimingData& d);
 std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note = nullptr);
 // gnuplot on PATH, or "" if absent
 std::string find_gnuplot();
+// A file name from a label: every character but letters, digits, '_' and '-' becomes '_'.
+std::string plot_id(const std::string& s);
+// Runs gnuplot on plots_dir/<id>.gp (which writes <id>.svg); false, with `note` saying why, if it
+// failed (its messages stay in plots/<id>.log).
+bool run_gnuplot(const std::string& gnuplot, const std::string& plots_dir, const std::string& id, std::string* note);
+// Writes plots_dir/<id>.dat and .gp and draws <id>.svg with gnuplot (if found): fig.svg_file,
+// or fig.note saying why not.
+void draw_figure(Figure& fig, const std::string& plots_dir, const std::string& data, const std::string& script,
+                 const std::string& gnuplot);
+// The work-precision tables and figures, one per model (report/work_precision.cpp).
+std::vector<TextTable> work_precision_tables(const ReportData& d);
+std::vector<Figure> write_work_precision_plots(const ReportData& d, const std::string& dir);
+// The per-step series (records' step_series): iterations and condition over time per model
+// (report/step_series.cpp).
+std::vector<Figure> write_step_series_plots(const ReportData& d, const std::string& dir);
 // A gnuplot string literal, and the common head of every script: the SVG terminal at
 // kFigureWidth x kFigureHeight, labels taken literally (noenhanced: CD_pos_mean is no subscript),
 // log-log axes, a title and axis labels.

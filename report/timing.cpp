@@ -249,12 +249,7 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     if (note) *note = "gnuplot not found: plots/timing.gp and timing.dat written, not drawn";
     return "";
   }
-  std::string cmd = fmt::format("cd '{}' && '{}' timing.gp 2> timing.log", plots.string(), gnuplot);
-  if (std::system(cmd.c_str()) != 0) {
-    if (note) *note = "gnuplot failed: see plots/timing.log";
-    return "";
-  }
-  fs::remove(plots / "timing.log");
+  if (!run_gnuplot(gnuplot, plots.string(), "timing", note)) return "";
   return (plots / "timing.svg").string();
 }
 

@@ -28,6 +28,8 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d));
   write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
   auto figures = write_plots(d, dir);
+  for (auto& f : write_work_precision_plots(d, dir)) figures.push_back(std::move(f));
+  for (auto& f : write_step_series_plots(d, dir)) figures.push_back(std::move(f));
   // the timing of `mbbench bench` (its bench.json analysed again): tables and plot in this report
   std::vector<TextTable> timing;
   if (!timing_dir.empty()) {

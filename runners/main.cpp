@@ -64,6 +64,10 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
   if (auto d = m.get("scd"))
     std::cout << fmt::format("significant correct digits at the last sample: scd = {:.3f}, mescd = {:.3f}\n", *d, m.get("mescd").value_or(0));
   if (r.ref_error && !r.ref_error->note.empty()) std::cout << r.ref_error->note << "\n";
+  if (auto e = m.get("self_error"))
+    std::cout << fmt::format("self-consistency at the end (against h/64): {} m, mescd = {:.3f}\n", fmt_num(e), m.get("self_mescd").value_or(0));
+  else if (const std::string* why = m.note_of("self_error"))
+    std::cout << "self-consistency: " << *why << "\n";
   std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }
 
@@ -258,7 +262,7 @@ int main(int argc, char** argv) {
 
   std::string model_arg, method_arg, out_file, append_file, samples_text;
   double h = 0, duration = 0, fail_threshold = 1.0;
-  bool no_round = false, no_ref = false, quiet = false;
+  bool no_round = false, no_ref = false, quiet = false, self_consistency = false, step_series = false;
   auto* run = app.add_subcommand("run", "simulate one case and print its metrics");
   run->add_option("model", model_arg, "catalog model spec (e.g. pendulum90, chain:n=5) or scene file")->required();
   run->add_option("method", method_arg, "method spec: a name from `mbbench list methods`, with options name:key=value,...")->required();
@@ -270,6 +274,9 @@ int main(int argc, char** argv) {
   run->add_option("--fail-threshold", fail_threshold, "max constraint error in m that marks the case failed (default 1)");
   run->add_flag("--no-round", no_round, "keep h as given even when the model has a period");
   run->add_flag("--no-ref", no_ref, "do not compute the error against the reference method at the sample times");
+  run->add_flag("--step-series", step_series, "keep each step's correction iterations and condition in the record (step_series)");
+  run->add_flag("--self-consistency", self_consistency,
+                "also run the same method at h/64 and report the end states' difference (self_error, self_mescd)");
   run->add_flag("--quiet", quiet, "print nothing on success");
 
   std::string scene_out;
@@ -379,6 +386,8 @@ int main(int argc, char** argv) {
       cfg.samples = parse_samples(samples_text);
       cfg.round_to_period = !no_round;
       cfg.ref_error = !no_ref;
+      cfg.self_consistency = self_consistency;
+      cfg.step_series = step_series;
       cfg.fail_threshold = fail_threshold;
       mb::CaseRecord rec = mb::run_case(model, method_arg, cfg);
       rec.model.spec = model_arg;

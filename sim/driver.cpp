@@ -85,6 +85,7 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
                     const std::vector<Observer*>& observers, const DriverOptions& opt) {
   using clock = std::chrono::steady_clock;
   RunOutcome out;
+  if (opt.step_series) out.series.emplace();
   const double h = plan.h;
   auto time_at = [&](long i) { return plan.t0 + static_cast<double>(i) * h; };
   state.t = plan.t0;
@@ -128,6 +129,13 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
       s.condition_max = one.condition;
       s.contacts_max = one.contacts;
       merge(out.stats, s);
+      if (out.series) {
+        out.series->t.push_back(t_i);
+        out.series->pos_iterations.push_back(one.pos_iterations);
+        out.series->vel_iterations.push_back(one.vel_iterations);
+        out.series->condition.push_back(one.condition);
+        out.series->rcond.push_back(one.rcond);
+      }
       out.timing.analysis += one.t_analysis;
       out.timing.contact += one.t_contact;
       out.timing.assembly += one.t_assembly;

@@ -55,6 +55,8 @@ struct RunConfig {
   double fail_threshold = 1.0;  // m: the largest joint position error before a case fails
   bool ref_error = true;        // with samples: the error against the reference at the sample times
   std::string ref_spec;         // the reference method; empty: the registry's reference method
+  bool self_consistency = false;
+  bool step_series = false;     // record each step's iterations and condition (tomcin2014 Figure 3)  // also run the method at h / 64 and compare the end states (self_error)
   StepCount steps = StepCount::Floor;
   LdPeriods ld_periods = LdPeriods::Whole;
 };
@@ -76,6 +78,7 @@ struct DriverOptions {
   // times strictly between grid points where an adaptive method (MethodInfo::fixed_step false)
   // also stops, sorted; the observers see them through observe_stop()
   std::vector<double> stops;
+  bool step_series = false;  // record each step's iterations and condition (RunOutcome::series)
 };
 
 struct RunOutcome {
@@ -84,6 +87,7 @@ struct RunOutcome {
   double fail_time = 0;
   StatsSummary stats;  // sums over the steps, and the last residuals
   CaseTiming timing;   // wall time of the steps (not of the observers)
+  std::optional<StepSeries> series;  // with DriverOptions::step_series
 };
 
 // Steps `method` (already initialised on `state`) through plan.steps steps of plan.h from

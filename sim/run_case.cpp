@@ -27,6 +27,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   std::sort(samples.begin(), samples.end());
   DriverOptions opt;
   opt.fail_threshold = cfg.fail_threshold;
+  opt.step_series = cfg.step_series;
   for (double s : samples) {
     if (!(s >= 0) || s > t_end * (1 + 1e-12))
       throw InputError(source, line, "samples", fmt::format("sample time {} is outside the run [0, {}]", s, t_end));
@@ -62,6 +63,31 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     ref_observer.emplace(samples, *reference);
     observers.push_back(&*ref_observer);
   }
+  // the self-consistency error: the end state of the same method at h / 64 (made before the run,
+  // handed to the observer as a state)
+  std::optional<SelfConsistencyObserver> self_observer;
+  if (cfg.self_consistency) {
+    auto fine_method = make_method(method_spec, source, line);
+    State fine = initial_state(model);
+    fine_method->init(model, fine);
+    StepPlan fine_plan = plan;
+    fine_plan.h = plan.h / kSelfRefinement;
+    fine_plan.h_requested = fine_plan.h;
+    fine_plan.steps = plan.steps * kSelfRefinement;
+    fine_plan.steps_per_period.reset();
+    DriverOptions fine_opt;
+    fine_opt.fail_threshold = cfg.fail_threshold;
+    std::string why;
+    try {
+      const RunOutcome fo = simulate(model, *fine_method, fine, fine_plan, {}, fine_opt);
+      if (fo.failure) why = fmt::format("the run at h/{} failed at t = {} s: {}", kSelfRefinement, fo.fail_time, *fo.failure);
+    } catch (const SimulationError& e) {
+      why = fmt::format("the run at h/{} failed: {}", kSelfRefinement, e.what());
+    }
+    if (why.empty()) self_observer.emplace(plan.steps, std::move(fine));
+    else self_observer.emplace(plan.steps, std::nullopt, why);
+    observers.push_back(&*self_observer);
+  }
   const RunOutcome out = simulate(model, *method, state, plan, observers, opt);
 
   CaseRecord r;
@@ -79,6 +105,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     r.fail_time = out.fail_time;
   }
   for (const auto& o : metrics) o->write(r.metrics);
+  if (self_observer) self_observer->write(r.metrics);
   if (ref_observer) {
     ref_observer->write(r.metrics);
     r.ref_error = ref_observer->error();
@@ -92,6 +119,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   // a peer engine's version beside the libraries (docs/peers.md)
   if (!info.version.empty()) r.provenance.libraries[info.name] = info.version;
   r.samples = recorder.samples();
+  r.step_series = out.series;
   return r;
 }
 

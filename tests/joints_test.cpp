@@ -57,7 +57,7 @@ TEST_CASE("every joint type keeps its invariant over a simulation", "[joints][im
       mb::State s = mb::initial_state(m);
       method->init(m, s);
       mb::StepStats st;
-      double worst_pos = 0, worst_rot = 0;
+      double worst_pos = 0, worst_rot = 0, worst_vel = 0;
       const double h = 0.01;
       for (int i = 1; i <= 100; ++i) {
         method->step(m, s, h, st);
@@ -65,6 +65,7 @@ TEST_CASE("every joint type keeps its invariant over a simulation", "[joints][im
         const auto e = mb::joint_error(m, s, m.joints[1]);
         worst_pos = std::max(worst_pos, e.pos);
         worst_rot = std::max(worst_rot, e.rot);
+        worst_vel = std::max(worst_vel, e.vel);  // the metric's velocity error (CD_vel) after the velocity correction
       }
       // the relative motion the joint allows did happen
       const mb::State s0 = mb::initial_state(m);
@@ -72,8 +73,9 @@ TEST_CASE("every joint type keeps its invariant over a simulation", "[joints][im
                             mb::rotation_vector(s0.bodies[0].q.conjugate() * s0.bodies[1].q)).norm() +
                            ((s.bodies[1].x - s.bodies[0].x) - (s0.bodies[1].x - s0.bodies[0].x)).norm();
       INFO(mb::joint_type_name(type) << " with " << spec << ": worst position error " << worst_pos << ", rotation error "
-                                     << worst_rot << ", relative motion " << moved);
+                                     << worst_rot << ", velocity error " << worst_vel << ", relative motion " << moved);
       CHECK(worst_pos <= 1e-10);
+      CHECK(worst_vel <= 1e-8);
       CHECK(worst_rot <= 1e-10);
       if (type != mb::JointType::Fixed) CHECK(moved > 1e-2);
     }

@@ -39,9 +39,29 @@ const SmallModel kModels[] = {
     {"octahedron-tube:rings=1,around=3", 0.01, 0.03}, {"octahedron-cube:n=1", 0.01, 0.05},
     {"bouncing-ball:height=0.1", 0.005, 0.5}, {"incline-cubes:cubes=2", 0.01, 0.3},
     {"spring-mass", 0.001, 0.5}, {"andrews", 1e-5, 0.001}, {"iftomm-a01", 0.01, 0.5}, {"four-bar:n=2", 0.005, 0.3},
-    {"bricard", 0.01, 0.2}, {"conical-pendulum", 0.01, 0.5},
+    {"bricard", 0.01, 0.2}, {"conical-pendulum", 0.01, 0.5}, {"flyball-governor", 1e-4, 0.005},
     {"cloth:n=4,ext=0.001", 0.01, 0.2},
 };
+
+// Claimed models a method fails on, each a documented finding (docs/findings.md): the run must
+// fail with this reason, so a fix (or a new failure) shows here and the list is kept true.
+struct KnownFailure {
+  const char* method_prefix;  // "Imp": Imp2 .. Imp10
+  const char* model;
+  const char* reason;
+};
+const KnownFailure kKnownFailures[] = {
+    // the stiff flyball governor: Gauss-Seidel sweeps on its ill-conditioned joints (the shaft's
+    // spin inertia 5e-6 kg m^2 beside 5 kg balls) reach 1e-11, not round-off, in 1000 sweeps;
+    // `iterative` misses its 1e-6 velocity tolerance likewise ("flyball-governor" in findings.md)
+    {"Imp", "flyball-governor", "did not converge in 1000 sweeps"},
+    {"iterative", "flyball-governor", "did not converge in 1000 sweeps"},
+};
+const KnownFailure* known_failure(const std::string& method, const std::string& model) {
+  for (const auto& k : kKnownFailures)
+    if (method.rfind(k.method_prefix, 0) == 0 && model == k.model) return &k;
+  return nullptr;
+}
 
 std::vector<const mb::MethodEntry*> subjects() {
   std::vector<const mb::MethodEntry*> v;
@@ -71,8 +91,22 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
         CHECK_THROWS_AS(mb::run_case(model, e->info.name, config(sm.h, sm.duration)), mb::UnsupportedModel);
         continue;
       }
-      const mb::CaseRecord a = mb::run_case(model, e->info.name, config(sm.h, sm.duration));
+      // a joint type the method has no rows for is refused at init by name (UnsupportedModel: the
+      // sweep records it as unsupported, with the reason); the feature metadata has no joint types
+      mb::CaseRecord a;
+      try {
+        a = mb::run_case(model, e->info.name, config(sm.h, sm.duration));
+      } catch (const mb::UnsupportedModel& x) {
+        INFO("refused: " << x.what());
+        CHECK_THAT(std::string(x.what()), Catch::Contains("joint"));
+        continue;
+      }
       INFO("status " << mb::to_string(a.status) << ": " << a.reason);
+      if (const KnownFailure* k = known_failure(e->info.name, sm.spec)) {
+        CHECK_FALSE(a.ok());
+        CHECK_THAT(a.reason, Catch::Contains(k->reason));
+        continue;
+      }
       REQUIRE(a.ok());
       CHECK(a.steps_done == a.steps);
       const mb::CaseRecord b = mb::run_case(model, e->info.name, config(sm.h, sm.duration));

@@ -142,3 +142,69 @@ TEST_CASE("report formatting: 3 significant digits, Markdown cells escape '|'", 
   t.rows.push_back({mb::Cell("x|y")});
   CHECK_THAT(mb::markdown_table(t), Catch::Contains("| x\\|y |"));
 }
+
+TEST_CASE("work-precision: the cheapest run that reaches each error target, or 'cannot reach' with the best error", "[report][work-precision]") {
+  // a 4th-order method (error 50 h^4, cost 1e-3 / h) and a 1st-order one (error h / 15, cost 1e-4 / h)
+  auto wp_record = [](const std::string& method, double h, double error, double seconds_per_s) {
+    mb::CaseRecord r = record("pendulum10", method, h, false, 2.0);
+    r.experiment->metrics = {"mescd", "ED"};
+    r.steps_done = static_cast<long>(std::lround(r.duration / h));
+    r.metrics.set("mescd", -std::log10(error));
+    r.timing.step_seconds_total = seconds_per_s * r.duration;
+    return r;
+  };
+  std::vector<mb::CaseRecord> recs;
+  for (double h : {0.04, 0.02, 0.01, 0.005}) {
+    recs.push_back(wp_record("high", h, 50 * std::pow(h, 4), 1e-3 / h));
+    recs.push_back(wp_record("low", h, h / 15, 1e-4 / h));
+  }
+  mb::CaseRecord failed = record("pendulum10", "low", 0.0025, true, 2.0);
+  failed.experiment->metrics = {"mescd"};
+  recs.push_back(failed);
+  mb::CaseRecord unsupported = record("pendulum10", "none", 0.01, false, 2.0);
+  unsupported.status = mb::Status::Unsupported;
+  unsupported.reason = "loops";
+  unsupported.experiment->metrics = {"mescd"};
+  recs.push_back(unsupported);
+  recs.push_back(record("pendulum10", "no-mescd", 0.01, false, 2.0));  // its experiment does not ask for mescd: ignored
+
+  const mb::WorkPrecision wp = mb::work_precision(recs);
+  REQUIRE(wp.curves.size() == 3);
+  REQUIRE(wp.rows.size() == 3);
+  const auto& high = wp.rows[0];
+  REQUIRE(wp.curves[high.curve].method == "high");
+  REQUIRE(wp.curves[high.curve].points.size() == 4);
+  // 1e-3: h = 0.04 gives 1.28e-4 at the least cost 0.025 s/s
+  REQUIRE(high.at[0].cheapest);
+  CHECK(high.at[0].cheapest->h == 0.04);
+  CHECK(high.at[0].cheapest->cost == Approx(0.025).epsilon(1e-12));
+  CHECK(high.at[0].cheapest->error == Approx(1.28e-4).epsilon(1e-9));
+  // 1e-6: h = 0.02 gives 8e-6, h = 0.01 gives 5e-7
+  REQUIRE(high.at[1].cheapest);
+  CHECK(high.at[1].cheapest->h == 0.01);
+  CHECK_FALSE(high.at[2].cheapest);  // 1e-9: best 3.125e-8 at h = 0.005
+  CHECK(high.most_accurate->error == Approx(3.125e-8).epsilon(1e-9));
+
+  const auto& low = wp.rows[1];
+  REQUIRE(wp.curves[low.curve].method == "low");
+  CHECK(wp.curves[low.curve].failures.size() == 1);
+  REQUIRE(low.at[0].cheapest);
+  CHECK(low.at[0].cheapest->h == 0.01);  // 6.67e-4; h = 0.005 reaches it too, at twice the cost
+  CHECK_FALSE(low.at[1].cheapest);
+  const auto& none = wp.curves[wp.rows[2].curve];
+  CHECK(none.method == "none");
+  CHECK(none.unsupported == "loops");
+  CHECK(none.points.empty());
+
+  // the tables: a row per curve, "cannot reach" with the best error, "not supported" with the reason
+  mb::ReportData d = mb::analyse(recs, std::nullopt);
+  const auto tables = mb::report_tables(d);
+  const mb::TextTable* t = nullptr;
+  for (const auto& x : tables)
+    if (x.id == "work-precision-pendulum10") t = &x;
+  REQUIRE(t);
+  REQUIRE(t->rows.size() == 3);
+  CHECK(t->rows[0][3].text.rfind("cannot reach (best 3.1", 0) == 0);
+  CHECK(t->rows[2][1].text == "not supported: loops");
+  no_dash(tables);
+}

@@ -33,9 +33,11 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
   body_col_.assign(nb, -1);
   M_.assign(nb, Mat6::Zero());
   Minv_.assign(nb, Mat6::Zero());
+  inertia_inv_.assign(nb, Mat3::Zero());
   for (int k = 0; k < nb; ++k) {
     const Body& b = m.bodies[k];
     if (b.is_static) continue;
+    if (!b.particle) inertia_inv_[k] = b.inertia.inverse();
     body_dim_[k] = b.particle ? 3 : 6;
     body_col_[k] = ncols_;
     ncols_ += body_dim_[k];
@@ -81,7 +83,7 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     if (body_dim_[k] == 6) {
       Mat3 R = s.bodies[k].q.toRotationMatrix();
       M_[k].bottomRightCorner<3, 3>() = R * b.inertia * R.transpose();
-      Minv_[k].bottomRightCorner<3, 3>() = R * b.inertia.inverse() * R.transpose();
+      Minv_[k].bottomRightCorner<3, 3>() = R * inertia_inv_[k] * R.transpose();
     }
   }
   // Jacobian blocks
@@ -184,7 +186,10 @@ void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b,
     V.head<3>() = s.bodies[k].v;
     V.tail<3>() = s.bodies[k].w;
     const int n = body_dim_[k];
-    e.head(b.dim) += b.J[side].topLeftCorner(b.dim, n) * V.head(n);
+    if (n == 6)
+      e.noalias() += b.J[side] * V;  // fixed size: the rows past dim are zero in J
+    else
+      e.head(b.dim) += b.J[side].topLeftCorner(b.dim, n) * V.head(n);
   }
 }
 
@@ -217,10 +222,17 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
     const int k = b.body[side];
     if (k < 0) continue;
     const int n = body_dim_[k];
+    if (n == 6) {
+      // a rigid body: fixed-size products (the rows of J past dim are zero; the entries of x past
+      // dim are ignored that way, both callers pass finite ones)
+      const Vec6 dV = Minv_[k] * (b.J[side].transpose() * x).eval();
+      s.bodies[k].v += dV.head<3>();
+      s.bodies[k].w += dV.tail<3>();
+      continue;
+    }
     Vec6 dV = Vec6::Zero();
     dV.head(n) = Minv_[k].topLeftCorner(n, n) * (b.J[side].topLeftCorner(b.dim, n).transpose() * x.head(b.dim));
     s.bodies[k].v += dV.head<3>();
-    if (n == 6) s.bodies[k].w += dV.tail<3>();
   }
 }
 

@@ -103,6 +103,7 @@ class ConstraintSystem {
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
   std::vector<Mat6> M_, Minv_;
+  std::vector<Mat3> inertia_inv_;  // per body: the inverse of its body-frame inertia (constant)
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
 };
 

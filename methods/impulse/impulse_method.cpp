@@ -20,8 +20,18 @@ std::vector<OptionInfo> impulse_options_info() {
   return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
           OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
           OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9),
-          contact_coupling_option()};
+          contact_coupling_option(), contact_iterations_option()};
 }
+
+OptionInfo contact_iterations_option() {
+  return OptionInfo::integer("contact_iterations", "0",
+                             "contacts: 0 = contacts and joints converge together or the step fails; N > 0 = the sweeps with "
+                             "contacts stop after N (tomcin2014 s.3, s.7), keeping the contact impulses, and the joints alone "
+                             "are then corrected to the tolerance (the contacts' residual shows as penetration)",
+                             0, 1000000);
+}
+
+long parse_contact_iterations(const Spec& s) { return s.get_int("contact_iterations", 0); }
 
 OptionInfo contact_coupling_option() {
   return OptionInfo::choice("coupling", "on",
@@ -51,6 +61,7 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.tol_v = s.get_double("tol_v", o.tol_v);
   o.max_iter = s.get_int("max_iter", o.max_iter);
   o.couple_contacts = parse_contact_coupling(s);
+  o.contact_iterations = parse_contact_iterations(s);
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
@@ -281,9 +292,11 @@ namespace {
 constexpr double kRoundoffRegime = 1e-10;
 // a contact whose gap after the step is at most this (or tol_p) takes part in the velocity phase
 constexpr double kContactSlack = 1e-9;
+// With `limit_reached`, reaching max_iter with a finite error ends the iteration and sets it
+// (the contact phases' limit, ImpulseOptions::contact_iterations) instead of failing.
 template <class Sweep>
 void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double& residual, const char* what,
-             const std::string& who) {
+             const std::string& who, bool* limit_reached = nullptr) {
   double err = 0, prev = std::numeric_limits<double>::infinity();
   long it = 0;
   for (;;) {
@@ -291,6 +304,10 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
     ++it;
     if (err <= tol) break;
     if (tol == 0 && err < kRoundoffRegime && err >= prev) break;  // stagnated at round-off
+    if (limit_reached && it >= max_iter && std::isfinite(err)) {
+      *limit_reached = true;
+      break;
+    }
     if (it >= max_iter || !std::isfinite(err))
       throw SimulationError(fmt::format("{}: {} correction did not converge in {} sweeps (error {:.3g} > tolerance {:.3g})",
                                         who, what, it, err, tol));
@@ -299,41 +316,53 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
   iterations += it;
   residual = err;
 }
+
+// A correction phase whose `sweep` visits the contacts while `with_contacts`: with
+// opt.contact_iterations > 0 the sweeps with contacts end after that many, and the joints alone
+// are then iterated to the tolerance (ImpulseOptions::contact_iterations).
+template <class Sweep>
+void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const ImpulseOptions& opt, long& iterations, double& residual,
+                   const char* what, const std::string& who) {
+  bool limited = false;
+  const bool limit = with_contacts && opt.contact_iterations > 0;
+  iterate(sweep, tol, limit ? opt.contact_iterations : opt.max_iter, iterations, residual, what, who, limit ? &limited : nullptr);
+  if (!limited) return;
+  with_contacts = false;  // the joints alone, to the tolerance
+  iterate(sweep, tol, opt.max_iter, iterations, residual, what, who);
+}
 }  // namespace
 
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
                        const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts) {
-  const bool with_contacts = contacts && contacts->size() > 0;
+  bool with_contacts = contacts && contacts->size() > 0;
   if (with_contacts) contacts->begin_position_phase();
-  iterate(
-      [&] {
-        double err = 0;
-        for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
-        if (with_contacts) {
-          const auto t0 = Clock::now();
-          err = std::max(err, contacts->position_sweep(model, loads, span, state, opt.tol_p));
-          stats.t_contact += since(t0);
-        }
-        return err;
-      },
-      opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
+  auto sweep = [&] {
+    double err = 0;
+    for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
+    if (with_contacts) {
+      const auto t0 = Clock::now();
+      err = std::max(err, contacts->position_sweep(model, loads, span, state, opt.tol_p));
+      stats.t_contact += since(t0);
+    }
+    return err;
+  };
+  iterate_phase(sweep, with_contacts, opt.tol_p, opt, stats.pos_iterations, stats.pos_residual, "position", who);
 }
 
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
                         ContactSet* contacts) {
-  const bool with_contacts = contacts && contacts->size() > 0;
-  iterate(
-      [&] {
-        double err = 0;
-        for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
-        if (with_contacts) {
-          const auto t0 = Clock::now();
-          err = std::max(err, contacts->velocity_sweep(state, opt.tol_v));
-          stats.t_contact += since(t0);
-        }
-        return err;
-      },
-      opt.tol_v, opt.max_iter, stats.vel_iterations, stats.vel_residual, "velocity", who);
+  bool with_contacts = contacts && contacts->size() > 0;
+  auto sweep = [&] {
+    double err = 0;
+    for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
+    if (with_contacts) {
+      const auto t0 = Clock::now();
+      err = std::max(err, contacts->velocity_sweep(state, opt.tol_v));
+      stats.t_contact += since(t0);
+    }
+    return err;
+  };
+  iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats.vel_iterations, stats.vel_residual, "velocity", who);
 }
 
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,
@@ -397,7 +426,13 @@ void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStat
   // Jacobians and factorisation at the new state, for 3. and the next step's 1.
   corrector_->update(model, state, stats);
   // 3. velocity correction (with the contacts that still touch)
-  if (contacts) contacts_.begin_velocity_phase(state, std::max(10 * opt_.tol_p, kContactSlack));
+  if (contacts) {
+    // the contacts' lever arms, effective masses and coupling at this state, through the new
+    // factorization (the coupling of the step's start would apply its joint impulses with the
+    // new Jacobians: docs/contacts.md, "The Strandbeest landing")
+    contacts_.refresh(model, state);
+    contacts_.begin_velocity_phase(state, std::max(10 * opt_.tol_p, kContactSlack));
+  }
   correct_velocities(*corrector_, state, opt_, stats, info_.name, contacts);
 }
 

@@ -32,6 +32,10 @@ struct ImpulseOptions {
   double tol_v = 1e-6;   // m/s (rad/s)
   long max_iter = 1000;  // sweeps per correction
   bool couple_contacts = true;  // contacts as the last rows of the joints' system (tomcin2014 s.7), where it is factored
+  // > 0: the sweeps of a phase with contacts stop after this many (tomcin2014 s.3 and s.7: its
+  // iterations end at a maximum count), the contacts keep their impulses and the joints alone are
+  // then corrected to tol_p / tol_v; 0: contacts and joints converge together or the step fails
+  long contact_iterations = 0;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -42,6 +46,9 @@ ImpulseOptions parse_impulse_options(const Spec& spec);
 // the `coupling` option of contacts (contacts.hpp), shared by every impulse method
 OptionInfo contact_coupling_option();
 bool parse_contact_coupling(const Spec& spec);
+// the `contact_iterations` option (ImpulseOptions::contact_iterations), shared likewise
+OptionInfo contact_iterations_option();
+long parse_contact_iterations(const Spec& spec);
 
 // How impulses are computed. A corrector works on groups of joints; one sweep visits every group.
 class Corrector {
@@ -76,7 +83,8 @@ std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> pa
 // joint to opt.tol_p (look-ahead). Velocity correction: impulses cancelling J V to opt.tol_v.
 // Both use the corrector's current Jacobians; both throw SimulationError after opt.max_iter sweeps.
 // With `contacts`, each sweep also visits the contacts (their position or velocity phase, which
-// the caller began), Gauss-Seidel with the joints (docs/contacts.md).
+// the caller began), Gauss-Seidel with the joints (docs/contacts.md); with
+// opt.contact_iterations > 0, after that many sweeps the joints are finished alone.
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
                        const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts = nullptr);
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,

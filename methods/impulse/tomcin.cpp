@@ -44,6 +44,7 @@ MethodInfo TomcinMethod::describe() {
                        "body splitting (tomcin2014 s.5): off, K (a body with more than K joints becomes parts of at most K joints "
                        "joined by fixed joints), or auto (K = " + std::to_string(kAutoSplit) + ")"),
       contact_coupling_option(),
+      contact_iterations_option(),
   };
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "eps_P=1e-12,eps_V=1e-12",
                "the impulse step's O(h^3) local error; the regularization changes the iterations, not the fixed point"}};
@@ -58,6 +59,7 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.tol_v = s.get_double("eps_V", 1e-9);
   o.max_iter = s.get_int("max_iterations", 500);
   o.couple_contacts = parse_contact_coupling(s);
+  o.contact_iterations = parse_contact_iterations(s);
   const double eps_t = s.get_double("eps_T", 1e-10);
   const bool spectrum = s.get_string("spectrum", "off") == "on";
   const std::string split = s.get_string("split", "off");

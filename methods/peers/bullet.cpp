@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -122,6 +123,18 @@ class Bullet final : public Method {
     for (const auto& g : groups) {
       const size_t r = static_cast<size_t>(g.front());
       const bool floating = tree.joint[r] < 0;
+      // btMultiBody::finalizeMultiDof sizes one buffer of 12 + 2 d + d^2 doubles (d: the degrees of
+      // freedom) with int arithmetic: it overflows above d = 46339 (a null buffer, then a crash), and
+      // the memory grows as d^2 (4.8 GB at d = 24576, tree:joints=8191)
+      long long dofs = floating ? 6 : 0;
+      for (size_t k = floating ? 1 : 0; k < g.size(); ++k) {
+        const JointType t = joints[static_cast<size_t>(tree.joint[static_cast<size_t>(g[k])])].type;
+        dofs += t == JointType::Ball || t == JointType::Distance ? 3 : t == JointType::Fixed ? 0 : 1;
+      }
+      if (12 + 2 * dofs + dofs * dofs > std::numeric_limits<int>::max())
+        throw UnsupportedModel(fmt::format("bullet: a btMultiBody of {} degrees of freedom: Bullet sizes a buffer of d^2 + 2 d + 12 "
+                                           "doubles in an int, which overflows above d = 46339",
+                                           dofs));
       const int links = static_cast<int>(g.size()) - (floating ? 1 : 0);
       const Body& rb = model.bodies[r];
       auto mbp = floating ? std::make_unique<btMultiBody>(links, rb.mass, bt(moments[r]), false, false)

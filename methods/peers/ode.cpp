@@ -6,10 +6,16 @@
 // (projected Gauss-Seidel with `iterations` sweeps); joint drift is fed back with ERP, constraints
 // softened by CFM. Neutral defaults: no damping, no auto-disable (sleeping), no angular speed
 // limit, ODE's own ERP 0.2 and CFM 1e-10.
+// Contacts: each shape an ODE geom (sphere, box, capsule, cylinder; a half-space a plane) in a
+// simple space, ODE's own collision (dSpaceCollide, dCollide) and a contact joint per point with
+// the pair's material: ODE's one Coulomb coefficient mu = mu_dynamic (pyramid approximation,
+// dContactApprox1), bounce = restitution. Pairs as ours (models/collision.hpp): not two shapes of
+// one body, not two fixed ones, not two bodies joined by a joint.
 // Trap (measured, docs/peers.md): QuickStep with point-like inertia (particle_radius -> 0)
 // diverges; dWorldStep does not.
 #include <ode/ode.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -46,6 +52,10 @@ class Ode final : public Method {
 
  private:
   void reset() {
+    if (contact_group_) dJointGroupDestroy(contact_group_);
+    contact_group_ = nullptr;
+    if (space_) dSpaceDestroy(space_);  // destroys its geoms (cleanup mode on)
+    space_ = nullptr;
     if (world_) dWorldDestroy(world_);  // destroys its bodies and joints
     world_ = nullptr;
     if (threading_) dThreadingFreeImplementation(threading_);
@@ -63,7 +73,9 @@ class Ode final : public Method {
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "ode",
                         {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
-    if (!model.shapes.empty()) throw UnsupportedModel("ode: contacts are not mapped yet (collision geometry in the model)");
+    for (const Shape& sh : model.shapes)
+      if (sh.type == ShapeType::Convex)
+        throw UnsupportedModel(fmt::format("ode: shape '{}' is convex; its mapping to dCreateConvex is not built", sh.name));
     // the library once per process (ODE's global data: dInitODE2 before any world)
     static std::once_flag once;
     std::call_once(once, [] { dInitODE2(0); });
@@ -144,6 +156,73 @@ class Ode final : public Method {
     }
     force_.assign(model.bodies.size(), Vec3::Zero());
     torque_.assign(model.bodies.size(), Vec3::Zero());
+    if (!model.shapes.empty()) add_geoms(model, state);
+  }
+
+  // the model's shapes as geoms: on a dynamic body at their offset in its frame (its origin is
+  // the centre of mass, as ours), on the world or a static body at their world pose
+  void add_geoms(const Model& model, const State& state) {
+    space_ = dSimpleSpaceCreate(nullptr);
+    contact_group_ = dJointGroupCreate(0);
+    for (size_t k = 0; k < model.shapes.size(); ++k) {
+      const Shape& sh = model.shapes[k];
+      dGeomID g = nullptr;
+      const bool on_body = sh.body != kWorld && bodies_[static_cast<size_t>(sh.body)];
+      Vec3 x = sh.position;
+      Quat q = sh.orientation;
+      if (!on_body && sh.body != kWorld) {
+        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
+        x = b.x + b.q * sh.position;
+        q = b.q * sh.orientation;
+      }
+      switch (sh.type) {
+        case ShapeType::Sphere: g = dCreateSphere(space_, sh.radius); break;
+        case ShapeType::Box: g = dCreateBox(space_, 2 * sh.half_extents.x(), 2 * sh.half_extents.y(), 2 * sh.half_extents.z()); break;
+        case ShapeType::Capsule: g = dCreateCapsule(space_, sh.radius, sh.length); break;
+        case ShapeType::Cylinder: g = dCreateCylinder(space_, sh.radius, sh.length); break;
+        case ShapeType::HalfSpace: {
+          // the solid below the plane through x with normal q y: n . p < n . x
+          const Vec3 n = q * Vec3::UnitY();
+          g = dCreatePlane(space_, n.x(), n.y(), n.z(), n.dot(x));
+          break;
+        }
+        case ShapeType::Convex: break;  // refused in do_init
+      }
+      dGeomSetData(g, reinterpret_cast<void*>(k));
+      if (sh.type == ShapeType::HalfSpace) continue;  // planes are not placeable
+      const dQuaternion dq = {q.w(), q.x(), q.y(), q.z()};
+      if (on_body) {
+        dGeomSetBody(g, bodies_[static_cast<size_t>(sh.body)]);
+        dGeomSetOffsetPosition(g, x.x(), x.y(), x.z());
+        dGeomSetOffsetQuaternion(g, dq);
+      } else {
+        dGeomSetPosition(g, x.x(), x.y(), x.z());
+        dGeomSetQuaternion(g, dq);
+      }
+    }
+  }
+
+  static void near_callback(void* data, dGeomID o1, dGeomID o2) {
+    auto* self = static_cast<Ode*>(data);
+    dBodyID b1 = dGeomGetBody(o1), b2 = dGeomGetBody(o2);
+    if (b1 == b2) return;  // one body, or two fixed shapes
+    if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact)) return;
+    const Model& m = *self->model_;
+    const Shape& s1 = m.shapes[reinterpret_cast<size_t>(dGeomGetData(o1))];
+    const Shape& s2 = m.shapes[reinterpret_cast<size_t>(dGeomGetData(o2))];
+    const Material mat = contact_material(m.materials, m.material_pairs, s1.material, s2.material);
+    constexpr int kMaxContacts = 8;
+    dContact c[kMaxContacts];
+    const int n = dCollide(o1, o2, kMaxContacts, &c[0].geom, sizeof(dContact));
+    for (int i = 0; i < n; ++i) {
+      c[i].surface.mode = dContactApprox1 | (mat.restitution > 0 ? dContactBounce : 0);
+      c[i].surface.mu = mat.mu_dynamic;
+      c[i].surface.bounce = mat.restitution;
+      c[i].surface.bounce_vel = 0;
+      dJointID j = dJointCreateContact(self->world_, self->contact_group_, &c[i]);
+      dJointAttach(j, b1, b2);
+    }
+    self->step_contacts_ += n;
   }
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
@@ -160,7 +239,14 @@ class Ode final : public Method {
       }
     }
     thread_data();
+    if (space_) {
+      model_ = &model;
+      step_contacts_ = 0;
+      dSpaceCollide(space_, this, &Ode::near_callback);
+      stats.contacts = std::max(stats.contacts, step_contacts_);
+    }
     const int ok = quick_ ? dWorldQuickStep(world_, h) : dWorldStep(world_, h);
+    if (contact_group_) dJointGroupEmpty(contact_group_);
     if (!ok) throw SimulationError("ode: the step failed (ODE could not allocate its working memory)");
     for (size_t i = 0; i < bodies_.size(); ++i) {
       if (!bodies_[i]) continue;
@@ -180,6 +266,10 @@ class Ode final : public Method {
   double erp_, cfm_, particle_radius_;
   dWorldID world_ = nullptr;
   dThreadingImplementationID threading_ = nullptr;
+  dSpaceID space_ = nullptr;             // the shapes' geoms (none without shapes)
+  dJointGroupID contact_group_ = nullptr;  // this step's contact joints
+  const Model* model_ = nullptr;         // the model being stepped (for the callback), set each step
+  long step_contacts_ = 0;
   std::vector<dBodyID> bodies_;  // (nbody), null for a static body
   std::vector<Vec3> force_, torque_;
 };
@@ -202,7 +292,7 @@ MethodInfo describe_ode() {
   i.options[1].applies_with = "stepper=quick";
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "",
                "semi-implicit Euler (dWorldStep); 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kContacts;
   i.fixed_step = true;
   return i;
 }

@@ -1,6 +1,16 @@
 // IFToMM multibody benchmark problems (gonzalez2006; the library's group A): A02, the N-four-bar
-// mechanism, and A04, Bricard's mechanism. (A01 is models/catalog/pendulums.cpp, A03
-// models/catalog/andrews.cpp.)
+// mechanism, A04, Bricard's mechanism, and A05, the stiff flyball governor. (A01 is
+// models/catalog/pendulums.cpp, A03 models/catalog/andrews.cpp.)
+//
+// A05 (flyball-governor), in the layout of the library's specification as the OpenSim reproduction
+// of the library builds it (docs/models-external.md): a vertical shaft (a 1 x 0.01 x 0.01 m bar of
+// density 3000 kg/m^3, 0.3 kg) on a hinge about y at its lower end, the ground origin; two rods like
+// it hinged (about z) 0.05 m to either side of the shaft's top and reaching down and out at 30
+// degrees below the horizontal, each carrying a 5 kg point mass at its far end; a 0.1 m cube (3 kg)
+// sliding along the shaft, at its middle at the start; the coupler rods of Watt's governor are
+// spring-dampers (k = 8e5 N/m, c = 4e4 N s/m, rest length 0.5 m) from the cube's sides (0.05 m out)
+// to the rods' centres, at rest length at the start. Everything turns about the shaft at 2 pi rad/s;
+// gravity -y. Stiff: the dampers' rate c / m is about 1e4 / s.
 //
 // A04 (bricard): five rods of 1 m and 1 kg (square section 0.1 m) and the fixed rod (the world)
 // close a path along the edges of a unit cube, P0 = (0, 0, 0), P1 = (1, 0, 0), P2 = (1, -1, 0),
@@ -113,6 +123,107 @@ Model make_bricard(const std::string& name) {
   m.info.h_grid = default_h_grid();
   return m;
 }
+
+Model make_flyball_governor(const std::string& name) {
+  constexpr double kDensity = 3000, kBar = 1, kSide = 0.01, kCube = 0.1, kMassPoint = 5, kOffset = 0.05;
+  constexpr double kSpin = 2 * M_PI, kAngle = 30 * M_PI / 180;
+  constexpr double kStiffness = 8e5, kDamping = 4e4, kRest = 0.5;
+  const Vec3 w(0, kSpin, 0);
+  Model m;
+  m.gravity = Vec3(0, -9.81, 0);
+  // a bar along its body y: m/12 (L^2 + a^2) across, m a^2 / 6 along
+  const double bar_mass = kDensity * kBar * kSide * kSide;
+  const double across = bar_mass * (kBar * kBar + kSide * kSide) / 12, along = bar_mass * kSide * kSide / 6;
+  auto add = [&](Body b) {
+    b.velocity = w.cross(b.position);
+    if (!b.particle) b.angular_velocity = w;
+    m.bodies.push_back(std::move(b));
+    return static_cast<int>(m.bodies.size()) - 1;
+  };
+  Body shaft;
+  shaft.name = "shaft";
+  shaft.mass = bar_mass;
+  shaft.inertia = Vec3(across, along, across).asDiagonal();
+  shaft.position = Vec3(0, kBar / 2, 0);
+  const int s = add(shaft);
+  Body cube;
+  cube.name = "sleeve";
+  cube.mass = kDensity * kCube * kCube * kCube;
+  cube.inertia = Mat3::Identity() * (cube.mass * kCube * kCube / 6);
+  cube.box = Vec3::Constant(kCube);
+  cube.position = Vec3(0, kBar / 2, 0);
+  const int c = add(cube);
+  Joint spin;
+  spin.name = "spin";
+  spin.type = JointType::Hinge;
+  spin.a = kWorld;
+  spin.b = s;
+  spin.anchor_b = Vec3(0, -kBar / 2, 0);
+  spin.axis_a = spin.axis_b = Vec3::UnitY();
+  m.joints.push_back(spin);
+  Joint slide;
+  slide.name = "slide";
+  slide.type = JointType::Slider;
+  slide.a = s;
+  slide.b = c;
+  slide.axis_a = slide.axis_b = Vec3::UnitY();
+  m.joints.push_back(slide);
+  for (int side : {1, -1}) {
+    // the rod from its hinge at the shaft's top, down and out at kAngle below the horizontal; its
+    // body y along the rod, outward
+    const Vec3 hinge(side * kOffset, kBar, 0), d(side * std::cos(kAngle), -std::sin(kAngle), 0);
+    Body rod;
+    rod.name = side > 0 ? "rod+x" : "rod-x";
+    rod.mass = bar_mass;
+    rod.inertia = Vec3(across, along, across).asDiagonal();
+    rod.orientation = Quat::FromTwoVectors(Vec3::UnitY(), d);
+    rod.position = hinge + d * (kBar / 2);
+    const int r = add(rod);
+    Body ball;
+    ball.name = side > 0 ? "ball+x" : "ball-x";
+    ball.particle = true;
+    ball.mass = kMassPoint;
+    ball.position = hinge + d * kBar;
+    const int b = add(ball);
+    Joint j;
+    j.name = side > 0 ? "top+x" : "top-x";
+    j.type = JointType::Hinge;
+    j.a = s;
+    j.b = r;
+    j.anchor_a = hinge - m.bodies[static_cast<size_t>(s)].position;
+    j.anchor_b = Vec3(0, -kBar / 2, 0);
+    j.axis_a = Vec3::UnitZ();
+    j.axis_b = rod.orientation.conjugate() * Vec3::UnitZ();
+    m.joints.push_back(j);
+    Joint carry;
+    carry.name = side > 0 ? "ball+x" : "ball-x";
+    carry.type = JointType::Ball;
+    carry.a = r;
+    carry.b = b;
+    carry.anchor_a = Vec3(0, kBar / 2, 0);
+    m.joints.push_back(carry);
+    Spring sp;
+    sp.name = side > 0 ? "coupler+x" : "coupler-x";
+    sp.a = c;
+    sp.b = r;
+    sp.anchor_a = Vec3(side * kCube / 2, 0, 0);
+    sp.stiffness = kStiffness;
+    sp.rest_length = kRest;
+    sp.damping = kDamping;
+    m.springs.push_back(sp);
+  }
+  m.info.name = name;
+  m.info.source = "IFToMM A05 (gonzalez2006)";
+  m.info.description =
+      "IFToMM A05 stiff flyball governor: a shaft turning at 2 pi rad/s, two rods with 5 kg balls, a sliding sleeve, the couplers "
+      "spring-dampers k = 8e5 N/m, c = 4e4 N s/m; gravity -y; 10 s";
+  m.info.duration = 10;
+  m.info.default_h = 1e-4;
+  m.info.h_grid = default_h_grid();
+  return m;
+}
+
+Model build_flyball_governor(const Spec& s) { return make_flyball_governor(s.text()); }
 
 Model build_bricard(const Spec& s) { return make_bricard(s.text()); }
 
