@@ -88,3 +88,44 @@ TEST_CASE("forces: a method without kForces refuses a model with springs", "[for
   c.duration = 0.1;
   CHECK_THROWS_AS(mb::run_case(m, "GC4", c), mb::UnsupportedModel);
 }
+
+TEST_CASE("forces: springs=implicit: the tension at the end of the step, order 1, and a stiff spring stable at any step", "[forces]") {
+  // one step of a free particle: its velocity change gives the tension s the step applied, which
+  // must be the spring's at the end of the step, k (x + h r') + c r' (r' the rate after the step):
+  // a wrong sign or a wrong coupling G (docs/method-notes.md) breaks it
+  mb::SpringMassParams p;
+  p.damping = 3;
+  const mb::Model m = mb::make_spring_mass(p, "spring-mass:damping=3");
+  const mb::State s0 = mb::initial_state(m);
+  for (double h : {1e-3, 0.05}) {
+    const mb::State s1 = mbtest::simulate(m, "iterative:springs=implicit", h, h);
+    const mb::Vec3 u = s0.bodies[0].x.normalized();  // from the anchor (the origin) to the mass
+    const double x = s0.bodies[0].x.norm() - p.rest_length;
+    const double rate = u.dot(s1.bodies[0].v);
+    const double tension = -(p.mass * (s1.bodies[0].v - s0.bodies[0].v) / h - p.mass * m.gravity).dot(u);
+    INFO("h = " << h);
+    CHECK(mbtest::is_close(tension, p.stiffness * (x + h * rate) + p.damping * rate, 1e-12, 1e-12));
+  }
+  // first order on the oscillator, like the explicit spring (the free motion holds it over the step)
+  const std::string spec = "spring-mass:damping=3";
+  const double i1 = oscillator_error(p, spec, "iterative:springs=implicit", 0.002, 1.0);
+  const double i2 = oscillator_error(p, spec, "iterative:springs=implicit", 0.001, 1.0);
+  INFO("errors " << i1 << " " << i2);
+  CHECK(std::log2(i1 / i2) > 0.8);
+  CHECK(std::log2(i1 / i2) < 1.2);
+  CHECK(i2 < 0.01);
+  // a spring 10^6 times stiffer at h = 0.01 s (h sqrt(k / m) = 100): the explicit force diverges,
+  // the implicit one settles at the equilibrium (the stiff mode decays within a few steps)
+  mb::SpringMassParams stiff;
+  stiff.stiffness = 1e8;
+  const mb::Model ms = mb::make_spring_mass(stiff, "stiff spring");
+  const double y_eq = -(stiff.rest_length + stiff.mass * stiff.g / stiff.stiffness);
+  const mb::State se = mbtest::simulate(ms, "iterative", 0.01, 0.2);
+  CHECK(!(std::abs(se.bodies[0].x.y() - y_eq) < 1));  // diverged (or non-finite)
+  for (const char* method : {"iterative:springs=implicit", "linear:springs=implicit", "tomcin:springs=implicit"}) {
+    const mb::State si = mbtest::simulate(ms, method, 0.01, 0.2);
+    INFO(method);
+    CHECK(std::abs(si.bodies[0].x.y() - y_eq) < 1e-9);
+    CHECK(si.bodies[0].v.norm() < 1e-6);
+  }
+}

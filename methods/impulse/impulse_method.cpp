@@ -20,8 +20,18 @@ std::vector<OptionInfo> impulse_options_info() {
   return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
           OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
           OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9),
-          contact_coupling_option(), contact_iterations_option()};
+          contact_coupling_option(), contact_iterations_option(), spring_treatment_option()};
 }
+
+OptionInfo spring_treatment_option() {
+  return OptionInfo::choice("springs", "explicit",
+                            "force elements: explicit = each spring-damper's force at the start of the step, held over it (stable "
+                            "for h below about 2 m / c); implicit = its tension at the end of the step by a linearly implicit "
+                            "Euler step through the free bodies (stable at any h, first order; docs/method-notes.md)",
+                            {"explicit", "implicit"});
+}
+
+bool parse_spring_treatment(const Spec& s) { return s.get_string("springs", "explicit") == "implicit"; }
 
 OptionInfo contact_iterations_option() {
   return OptionInfo::integer("contact_iterations", "0",
@@ -62,6 +72,7 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.max_iter = s.get_int("max_iter", o.max_iter);
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
+  o.implicit_springs = parse_spring_treatment(s);
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
@@ -401,7 +412,11 @@ void project_positions(Corrector& c, const Model& model, double span, State& sta
 
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
   step_loads(model, state.t, h, loads_);
-  loads_at(model, state, loads_, loads_);  // spring forces at the start of the step, held over it
+  // the springs' forces, held over the step: at its start (explicit) or linearly implicit
+  if (opt_.implicit_springs)
+    springs_.loads(model, state, h, loads_, loads_);
+  else
+    loads_at(model, state, loads_, loads_);
   // 0. contacts: found on the preview of the step, the free motion after the joints' position
   // correction (tomcin2014 s.7: joints are fulfilled before each collision detection, so that a
   // body resting on a jointed one is seen to touch it); collisions resolved on the velocities now

@@ -22,6 +22,7 @@
 #include "methods/common/constraint_system.hpp"
 #include "methods/common/contacts.hpp"
 #include "methods/common/free_motion.hpp"
+#include "methods/common/implicit_springs.hpp"
 #include "methods/common/linear_solver.hpp"
 #include "methods/method.hpp"
 
@@ -36,6 +37,9 @@ struct ImpulseOptions {
   // iterations end at a maximum count), the contacts keep their impulses and the joints alone are
   // then corrected to tol_p / tol_v; 0: contacts and joints converge together or the step fails
   long contact_iterations = 0;
+  // the springs' forces: false = at the start of the step, held over it (explicit); true = the
+  // linearly implicit tensions of ImplicitSprings (methods/common/implicit_springs.hpp)
+  bool implicit_springs = false;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -49,6 +53,9 @@ bool parse_contact_coupling(const Spec& spec);
 // the `contact_iterations` option (ImpulseOptions::contact_iterations), shared likewise
 OptionInfo contact_iterations_option();
 long parse_contact_iterations(const Spec& spec);
+// the `springs` option (ImpulseOptions::implicit_springs), shared likewise
+OptionInfo spring_treatment_option();
+bool parse_spring_treatment(const Spec& spec);
 
 // How impulses are computed. A corrector works on groups of joints; one sweep visits every group.
 class Corrector {
@@ -112,6 +119,7 @@ class ImpulseMethod : public Method {
   MethodInfo info_;
   ImpulseOptions opt_;
   std::unique_ptr<Corrector> corrector_;
+  ImplicitSprings springs_;
   StepLoads loads_;
   State next_;
   ContactSet contacts_;
