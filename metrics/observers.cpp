@@ -1,6 +1,7 @@
 // The metrics (docs/metrics.md).
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "metrics/observer.hpp"
 
@@ -107,11 +108,19 @@ class ConstraintDriftObserver final : public Observer {
 // Contacts (models with shapes; docs/contacts.md): the penetration the collision detector finds
 // after each step (its largest depth), as the max over the run and the mean over steps, and the
 // largest energy gain of one step (an impact or a contact that adds energy shows here).
+// Stick and slip: a second detector with a margin also finds the resting contacts a step leaves
+// just apart; a shape pair in contact sticks when every one of its contact points slides slower
+// than kStickSpeed, and every change between sticking and slipping of a pair in contact at two
+// consecutive steps counts (entering or leaving contact does not).
+constexpr double kStickMargin = 1e-4;  // m
+constexpr double kStickSpeed = 1e-4;   // m/s
 class ContactObserver final : public Observer {
  public:
-  void begin(const Model& model, const State&, const RunContext&, const StepView& initial) override {
+  void begin(const Model& model, const State& initial_state, const RunContext&, const StepView& initial) override {
     detector_ = std::make_unique<CollisionDetector>(model);
+    near_ = std::make_unique<CollisionDetector>(model, kStickMargin);
     e_prev_ = initial.energy;
+    classify(model, initial_state, sticking_);
   }
   void observe(const Model& model, const State& state, const StepView& v) override {
     detector_->detect(model, state, contacts_);
@@ -122,18 +131,37 @@ class ContactObserver final : public Observer {
     gain_ = std::max(gain_, v.energy - e_prev_);
     e_prev_ = v.energy;
     ++n_;
+    classify(model, state, now_);
+    for (const auto& [pair, stick] : now_) {
+      auto it = sticking_.find(pair);
+      if (it != sticking_.end() && it->second != stick) ++changes_;
+    }
+    std::swap(sticking_, now_);
   }
   void write(Metrics& m) const override {
     m.set("PEN_max", max_);
     m.set("PEN_mean", n_ ? sum_ / n_ : 0.0);
     m.set("E_gain_max", gain_);
+    m.set("stick_slip_changes", static_cast<double>(changes_));
   }
 
  private:
-  std::unique_ptr<CollisionDetector> detector_;
-  std::vector<Contact> contacts_;
+  // shape pair -> whether it sticks, for the pairs within the margin at `state`
+  void classify(const Model& model, const State& state, std::map<std::pair<int, int>, bool>& out) {
+    near_->detect(model, state, near_contacts_);
+    out.clear();
+    for (const Contact& c : near_contacts_) {
+      const Vec3 rel = world_point_velocity(model, state, c.b, c.local_b) - world_point_velocity(model, state, c.a, c.local_a);
+      const double slide = (rel - rel.dot(c.normal) * c.normal).norm();
+      auto [it, inserted] = out.emplace(std::make_pair(c.shape_a, c.shape_b), true);
+      it->second = it->second && slide <= kStickSpeed;
+    }
+  }
+  std::unique_ptr<CollisionDetector> detector_, near_;
+  std::vector<Contact> contacts_, near_contacts_;
+  std::map<std::pair<int, int>, bool> sticking_, now_;
   double max_ = 0, sum_ = 0, gain_ = 0, e_prev_ = 0;
-  long n_ = 0;
+  long n_ = 0, changes_ = 0;
 };
 
 }  // namespace
@@ -159,6 +187,8 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"PEN_max", "contact models: deepest penetration found after any step, m", true},
       {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true},
       {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
+      {"stick_slip_changes", "contact models: changes between sticking (every point of a touching shape pair slower than 1e-4 m/s) "
+                             "and slipping, summed over the shape pairs in contact at consecutive steps", true},
       {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
       {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
       {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "

@@ -18,13 +18,15 @@ namespace mb {
 
 namespace {
 
-std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh) {
+// FCL's geometry of a shape grown by `margin` on every side (a convex mesh is not grown: its
+// inflation() is 0)
+std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh, double margin) {
   switch (sh.type) {
-    case ShapeType::Sphere: return std::make_shared<fcl::Sphered>(sh.radius);
-    case ShapeType::Box: return std::make_shared<fcl::Boxd>(2 * sh.half_extents);
-    case ShapeType::Capsule: return std::make_shared<fcl::Capsuled>(sh.radius, sh.length);
-    case ShapeType::Cylinder: return std::make_shared<fcl::Cylinderd>(sh.radius, sh.length);
-    case ShapeType::HalfSpace: return std::make_shared<fcl::Halfspaced>(Vec3::UnitY(), 0.0);
+    case ShapeType::Sphere: return std::make_shared<fcl::Sphered>(sh.radius + margin);
+    case ShapeType::Box: return std::make_shared<fcl::Boxd>(2 * (sh.half_extents + Vec3::Constant(margin)));
+    case ShapeType::Capsule: return std::make_shared<fcl::Capsuled>(sh.radius + margin, sh.length);
+    case ShapeType::Cylinder: return std::make_shared<fcl::Cylinderd>(sh.radius + margin, sh.length + 2 * margin);
+    case ShapeType::HalfSpace: return std::make_shared<fcl::Halfspaced>(Vec3::UnitY(), margin);
     case ShapeType::Convex: {
       auto vertices = std::make_shared<std::vector<Vec3>>(sh.vertices);
       auto faces = std::make_shared<std::vector<int>>();
@@ -34,6 +36,8 @@ std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh) {
   }
   return nullptr;
 }
+
+double inflation(const Shape& sh, double margin) { return sh.type == ShapeType::Convex ? 0.0 : margin; }
 
 // the vertices of a box or convex shape in its own frame (empty for other shapes)
 std::vector<Vec3> shape_vertices(const Shape& sh) {
@@ -63,6 +67,7 @@ struct CollisionDetector::Impl {
   fcl::DynamicAABBTreeCollisionManagerd manager;
   std::vector<std::pair<int, int>> candidates;
   std::vector<int> half_spaces;  // not in the manager: their AABB is unbounded (FCL's tree fails on it)
+  double margin = 0;
 
   // whether the shapes of bodies a and b are tested at all
   bool tested(const Model& m, int a, int b) const {
@@ -83,12 +88,13 @@ struct CollisionDetector::Impl {
   }
 };
 
-CollisionDetector::CollisionDetector(const Model& model) : impl_(std::make_unique<Impl>()) {
+CollisionDetector::CollisionDetector(const Model& model, double margin) : impl_(std::make_unique<Impl>()) {
+  impl_->margin = margin;
   for (const Joint& j : model.joints) impl_->joined.insert(std::minmax(j.a, j.b));
   std::vector<fcl::CollisionObjectd*> all;
   for (size_t i = 0; i < model.shapes.size(); ++i) {
     const Shape& sh = model.shapes[i];
-    auto obj = std::make_unique<fcl::CollisionObjectd>(fcl_geometry(sh));
+    auto obj = std::make_unique<fcl::CollisionObjectd>(fcl_geometry(sh, margin));
     obj->setUserData(reinterpret_cast<void*>(i));
     impl_->objects.push_back(std::move(obj));
     impl_->vertices.push_back(shape_vertices(sh));
@@ -168,7 +174,7 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
       for (const Vec3& v : I.vertices[static_cast<size_t>(poly)]) {
         const Vec3 p = tp * v;
         const double dist = n.dot(p - o);
-        if (dist >= 0) continue;
+        if (dist >= I.margin) continue;
         Contact c;
         c.a = sh.body;
         c.b = sp.body;
@@ -194,9 +200,13 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
       c.a = model.shapes[static_cast<size_t>(s1)].body;
       c.b = model.shapes[static_cast<size_t>(s2)].body;
       c.normal = fc.normal.normalized();  // from o1 to o2
-      c.depth = fc.penetration_depth;
-      c.local_a = local(c.a, fc.pos + 0.5 * c.depth * c.normal);
-      c.local_b = local(c.b, fc.pos - 0.5 * c.depth * c.normal);
+      // FCL's depth and midpoint are the grown shapes': each surface point lies its shape's growth
+      // back from the grown one's
+      const double grow_a = inflation(model.shapes[static_cast<size_t>(s1)], I.margin);
+      const double grow_b = inflation(model.shapes[static_cast<size_t>(s2)], I.margin);
+      c.depth = fc.penetration_depth - grow_a - grow_b;
+      c.local_a = local(c.a, fc.pos + (0.5 * fc.penetration_depth - grow_a) * c.normal);
+      c.local_b = local(c.b, fc.pos - (0.5 * fc.penetration_depth - grow_b) * c.normal);
       out.push_back(c);
     }
   }

@@ -21,13 +21,16 @@ struct Contact {
   Vec3 local_a = Vec3::Zero();          // the contact point on a, in a's body frame (world for kWorld)
   Vec3 local_b = Vec3::Zero();          // the contact point on b, in b's body frame
   Vec3 normal = Vec3::UnitY();          // world, from a to b
-  double depth = 0;                     // penetration when found, m (> 0)
+  double depth = 0;                     // penetration when found, m (> 0; with a margin, > -margin)
   int shape_a = -1, shape_b = -1;       // model shape indices
 };
 
 class CollisionDetector {
  public:
-  explicit CollisionDetector(const Model& model);
+  // margin > 0: also the pairs closer than the margin, with the gap as a negative depth (the shapes
+  // are grown by the margin for FCL, except convex meshes; for observers that need the resting
+  // contacts a step leaves just apart, metrics/observers.cpp)
+  explicit CollisionDetector(const Model& model, double margin = 0);
   ~CollisionDetector();
   CollisionDetector(CollisionDetector&&) noexcept;
   CollisionDetector& operator=(CollisionDetector&&) noexcept;

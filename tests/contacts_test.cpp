@@ -14,6 +14,7 @@
 #include "models/collision.hpp"
 #include "models/kinematics.hpp"
 #include "models/scene.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -88,6 +89,76 @@ TEST_CASE("contacts: a box in a half-space touches at each vertex below the plan
     CHECK(c.b == 0);
     CHECK(c.depth == Approx(1e-3).margin(1e-12));
     CHECK(c.normal.isApprox(mb::Vec3::UnitY(), 1e-12));
+  }
+}
+
+TEST_CASE("contacts: a detector with a margin also finds the pairs just apart, with the gap as a negative depth", "[contacts]") {
+  // a sphere 50 um above the floor (FCL's grown shapes) and cubes 50 um above it (the vertex path)
+  const mb::Model ball = ball_on_floor(0.1 + 5e-5);
+  std::vector<mb::Contact> cs;
+  mb::CollisionDetector exact(ball), near(ball, 1e-4), too_near(ball, 4e-5);
+  const mb::State s = mb::initial_state(ball);
+  exact.detect(ball, s, cs);
+  CHECK(cs.empty());
+  too_near.detect(ball, s, cs);
+  CHECK(cs.empty());
+  near.detect(ball, s, cs);
+  REQUIRE(cs.size() == 1);
+  CHECK(cs[0].depth == Approx(-5e-5).margin(1e-12));
+  CHECK(cs[0].normal.isApprox(mb::Vec3::UnitY(), 1e-12));
+  CHECK(mb::body_point(s, cs[0].b, cs[0].local_b).isApprox(mb::Vec3(0, 5e-5, 0), 1e-9));  // the ball's lowest point
+  CHECK(mb::body_point(s, cs[0].a, cs[0].local_a).norm() < 1e-12);                        // on the floor
+  // a sunk ball: the same depth and points as without the margin
+  const mb::Model sunk = ball_on_floor(0.1 - 0.01);
+  mb::CollisionDetector sunk_exact(sunk), sunk_near(sunk, 1e-4);
+  std::vector<mb::Contact> ce;
+  sunk_exact.detect(sunk, mb::initial_state(sunk), ce);
+  sunk_near.detect(sunk, mb::initial_state(sunk), cs);
+  REQUIRE(cs.size() == 1);
+  REQUIRE(ce.size() == 1);
+  CHECK(cs[0].depth == Approx(ce[0].depth).margin(1e-12));
+  CHECK(cs[0].local_b.isApprox(ce[0].local_b, 1e-9));
+  mb::Model cubes = mb::build_model("incline-cubes:angle=0,cubes=2");
+  cubes.bodies[0].position.y() += 5e-5;
+  mb::CollisionDetector cube_near(cubes, 1e-4);
+  cube_near.detect(cubes, mb::initial_state(cubes), cs);
+  long lifted = 0;
+  for (const mb::Contact& c : cs) lifted += c.b == 0 && std::abs(c.depth + 5e-5) < 1e-12;
+  CHECK(lifted == 4);
+}
+
+TEST_CASE("contacts: stick_slip_changes counts the sledge's stops and starts - none when it slides throughout", "[contacts][metrics]") {
+  const double angle = 20 * M_PI / 180, h = 0.005;
+  const mb::Vec3 down(-std::cos(angle), -std::sin(angle), 0);
+  for (double mu : {0.45, 0.1}) {
+    const mb::Model m = mb::build_model(fmt::format("sledge-pendulum:mu={}", mu));
+    mb::RunConfig cfg;
+    cfg.h = h;
+    cfg.duration = 4;
+    const mb::CaseRecord r = mb::run_case(m, "sle", cfg);
+    REQUIRE(r.ok());
+    const double changes = *r.metrics.get("stick_slip_changes");
+    // the same run, stepped here: the stops and starts of the sledge's velocity down the slope
+    const mb::State s0 = mb::initial_state(m);
+    auto meth = mb::make_method("sle");
+    mb::State s = s0;
+    meth->init(m, s);
+    long switches = 0;
+    bool stuck_before = std::abs(s.bodies[0].v.dot(down)) < 1e-4;
+    for (long i = 0; i < static_cast<long>(4 / h); ++i) {
+      mb::StepStats st;
+      meth->step(m, s, h, st);
+      const bool stuck = std::abs(s.bodies[0].v.dot(down)) < 1e-4;
+      switches += stuck != stuck_before;
+      stuck_before = stuck;
+    }
+    INFO("mu " << mu << ": " << changes << " changes, the sledge's velocity switches " << switches << " times");
+    if (mu > 0.4) {
+      CHECK(switches >= 5);
+      CHECK(changes == switches);
+    } else {
+      CHECK(changes == 0);
+    }
   }
 }
 
