@@ -18,7 +18,8 @@ namespace mb {
 
 namespace {
 
-// FCL's geometry of a shape grown by `margin` on every side (a convex mesh is not grown: its
+// FCL's geometry of a shape grown by `grow` on every side (half the detector's margin, so that two
+// grown shapes touch when the shapes are closer than the margin; a convex mesh is not grown: its
 // inflation() is 0)
 std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh, double margin) {
   switch (sh.type) {
@@ -37,7 +38,7 @@ std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh, double ma
   return nullptr;
 }
 
-double inflation(const Shape& sh, double margin) { return sh.type == ShapeType::Convex ? 0.0 : margin; }
+double inflation(const Shape& sh, double margin) { return sh.type == ShapeType::Convex ? 0.0 : margin / 2; }
 
 // the vertices of a box or convex shape in its own frame (empty for other shapes)
 std::vector<Vec3> shape_vertices(const Shape& sh) {
@@ -94,7 +95,7 @@ CollisionDetector::CollisionDetector(const Model& model, double margin) : impl_(
   std::vector<fcl::CollisionObjectd*> all;
   for (size_t i = 0; i < model.shapes.size(); ++i) {
     const Shape& sh = model.shapes[i];
-    auto obj = std::make_unique<fcl::CollisionObjectd>(fcl_geometry(sh, margin));
+    auto obj = std::make_unique<fcl::CollisionObjectd>(fcl_geometry(sh, inflation(sh, margin)));
     obj->setUserData(reinterpret_cast<void*>(i));
     impl_->objects.push_back(std::move(obj));
     impl_->vertices.push_back(shape_vertices(sh));

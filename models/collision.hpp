@@ -27,9 +27,10 @@ struct Contact {
 
 class CollisionDetector {
  public:
-  // margin > 0: also the pairs closer than the margin, with the gap as a negative depth (the shapes
-  // are grown by the margin for FCL, except convex meshes; for observers that need the resting
-  // contacts a step leaves just apart, metrics/observers.cpp)
+  // margin > 0: also the pairs closer than the margin, with the gap as a negative depth (FCL tests
+  // the shapes grown by half the margin; a convex mesh is not grown, so against it the reach is half
+  // the margin, except a box or convex vertex against a half-space: the margin). For observers that
+  // need the resting contacts a step leaves just apart (metrics/observers.cpp).
   explicit CollisionDetector(const Model& model, double margin = 0);
   ~CollisionDetector();
   CollisionDetector(CollisionDetector&&) noexcept;

@@ -127,7 +127,7 @@ TEST_CASE("contacts: a detector with a margin also finds the pairs just apart, w
   CHECK(lifted == 4);
 }
 
-TEST_CASE("contacts: stick_slip_changes counts the sledge's stops and starts - none when it slides throughout", "[contacts][metrics]") {
+TEST_CASE("contacts: stick_slip_changes counts the sledge's stops and starts - only the start when it slides throughout", "[contacts][metrics]") {
   const double angle = 20 * M_PI / 180, h = 0.005;
   const mb::Vec3 down(-std::cos(angle), -std::sin(angle), 0);
   for (double mu : {0.45, 0.1}) {
@@ -153,12 +153,11 @@ TEST_CASE("contacts: stick_slip_changes counts the sledge's stops and starts - n
       stuck_before = stuck;
     }
     INFO("mu " << mu << ": " << changes << " changes, the sledge's velocity switches " << switches << " times");
-    if (mu > 0.4) {
+    CHECK(changes == switches);
+    if (mu > 0.4)
       CHECK(switches >= 5);
-      CHECK(changes == switches);
-    } else {
-      CHECK(changes == 0);
-    }
+    else
+      CHECK(switches == 1);  // from rest into the slide, which never stops
   }
 }
 

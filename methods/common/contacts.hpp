@@ -40,6 +40,12 @@ class ArticulationCoupling {
                       Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) = 0;
   // V += M^-1 J^T x for joint impulses x (joint rows)
   virtual void apply_joint_impulse(const Eigen::VectorXd& x, State& s) = 0;
+  // The joints' response to body velocity changes: dV holds one change per column, [v; w] of body k
+  // in rows 6k..6k+5 (a particle's w rows ignored). Fills PhiDV = J dV (joint rows x columns), the
+  // joint rows' velocity change, and Y = A^-1 PhiDV: the joint impulses -Y cancel it, and the change
+  // left is dV - M^-1 J^T Y (force elements, methods/common/implicit_springs.hpp). False when
+  // nothing couples.
+  virtual bool joint_response(const Eigen::MatrixXd& dV, Eigen::MatrixXd& PhiDV, Eigen::MatrixXd& Y) = 0;
 };
 
 // The sliding friction impulse (Coulomb's law with maximal dissipation): of the tangential

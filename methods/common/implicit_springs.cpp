@@ -21,7 +21,8 @@ void apply_inverse_mass(const Body& body, const BodyState& bs, const Vec3& f, co
 
 }  // namespace
 
-void ImplicitSprings::loads(const Model& m, const State& s, double h, const StepLoads& step, StepLoads& out) {
+void ImplicitSprings::loads(const Model& m, const State& s, double h, const StepLoads& step, StepLoads& out,
+                            ArticulationCoupling* articulation) {
   if (&out != &step) out = step;
   const size_t n = m.springs.size();
   if (n == 0) return;
@@ -58,6 +59,10 @@ void ImplicitSprings::loads(const Model& m, const State& s, double h, const Step
     if (row.a >= 0) by_body_[row.a].push_back({static_cast<int>(i), &row.side_a});
     if (row.b >= 0) by_body_[row.b].push_back({static_cast<int>(i), &row.side_b});
   }
+  if (articulation && articulated(m, s, h, step, *articulation)) {
+    apply(out);
+    return;
+  }
   // A = D^-1 + h G and b = D^-1 k x + r + h r_o; the pattern (every pair of springs sharing a
   // dynamic body, and the diagonal) is the model's, the same at every step
   triplets_.clear();
@@ -93,7 +98,68 @@ void ImplicitSprings::loads(const Model& m, const State& s, double h, const Step
   ldlt_.factorize(a_);
   if (ldlt_.info() != Eigen::Success) throw SimulationError("implicit springs: the springs' system could not be factored");
   s_ = ldlt_.solve(b_);
-  for (size_t i = 0; i < n; ++i) {
+  apply(out);
+}
+
+bool ImplicitSprings::articulated(const Model& m, const State& s, double h, const StepLoads& step, ArticulationCoupling& art) {
+  const auto n = static_cast<Eigen::Index>(rows_.size());
+  const auto nb = static_cast<Eigen::Index>(m.bodies.size());
+  // columns 0..n-1: M^-1 J_j^T, the free bodies' velocity change by a unit tension row of spring j;
+  // column n: M^-1 F, by the step's loads over a unit time
+  dv_.setZero(6 * nb, n + 1);
+  Vec3 dv, dw;
+  for (Eigen::Index j = 0; j < n; ++j) {
+    const Row& row = rows_[static_cast<size_t>(j)];
+    if (!(row.d > 0)) continue;
+    for (const Side* side : {&row.side_a, &row.side_b}) {
+      if (side->body < 0) continue;
+      apply_inverse_mass(m.bodies[side->body], s.bodies[side->body], side->lin, side->ang, dv, dw);
+      dv_.block<3, 1>(6 * side->body, j) += dv;
+      dv_.block<3, 1>(6 * side->body + 3, j) += dw;
+    }
+  }
+  for (Eigen::Index k = 0; k < nb; ++k) {
+    if (m.bodies[static_cast<size_t>(k)].is_static) continue;
+    apply_inverse_mass(m.bodies[static_cast<size_t>(k)], s.bodies[static_cast<size_t>(k)], step.force[static_cast<size_t>(k)],
+                       step.torque[static_cast<size_t>(k)], dv, dw);
+    dv_.block<3, 1>(6 * k, n) = dv;
+    dv_.block<3, 1>(6 * k + 3, n) = dw;
+  }
+  if (!art.joint_response(dv_, phi_dv_, y_)) return false;
+  // spring i's rate change by column c after the joints' impulses -Y: J_i dV_c - (J M^-1 J_i^T)^T Y_c
+  auto rate = [&](Eigen::Index i, Eigen::Index c) {
+    const Row& row = rows_[static_cast<size_t>(i)];
+    double r = -phi_dv_.col(i).dot(y_.col(c));
+    for (const Side* side : {&row.side_a, &row.side_b})
+      if (side->body >= 0)
+        r += side->lin.dot(dv_.block<3, 1>(6 * side->body, c)) + side->ang.dot(dv_.block<3, 1>(6 * side->body + 3, c));
+    return r;
+  };
+  dense_.setZero(n, n);
+  b_.setZero(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Row& ri = rows_[static_cast<size_t>(i)];
+    if (!(ri.d > 0)) {
+      dense_(i, i) = 1;  // s = 0
+      continue;
+    }
+    dense_(i, i) = 1 / ri.d;
+    b_[i] = ri.k * ri.x / ri.d + ri.r + h * rate(i, n);
+    for (Eigen::Index j = 0; j <= i; ++j) {
+      if (!(rows_[static_cast<size_t>(j)].d > 0)) continue;
+      const double g = h * rate(i, j);
+      dense_(i, j) += g;
+      if (j != i) dense_(j, i) += g;
+    }
+  }
+  dense_ldlt_.compute(dense_);
+  if (dense_ldlt_.info() != Eigen::Success) throw SimulationError("implicit springs: the springs' system could not be factored");
+  s_ = dense_ldlt_.solve(b_);
+  return true;
+}
+
+void ImplicitSprings::apply(StepLoads& out) const {
+  for (size_t i = 0; i < rows_.size(); ++i) {
     const Row& row = rows_[i];
     const Vec3 f = s_[static_cast<Eigen::Index>(i)] * row.u;  // on a; -f on b
     if (row.a >= 0) {

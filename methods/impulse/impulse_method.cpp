@@ -220,6 +220,29 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     return true;
   }
   void apply_joint_impulse(const Eigen::VectorXd& x, State& s) override { groups_[0].cs.apply_impulse(x, s); }
+  bool joint_response(const Eigen::MatrixXd& dV, Eigen::MatrixXd& PhiDV, Eigen::MatrixXd& Y) override {
+    Group& g = groups_[0];
+    PhiDV.setZero(g.cs.rows(), dV.cols());
+    bool any = false;
+    for (const JointBlock& blk : g.cs.blocks())
+      for (int side = 0; side < 2; ++side) {
+        const int k = blk.body[side];
+        if (k < 0) continue;
+        const int bd = g.cs.body_dim(k);
+        if (bd == 0) continue;
+        PhiDV.middleRows(blk.row, blk.dim) += blk.J[side].topLeftCorner(blk.dim, bd) * dV.middleRows(6 * k, bd);
+        any = true;
+      }
+    if (!any) return false;
+    Y.resize(g.cs.rows(), dV.cols());
+    for (Eigen::Index c = 0; c < dV.cols(); ++c) {
+      rhs_ = PhiDV.col(c);
+      g.solver->solve(rhs_, sol_);
+      Y.col(c) = sol_;
+    }
+    if (!Y.allFinite()) throw SimulationError("joint response: the joint solve produced a non-finite value (singular system?)");
+    return true;
+  }
 
   double correct_position(int gi, const Model& model, const StepLoads& loads, double h, State& state, double tol,
                           StepStats& stats) override {
@@ -414,7 +437,7 @@ void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStat
   step_loads(model, state.t, h, loads_);
   // the springs' forces, held over the step: at its start (explicit) or linearly implicit
   if (opt_.implicit_springs)
-    springs_.loads(model, state, h, loads_, loads_);
+    springs_.loads(model, state, h, loads_, loads_, corrector_->response());
   else
     loads_at(model, state, loads_, loads_);
   // 0. contacts: found on the preview of the step, the free motion after the joints' position

@@ -74,6 +74,9 @@ class Corrector {
   // The coupling of contacts to the joints (contacts.hpp), nullptr where the corrector has no
   // factorization of the whole A (joint by joint; several groups).
   virtual ArticulationCoupling* coupling() { return nullptr; }
+  // The factored articulation for the implicit force elements (implicit_springs.hpp): coupling()
+  // where it exists, and also where the corrector keeps its contacts uncoupled (linear)
+  virtual ArticulationCoupling* response() { return coupling(); }
 };
 
 // Block Gauss-Seidel over single joints (schmitt2003): each joint's impulse from its own

@@ -24,6 +24,7 @@ class LinearCorrector final : public Corrector {
     return inner_->correct_position(g, m, l, h, s, tol, st);
   }
   double correct_velocity(int g, State& s, double tol, StepStats& st) override { return inner_->correct_velocity(g, s, tol, st); }
+  ArticulationCoupling* response() override { return inner_->response(); }
 
  private:
   std::unique_ptr<Corrector> inner_;
