@@ -80,6 +80,26 @@ TEST_CASE("a rerun is bit-identical and --update writes a baseline the gate pass
   CHECK(n.output.find("new (not in the baseline)") != std::string::npos);
 }
 
+TEST_CASE("a baseline with a failed case whose drift is not a number reads back, the metric absent", "[gate]") {
+  // an engine that fails mid-run leaves ED = NaN, which JSON writes as null (the committed
+  // baseline has such a case: simbody on pendulum90 at h = 0.01)
+  mb::GateRecord g;
+  mb::GateCase c;
+  c.method = "m";
+  c.model = "pendulum90";
+  c.h = c.h_simulated = 0.01;
+  c.status = mb::Status::Failed;
+  c.failure = "integrator step failed";
+  c.metrics.set("ED", std::nan(""));
+  c.metrics.set("LD", 3e-6);
+  g.cases.push_back(c);
+  const mb::GateRecord back = mb::gate_record_from_json(mb::gate_record_to_json(g), "baseline.json");
+  REQUIRE(back.cases.size() == 1);
+  CHECK(!back.cases[0].metrics.get("ED"));
+  CHECK(back.cases[0].metrics.get("LD") == 3e-6);
+  CHECK(back.cases[0].status == mb::Status::Failed);
+}
+
 TEST_CASE("the gate fails on a small bias of GC4, naming the metric and the case", "[gate]") {
   const mb::GateRecord base = rename_method(mb::run_gate(quick({"GC4"})), "GC4", "test-gc4-bias");
   const mb::GateComparison c = mb::compare_gate(base, mb::run_gate(quick({"test-gc4-bias"})));
