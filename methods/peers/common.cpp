@@ -99,10 +99,19 @@ std::vector<PeerFrame> peer_frames(const Model& model, const State& state, const
     f.com = d;
     f.w = d.cross(s.v - peer_point_velocity(state, frames, tree.parent[u], pivot)) / d.squaredNorm();
     const Vec3 dn = d.normalized();
-    Eigen::Index k = 0;
-    dn.cwiseAbs().minCoeff(&k);
     f.rod = true;
-    f.u1 = (Vec3::Unit(k) - dn * dn(k)).normalized();
+    // u1: the rod's turn axis when it turns (the engines' rod is two hinges, u1 then u2, singular
+    // where the turn about u2 reaches 90 degrees: a pendulum swung to 90 degrees about u2 stopped
+    // Simbody at its turning point); at rest the world axis most perpendicular to the rod, z first
+    // on a tie (planar models swing about z)
+    if (f.w.norm() > 1e-12 * (1 + (s.v - peer_point_velocity(state, frames, tree.parent[u], pivot)).norm() / d.norm())) {
+      f.u1 = f.w.normalized();
+    } else {
+      Eigen::Index k = 2;
+      for (Eigen::Index c = 1; c >= 0; --c)
+        if (std::abs(dn(c)) < std::abs(dn(k))) k = c;
+      f.u1 = (Vec3::Unit(k) - dn * dn(k)).normalized();
+    }
     f.u2 = dn.cross(f.u1);
   }
   return frames;

@@ -65,8 +65,10 @@ PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, con
 // engines take it: a rigid body at its centre of mass with its orientation and angular velocity; a
 // point mass on a rod (which an engine models as a body turning with the rod) at the rod's pivot,
 // its centre of mass at com = x - pivot, turning with the rod at w = d x (v - v_pivot) / |d|^2,
-// with two world axes u1, u2 perpendicular to the rod (u1: the world axis most perpendicular to
-// it, made perpendicular; u2 = d/|d| x u1; planar models: z). Throws UnsupportedModel naming the
+// with two world axes u1, u2 perpendicular to the rod (u1: the axis of w when the rod turns, else
+// the world axis most perpendicular to it, z first on a tie, made perpendicular; u2 = d/|d| x u1),
+// so that a planar swing turns about u1, away from the singularity of two hinges in series at
+// 90 degrees about u2. Throws UnsupportedModel naming the
 // engine for a rod that is not held at a point mass's centre or has zero length.
 struct PeerFrame {
   Vec3 origin = Vec3::Zero();
