@@ -28,6 +28,9 @@ namespace mb {
 
 namespace {
 
+// from this many bodies the MJCF sets the stack size (mjcf(), "<size nstack>")
+constexpr size_t kLargeTree = 2048;
+
 // MuJoCo's error handler must not return (MuJoCo exits otherwise): it throws, and the warnings
 // become counted messages instead of MUJOCO_LOG.TXT
 [[noreturn]] void mujoco_error(const char* msg) { throw SimulationError(fmt::format("mujoco: {}", msg)); }
@@ -120,6 +123,11 @@ class Mujoco final : public Method {
     std::string x = "<mujoco model=\"mbbench\">\n<compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n";
     x += fmt::format("<option timestep=\"0.001\" gravity=\"{}\" integrator=\"{}\" iterations=\"{}\"/>\n", vec(model.gravity),
                      rk4_ ? "RK4" : "Euler", iterations_);
+    // MuJoCo 2.2's default stack (mjData's arena for temporaries) overflows while compiling a tree
+    // of 8191 bodies ("Stack overflow"): its temporaries grow as nv^2. From 2048 bodies on the
+    // stack is 2 n^2 numbers (8191: 1.07e9 bytes reserved, about 0.44 GB touched); smaller models
+    // keep MuJoCo's default. Measured: docs/peers.md.
+    if (n >= kLargeTree) x += fmt::format("<size nstack=\"{}\"/>\n", 2 * n * n);
     x += "<worldbody>\n";
     // depth first, each body's frame relative to its parent's
     auto body = [&](auto&& self, int i, const Frame* parent) -> void {
