@@ -166,12 +166,45 @@ class ContactObserver final : public Observer {
 
 }  // namespace
 
+// The error against a model's closed-form motion (ModelInfo::exact): the largest |x - x_exact(t)| and
+// |v - v_exact(t)| over the listed bodies and the steps.
+class ExactMotionObserver final : public Observer {
+ public:
+  void begin(const Model& model, const State& s0, const RunContext&, const StepView&) override {
+    x0_.clear();
+    v0_.clear();
+    for (const ExactMotion& e : model.info.exact) {
+      x0_.push_back(s0.bodies[static_cast<size_t>(e.body)].x);
+      v0_.push_back(s0.bodies[static_cast<size_t>(e.body)].v);
+    }
+    t0_ = s0.t;
+  }
+  void observe(const Model& model, const State& s, const StepView&) override {
+    const double t = s.t - t0_;
+    for (size_t k = 0; k < model.info.exact.size(); ++k) {
+      const ExactMotion& e = model.info.exact[k];
+      const BodyState& b = s.bodies[static_cast<size_t>(e.body)];
+      pos_ = std::max(pos_, (b.x - (x0_[k] + v0_[k] * t + 0.5 * e.acceleration * t * t)).norm());
+      vel_ = std::max(vel_, (b.v - (v0_[k] + e.acceleration * t)).norm());
+    }
+  }
+  void write(Metrics& m) const override {
+    m.set("exact_pos_error_max", pos_);
+    m.set("exact_vel_error_max", vel_);
+  }
+
+ private:
+  std::vector<Vec3> x0_, v0_;
+  double t0_ = 0, pos_ = 0, vel_ = 0;
+};
+
 std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const LdReading& ld) {
   std::vector<std::unique_ptr<Observer>> obs;
   obs.push_back(std::make_unique<EnergyObserver>());
   if (model.info.period && model.info.tracked_body >= 0) obs.push_back(std::make_unique<LocationDriftObserver>(ld));
   obs.push_back(std::make_unique<ConstraintDriftObserver>());
   if (!model.shapes.empty()) obs.push_back(std::make_unique<ContactObserver>());
+  if (!model.info.exact.empty()) obs.push_back(std::make_unique<ExactMotionObserver>());
   return obs;
 }
 
@@ -189,6 +222,8 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
       {"stick_slip_changes", "contact models: changes between sticking (every point of a touching shape pair slower than 1e-4 m/s) "
                              "and slipping, summed over the shape pairs in contact at consecutive steps", true},
+      {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true},
+      {"exact_vel_error_max", "the same for the velocity, max |v - v_exact(t)|, m/s", true},
       {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
       {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
       {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "

@@ -63,6 +63,8 @@ const std::vector<ModelEntry>& model_catalog() {
       {"scissor-lift", "scissor lift: crossed 0.5 m bars in two planes hinged at their middles, every bar end hinged to a cross axle, base pivot fixed; rows 50 N (+5 with foot=slider)",
        "tomcin2014 s.6", {OptionInfo::integer("segments", "10", "segments N", 1, 10000),
                           OptionInfo::choice("foot", "free", "free (the paper's count) or slider (the foot axle slides on the floor)", {"free", "slider"})}, build_scissor_lift},
+      {"rolling-box", "a 10 kg box sliding on the floor (mu 0.4) under a horizontal force, 25 balls of 1 kg rolling on it (mu 0.8): the SimBenchmark rolling test; exact a = 0.739 m/s^2 (box), 0.211 (balls) at 150 N",
+       "SimBenchmark (RSL, ETH)", {OptionInfo::number("force", "150", "the horizontal force on the box, N (a closed form up to 600 N)", 0, 1e4)}, build_rolling_box},
       {"sledge-pendulum", "a 4 kg sledge on a 20 degree incline with a 1 kg, 0.3 m pendulum hinged 0.3 m above its centre, started 45 degrees out; high friction: stop and go, low: sliding",
        "schmitt2003", {OptionInfo::number("mu", "0.45", "friction coefficient sledge-plane (static = dynamic; tan 20 degrees = 0.364)", 0, 100)}, build_sledge_pendulum},
       {"spider", "central box with N legs on ball joints, each leg a thigh and a shank on a knee hinge; free-floating, spinning; rows 8 N",

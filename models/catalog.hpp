@@ -78,6 +78,8 @@ Model build_bouncing_ball(const Spec&);
 Model build_incline_cubes(const Spec&);
 Model build_sledge_pendulum(const Spec&);
 Model build_heavy_rod(const Spec&);
+Model build_rolling_box(const Spec&);
+double rolling_box_acceleration(double force, bool box);
 // incline-cubes: the friction coefficient of cube i (0-based)
 double incline_cube_mu(int i);
 // the mechanisms of tomcin2014 (models/catalog/mechanisms.cpp: structure, dimensions and rows)

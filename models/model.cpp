@@ -149,13 +149,20 @@ void check_model(const Model& m, const std::string& src) {
     if (std::abs(b.orientation.norm() - 1) > 1e-12)
       throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
   }
-  for (size_t i = 0; i < m.torques.size(); ++i) {
-    const AppliedTorque& a = m.torques[i];
+  for (size_t i = 0; i < m.loads.size(); ++i) {
+    const AppliedLoad& a = m.loads[i];
     std::string f = fmt::format("torque[{}]", i);
     if (a.body < 0 || a.body >= static_cast<int>(m.bodies.size())) throw InputError(src, 0, f + ".body", "no such body");
     if (!a.torque.allFinite()) throw InputError(src, 0, f + ".torque", "torque must be finite");
+    if (!a.force.allFinite()) throw InputError(src, 0, f + ".force", "force must be finite");
     if (!std::isfinite(a.t_begin)) throw InputError(src, 0, f + ".t_begin", "t_begin must be finite");
     if (!(a.t_end >= a.t_begin)) throw InputError(src, 0, f + ".t_end", "t_end must not precede t_begin");
+  }
+  for (size_t i = 0; i < m.info.exact.size(); ++i) {
+    const ExactMotion& e = m.info.exact[i];
+    const std::string f = fmt::format("exact[{}]", i);
+    if (e.body < 0 || e.body >= static_cast<int>(m.bodies.size())) throw InputError(src, 0, f + ".body", "no such body");
+    if (!e.acceleration.allFinite()) throw InputError(src, 0, f + ".acceleration", "acceleration must be finite");
   }
   for (size_t i = 0; i < m.springs.size(); ++i) {
     const Spring& sp = m.springs[i];
@@ -260,10 +267,24 @@ void check_contact_model(const Model& m, const std::string& src) {
 
 void average_torques(const Model& m, double t, double h, std::vector<Vec3>& tau) {
   tau.assign(m.bodies.size(), Vec3::Zero());
-  for (const AppliedTorque& a : m.torques) {
+  for (const AppliedLoad& a : m.loads) {
     const double overlap = std::min(t + h, a.t_end) - std::max(t, a.t_begin);
     if (overlap > 0) tau[a.body] += a.torque * (overlap / h);
   }
+}
+
+void add_average_forces(const Model& m, double t, double h, std::vector<Vec3>& force) {
+  for (const AppliedLoad& a : m.loads) {
+    if (a.force == Vec3::Zero()) continue;
+    const double overlap = std::min(t + h, a.t_end) - std::max(t, a.t_begin);
+    if (overlap > 0) force[a.body] += a.force * (overlap / h);
+  }
+}
+
+bool has_applied_forces(const Model& m) {
+  for (const AppliedLoad& a : m.loads)
+    if (a.force != Vec3::Zero()) return true;
+  return false;
 }
 
 namespace {

@@ -75,13 +75,16 @@ struct Joint {
   Quat rel_orientation = Quat::Identity();  // orientation and twist parts: q_a^-1 q_b that the joint keeps
 };
 
-// A torque (world frame, N m) on one body during [t_begin, t_end). A step that straddles an end
-// applies it for its share of the step (methods average it over the step). t_end = +inf: a constant
-// driving torque (Andrews' mechanism).
-struct AppliedTorque {
+// An applied load on one body during [t_begin, t_end): a torque (world frame, N m) and a force
+// (world frame, N, at the centre of mass). A step that straddles an end applies it for its share
+// of the step (methods average it over the step). t_end = +inf: a constant load from t_begin on
+// (Andrews' driving torque, the push on rolling-box's box). A nonzero force is the model feature
+// "applied forces", which a method supports or refuses (methods/method.hpp).
+struct AppliedLoad {
   int body = 0;
   Vec3 torque = Vec3::Zero();
   double t_begin = 0, t_end = 0;
+  Vec3 force = Vec3::Zero();
 };
 
 // Collision geometry (docs/contacts.md). A shape is attached to a body (or to the fixed world,
@@ -140,6 +143,14 @@ struct Spring {
   double damping = 0;            // N s/m, >= 0
 };
 
+// A body's closed-form motion, where the model has one: uniform acceleration from the initial
+// state, x(t) = x0 + v0 t + a t^2 / 2 and v(t) = v0 + a t (a sliding cube, rolling-box's box and
+// balls). The metrics exact_pos_error_max and exact_vel_error_max measure a run against it.
+struct ExactMotion {
+  int body = 0;
+  Vec3 acceleration = Vec3::Zero();  // m/s^2, world frame
+};
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -151,6 +162,7 @@ struct ModelInfo {
   double default_h = 0.005;      // default step, s
   std::vector<double> h_grid;    // default step-size grid, s
   bool energy_conserved = true;
+  std::vector<ExactMotion> exact;  // bodies with a closed-form motion (none: no exact_* metrics)
 };
 
 struct Model {
@@ -158,7 +170,7 @@ struct Model {
   Vec3 gravity = Vec3(0, -9.81, 0);
   std::vector<Body> bodies;
   std::vector<Joint> joints;
-  std::vector<AppliedTorque> torques;
+  std::vector<AppliedLoad> loads;  // applied torques and forces
   std::vector<Shape> shapes;            // collision geometry; none: no contacts
   std::vector<Material> materials;      // at least one when there are shapes
   std::vector<MaterialPair> material_pairs;
@@ -200,6 +212,10 @@ constexpr double kMaxDuration = 1e9;  // s
 
 // Average of the applied torques on each body over the step [t, t + h] (nbody).
 void average_torques(const Model& model, double t, double h, std::vector<Vec3>& torque);
+// Adds the average of the applied forces on each body over the step [t, t + h] to force (nbody).
+void add_average_forces(const Model& model, double t, double h, std::vector<Vec3>& force);
+// True when a load of the model has a nonzero force (the feature "applied forces").
+bool has_applied_forces(const Model& model);
 
 // Adds the forces and torques (about the centre of mass, world frame) of the model's springs at
 // `state` to force and torque (nbody each, already sized). Static bodies receive them too (ignored).

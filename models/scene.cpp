@@ -66,11 +66,12 @@ const std::vector<std::string> kModelKeys = {"name", "source", "description", "g
 const std::vector<std::string> kBodyKeys = {"name", "type", "mass", "inertia", "box", "static", "position",
                                             "orientation", "velocity", "angular_velocity"};
 const std::vector<std::string> kTorqueKeys = {"body", "torque", "t_begin", "t_end"};
+const std::vector<std::string> kForceKeys = {"body", "force", "t_begin", "t_end"};
 const std::vector<std::string> kMaterialKeys = {"name", "restitution", "mu_static", "mu_dynamic"};
 const std::vector<std::string> kMaterialPairKeys = {"a", "b", "restitution", "mu_static", "mu_dynamic"};
 const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position", "orientation", "radius", "length",
                                              "half_extents", "vertices", "faces", "material"};
-const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "material", "material_pair", "shape", "spring"};
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation"};
@@ -212,20 +213,23 @@ class SceneBuilder {
     m.joints.push_back(j);
   }
 
-  void torque(const toml::table& t, int line_offset) {
-    const size_t i = m.torques.size();
-    TableReader tr(t, file, fmt::format("torque[{}]", i), kTorqueKeys, line_offset);
-    AppliedTorque a;
+  // [[torque]] and [[force]]: an applied load (AppliedLoad) on a body from t_begin; no t_end: constant
+  // from t_begin on (a driving torque, a push)
+  void load(const toml::table& t, int line_offset, bool is_force) {
+    const size_t i = n_loads_[is_force]++;
+    const char* key = is_force ? "force" : "torque";
+    TableReader tr(t, file, fmt::format("{}[{}]", key, i), is_force ? kForceKeys : kTorqueKeys, line_offset);
+    AppliedLoad a;
     std::string name = tr.str("body");
     a.body = find_body(name);
     if (a.body < 0) tr.fail("body", fmt::format("no body named '{}'", name));
-    a.torque = vec3(tr, "torque");
+    (is_force ? a.force : a.torque) = vec3(tr, key);
     a.t_begin = tr.num("t_begin");
-    // no t_end: a constant torque from t_begin on (a driving torque)
     a.t_end = tr.has("t_end") ? tr.num("t_end") : INFINITY;
     if (!(a.t_end >= a.t_begin)) tr.fail("t_end", "t_end must not precede t_begin");
-    m.torques.push_back(a);
+    m.loads.push_back(a);
   }
+  void torque(const toml::table& t, int line_offset) { load(t, line_offset, false); }
 
   void material(const toml::table& t) {
     const size_t i = m.materials.size();
@@ -349,6 +353,7 @@ class SceneBuilder {
   }
 
  private:
+  size_t n_loads_[2] = {0, 0};  // [[torque]] and [[force]] tables read so far
   int find_body(const std::string& name) const {
     auto it = index.find(name);
     return it == index.end() ? -1 : it->second;
@@ -516,6 +521,7 @@ Model parse_scene(const std::string& text, const std::string& file) {
   b.bodies_done();
   for (const toml::table* t : top.tables("joint")) b.joint(*t, 0);
   for (const toml::table* t : top.tables("torque")) b.torque(*t, 0);
+  for (const toml::table* t : top.tables("force")) b.load(*t, 0, true);
   for (const toml::table* t : top.tables("spring")) b.spring(*t, 0);
   for (const toml::table* t : top.tables("material")) b.material(*t);
   for (const toml::table* t : top.tables("material_pair")) b.material_pair(*t);
@@ -617,10 +623,14 @@ std::string scene_to_toml(const Model& m) {
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
   }
-  for (const AppliedTorque& a : m.torques) {
-    o += fmt::format("\n[[torque]]\nbody = {}\ntorque = {}\nt_begin = {}\n", str(m.bodies[a.body].name), vec(a.torque), num(a.t_begin));
-    if (std::isfinite(a.t_end)) o += fmt::format("t_end = {}\n", num(a.t_end));  // none: constant from t_begin on
-  }
+  for (const AppliedLoad& a : m.loads)  // a load with a force and a torque: a [[torque]] and a [[force]]
+    for (const bool is_force : {false, true}) {
+      const Vec3& v = is_force ? a.force : a.torque;
+      if (v == Vec3::Zero() && (is_force || a.force != Vec3::Zero())) continue;
+      const char* key = is_force ? "force" : "torque";
+      o += fmt::format("\n[[{}]]\nbody = {}\n{} = {}\nt_begin = {}\n", key, str(m.bodies[a.body].name), key, vec(v), num(a.t_begin));
+      if (std::isfinite(a.t_end)) o += fmt::format("t_end = {}\n", num(a.t_end));  // none: constant from t_begin on
+    }
   for (const Spring& sp : m.springs)
     o += fmt::format("\n[[spring]]\nname = {}\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\nstiffness = {}\nrest_length = {}\ndamping = {}\n",
                      str(sp.name), str(body_name(m, sp.a)), str(body_name(m, sp.b)), vec(sp.anchor_a), vec(sp.anchor_b),

@@ -56,7 +56,7 @@ TEST_CASE("andrews: the model holds the Test Set's initial angles and constraint
   REQUIRE(m.bodies.size() == 7);
   REQUIRE(m.joints.size() == 10);
   REQUIRE(m.springs.size() == 1);
-  REQUIRE(m.torques.size() == 1);
+  REQUIRE(m.loads.size() == 1);
   const mb::State s = mb::initial_state(m);
   const std::array<double, 7> a = mb::andrews_angles(s, nullptr);
   const mb::AndrewsParams p;

@@ -253,7 +253,7 @@ TEST_CASE("ref conserves momentum and energy on the free-floating tree without g
 
 TEST_CASE("ref conserves energy on the mixed ball/hinge/fixed tree under gravity", "[methods][articulated][ref]") {
   mb::Model m = mixed_tree(15, true);
-  m.torques.clear();  // no work done: E = K + U is conserved
+  m.loads.clear();  // no work done: E = K + U is conserved
   mb::State s = mbtest::simulate(m, "ref", 0.1, 1.0);
   const double E0 = mb::total_energy(m, mb::initial_state(m)), E1 = mb::total_energy(m, s);
   // scale: the potential energy range of the motion, m_total g (1 m)

@@ -118,7 +118,7 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
       // 0.27 J of a scale of 1 J); their accuracy is tested against ref (tests/peers_test.cpp)
       const bool peer = e->info.family == "peer";
       CHECK(*a.metrics.get("CD_pos_max") < (peer ? 5e-2 : 1e-3));
-      if (model.info.energy_conserved && model.torques.empty()) {
+      if (model.info.energy_conserved && model.loads.empty()) {
         const double e0 = *a.metrics.get("E0"), e1 = *a.metrics.get("E_end");
         CHECK(std::abs(e1 - e0) <= (peer ? 0.5 : 1e-2) * std::max(1.0, std::abs(e0)));
       }

@@ -36,12 +36,12 @@ void require_same(const mb::Model& a, const mb::Model& b) {
     CHECK(x.velocity == y.velocity);
     CHECK(x.angular_velocity == y.angular_velocity);
   }
-  REQUIRE(a.torques.size() == b.torques.size());
-  for (size_t i = 0; i < a.torques.size(); ++i) {
-    CHECK(a.torques[i].body == b.torques[i].body);
-    CHECK(a.torques[i].torque == b.torques[i].torque);
-    CHECK(a.torques[i].t_begin == b.torques[i].t_begin);
-    CHECK(a.torques[i].t_end == b.torques[i].t_end);
+  REQUIRE(a.loads.size() == b.loads.size());
+  for (size_t i = 0; i < a.loads.size(); ++i) {
+    CHECK(a.loads[i].body == b.loads[i].body);
+    CHECK(a.loads[i].torque == b.loads[i].torque);
+    CHECK(a.loads[i].t_begin == b.loads[i].t_begin);
+    CHECK(a.loads[i].t_end == b.loads[i].t_end);
   }
   REQUIRE(a.springs.size() == b.springs.size());
   for (size_t i = 0; i < a.springs.size(); ++i) {

@@ -39,7 +39,15 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
     r.P.row(0) = c.normal.transpose();
     r.P.row(1) = t1.transpose();
     r.P.row(2) = t2.transpose();
-    prepare(model, state, r);
+    // the lever arms: the contact point found on the preview, from each body's centre of mass, in
+    // world axes (the spatial point, not the material one: a ball rolling over the step would tilt
+    // a material point's lever by its turn w h, and its normal impulse would then brake its spin)
+    auto lever = [&](int body, const Vec3& local) -> Vec3 {
+      return body == kWorld ? Vec3::Zero() : Vec3(preview.bodies[static_cast<size_t>(body)].q * local);
+    };
+    r.ra = lever(c.a, c.local_a);
+    r.rb = lever(c.b, c.local_b);
+    prepare(model, r);
     return r;
   };
   // a pair of shapes with one contact: one row with its friction; with several (a box on a
@@ -83,20 +91,19 @@ void ContactSet::update_inertia(const Model& model, const State& state) {
   }
 }
 
-void ContactSet::prepare(const Model& model, const State& state, Row& r) {
+void ContactSet::prepare(const Model& model, Row& r) {
   const Contact& c = r.c;
   Mat3 W = Mat3::Zero();  // the compliance of the two points: dv_rel = W p
-  auto add = [&](int body, const Vec3& local, Vec3& lever) {
+  auto add = [&](int body, const Vec3& lever) {
     if (body == kWorld) return;
-    lever = state.bodies[static_cast<size_t>(body)].q * local;
     W += inv_mass_[static_cast<size_t>(body)] * Mat3::Identity();
     if (!model.bodies[static_cast<size_t>(body)].particle) {
       const Mat3 rx = cross_matrix(lever);
       W -= rx * inv_inertia_[static_cast<size_t>(body)] * rx;
     }
   };
-  add(c.a, c.local_a, r.ra);
-  add(c.b, c.local_b, r.rb);
+  add(c.a, r.ra);
+  add(c.b, r.rb);
   r.K = r.P * W * r.P.transpose();
   r.Y.resize(0, 3);
   if (!coupling_) return;
@@ -119,28 +126,33 @@ void ContactSet::prepare(const Model& model, const State& state, Row& r) {
 void ContactSet::refresh(const Model& model, const State& state) {
   if (rows_.empty()) return;
   update_inertia(model, state);
-  for (Row& r : rows_) prepare(model, state, r);
+  // at the end of the step the contact points are where the bodies now are
+  for (Row& r : rows_) {
+    if (r.c.a != kWorld) r.ra = state.bodies[static_cast<size_t>(r.c.a)].q * r.c.local_a;
+    if (r.c.b != kWorld) r.rb = state.bodies[static_cast<size_t>(r.c.b)].q * r.c.local_b;
+    prepare(model, r);
+  }
 }
 
 Vec3 ContactSet::relative_velocity(const Row& r, const State& s) const {
-  auto point_velocity = [&](int body, const Vec3& local) -> Vec3 {
+  auto point_velocity = [&](int body, const Vec3& lever) -> Vec3 {
     if (body == kWorld) return Vec3::Zero();
     const BodyState& b = s.bodies[static_cast<size_t>(body)];
-    return b.v + b.w.cross(b.q * local);
+    return b.v + b.w.cross(lever);
   };
-  return r.P * (point_velocity(r.c.b, r.c.local_b) - point_velocity(r.c.a, r.c.local_a));
+  return r.P * (point_velocity(r.c.b, r.rb) - point_velocity(r.c.a, r.ra));
 }
 
 void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) const {
   const Vec3 p = r.P.transpose() * dlambda;  // world impulse on b; -p on a
-  auto push = [&](int body, const Vec3& local, const Vec3& impulse) {
+  auto push = [&](int body, const Vec3& lever, const Vec3& impulse) {
     if (body == kWorld || inv_mass_[static_cast<size_t>(body)] == 0) return;
     BodyState& b = s.bodies[static_cast<size_t>(body)];
     b.v += inv_mass_[static_cast<size_t>(body)] * impulse;
-    b.w += inv_inertia_[static_cast<size_t>(body)] * (b.q * local).cross(impulse);
+    b.w += inv_inertia_[static_cast<size_t>(body)] * lever.cross(impulse);
   };
-  push(r.c.b, r.c.local_b, p);
-  push(r.c.a, r.c.local_a, -p);
+  push(r.c.b, r.rb, p);
+  push(r.c.a, r.ra, -p);
   if (r.Y.rows() > 0) {
     x_.noalias() = -r.Y * dlambda;
     coupling_->apply_joint_impulse(x_, s);

@@ -97,7 +97,7 @@ class ContactSet {
     Eigen::Matrix3d P;       // rows n, t1, t2
     Eigen::Matrix3d K;       // P (sum of the bodies' point compliances) P^T; coupled: S = K - B^T A^-1 B
     Eigen::Matrix<double, Eigen::Dynamic, 3> Y;  // coupled: A^-1 B (joint rows x 3); empty otherwise
-    Vec3 ra = Vec3::Zero(), rb = Vec3::Zero();  // lever arms at the state of detect(), world
+    Vec3 ra = Vec3::Zero(), rb = Vec3::Zero();  // lever arms: the contact point on the preview from each centre of mass, world
     Vec3 lambda = Vec3::Zero();                 // accumulated impulse of the current phase
     double target_n = 0;                        // collision phase: the separating velocity sought
     bool active = true;
@@ -105,8 +105,8 @@ class ContactSet {
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
   };
   void update_inertia(const Model& model, const State& state);
-  // lever arms, K and (coupled) Y and S of a row at `state`
-  void prepare(const Model& model, const State& state, Row& r);
+  // K and (coupled) Y and S of a row at `state` (its lever arms set)
+  void prepare(const Model& model, Row& r);
   Vec3 relative_velocity(const Row& r, const State& s) const;
   double normal_impulse(const Row& r) const;  // a patch row: its members' sum
   void activate_patches();

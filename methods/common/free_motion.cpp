@@ -12,6 +12,7 @@ void step_loads(const Model& m, double t, double h, StepLoads& loads) {
   average_torques(m, t, h, loads.torque);
   loads.force.resize(m.bodies.size());
   for (size_t k = 0; k < m.bodies.size(); ++k) loads.force[k] = m.bodies[k].mass * m.gravity;
+  add_average_forces(m, t, h, loads.force);
 }
 
 void loads_at(const Model& m, const State& s, const StepLoads& step, StepLoads& out) {

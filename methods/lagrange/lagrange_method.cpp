@@ -349,7 +349,7 @@ MethodInfo Lagrange::describe() {
     i.options.push_back(oi);
   }
   i.orders = {kFamilyOrder};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kForces;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   return i;
@@ -379,7 +379,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.paper_name = name == "baraff" ? "Baraff" : name;
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kForces | (name == "baraff" ? 0u : kLoops);
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | (name == "baraff" ? 0u : kLoops);
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;
   return {i, make_alias};

@@ -220,7 +220,7 @@ class Bullet final : public Method {
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
-    if (!model.torques.empty()) {
+    if (!model.loads.empty()) {
       average_torques(model, state.t, h, torque_);
       for (size_t i = 0; i < places_.size(); ++i) {
         const Place& p = places_[i];

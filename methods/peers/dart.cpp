@@ -181,7 +181,7 @@ class Dart final : public Method {
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     world_->setTimeStep(h);
-    if (!model.torques.empty()) {
+    if (!model.loads.empty()) {
       average_torques(model, state.t, h, torque_);
       for (size_t i = 0; i < nodes_.size(); ++i)
         if (nodes_[i]) nodes_[i]->setExtTorque(torque_[i]);  // world frame by default

@@ -109,7 +109,7 @@ class Mujoco final : public Method {
     ids_.assign(n, -1);
     for (int i : tree.order) ids_[static_cast<size_t>(i)] = mj_name2id(mjm_, mjOBJ_BODY, fmt::format("b{}", i).c_str());
     initial_velocities(state, joints, tree);
-    xfrc_ = !model.torques.empty();
+    xfrc_ = !model.loads.empty();
   }
 
 

@@ -91,7 +91,7 @@ class Simbody final : public Method {
     forces_ = std::make_unique<SimTK::GeneralForceSubsystem>(*system_);
     SimTK::Force::UniformGravity(*forces_, *matter_, sv(model.gravity));
     torque_.assign(n, Vec3::Zero());
-    if (!model.torques.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
+    if (!model.loads.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
     mobods_.assign(n, SimTK::MobilizedBody());
     frames_ = peer_frames(model, state, joints, tree, "simbody");
     rod_axes_.assign(n, Quat::Identity());
@@ -194,7 +194,7 @@ class Simbody final : public Method {
     // applied torques: the step's average; when it changes, the integrator starts afresh from the
     // current state (its cached derivatives saw the old torques)
     bool changed = false;
-    if (!model.torques.empty()) {
+    if (!model.loads.empty()) {
       average_torques(model, state.t, h, next_torque_);
       changed = next_torque_ != torque_;
       torque_ = next_torque_;

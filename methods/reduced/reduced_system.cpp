@@ -19,7 +19,7 @@ void ReducedSystem::set_loads(const Model& model, double t, double h) {
 
 std::vector<double> load_breaks(const Model& model, double t0, double t1) {
   std::vector<double> b;
-  for (const AppliedTorque& a : model.torques)
+  for (const AppliedLoad& a : model.loads)
     for (double tb : {a.t_begin, a.t_end})
       if (tb > t0 && tb < t1 && a.t_end > a.t_begin) b.push_back(tb);
   std::sort(b.begin(), b.end());

@@ -99,7 +99,7 @@ Model make_andrews(const AndrewsParams& p, const std::string& name) {
   s.stiffness = p.c0;
   s.rest_length = p.l0;
   m.springs.push_back(s);
-  m.torques.push_back({0, Vec3(0, 0, p.mom), 0.0, INFINITY});
+  m.loads.push_back({0, Vec3(0, 0, p.mom), 0.0, INFINITY});
   m.info.name = name;
   m.info.source = "mazzia2008 (andrews); hairer1996 s.VII.7; IFToMM A03";
   m.info.description =

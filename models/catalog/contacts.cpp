@@ -9,6 +9,13 @@
 //    with a 1 kg pendulum (a 0.3 m bar on a hinge 0.3 m above the sledge's centre, axis z) started 45
 //    degrees out (schmitt2003's video): with high friction the sledge stops and goes, with low friction it
 //    slides.
+//  rolling-box: the rolling test of the Robotic Systems Lab's cross-engine benchmark (SimBenchmark,
+//    ETH Zurich): a 10 kg box (20 x 1 x 20 m) on the floor carrying a 5 x 5 grid of 1 kg balls of
+//    radius 0.5 m, 2 m apart; a horizontal force F = 150 N pushes the box from t = 0. Friction 0.4
+//    box-floor, 0.8 box-ball (static = dynamic). The box slides, carrying the whole weight:
+//    f1 = 0.4 (M + n m) g = 137.3 N; each ball rolls on the box without slipping, driven by the
+//    friction f2 = (F - f1) / (3.5 M / m + n) (ball: m a2 = f2; rolling: a1 = a2 + 2.5 f2 / m), so
+//    a1 = 3.5 f2 / m = 0.739 m/s^2 (box) and a2 = f2 / m = 0.211 m/s^2 (balls): the exact motions.
 //  heavy-rod: tomcin2014 Figure 1d: a 7.5 t block (1 x 0.5 x 1 m) resting on the middle of a 50 kg
 //    rod (2 x 0.1 x 0.1 m) that is held by a hinge at one end and hangs from a 1 m distance joint
 //    at the other; everything stays at rest. The mass ratio 150 is what makes contacts alternating
@@ -102,6 +109,9 @@ Model build_incline_cubes(const Spec& spec) {
     s.half_extents = Vec3(half, half, half);
     s.material = i + 1;
     m.shapes.push_back(s);
+    // the closed form: at rest, or sliding down the slope with a = g (sin - mu cos)
+    const double a = mu < std::tan(angle) ? g * (std::sin(angle) - mu * std::cos(angle)) : 0.0;
+    m.info.exact.push_back({i, -a * (tilt * Vec3::UnitX())});
   }
   m.info.name = spec.text();
   m.info.source = "schmitt2003 (sliding cubes)";
@@ -157,6 +167,66 @@ Model build_sledge_pendulum(const Spec& spec) {
   m.info.duration = 5;
   m.info.default_h = 0.005;
   m.info.h_grid = {0.0025, 0.005, 0.01};
+  m.info.energy_conserved = false;
+  return m;
+}
+
+// rolling-box's closed form at force F (N): the box's (box) or a ball's acceleration, m/s^2; NaN
+// where the balls would slip on the box (no closed form built)
+double rolling_box_acceleration(double F, bool box) {
+  const double M = 10, m = 1, n = 25, g = 9.81, mu_floor = 0.4, mu_ball = 0.8;
+  const double f1 = mu_floor * (M + n * m) * g;  // the box slides: all the weight on the floor
+  if (F <= f1) return 0;                         // static friction holds the box
+  const double f2 = (F - f1) / (3.5 * M / m + n);
+  if (f2 > mu_ball * m * g) return NAN;
+  return box ? 3.5 * f2 / m : f2 / m;
+}
+
+Model build_rolling_box(const Spec& spec) {
+  const double force = spec.get_double("force", 150.0), g = 9.81;
+  Model m;
+  m.gravity = Vec3(0, -g, 0);
+  m.materials = {{"floor", 0.0, 0.4, 0.4}, {"box", 0.0, 1e3, 1e3}, {"ball", 0.0, 0.8, 0.8}};
+  m.shapes.push_back(floor_shape(Quat::Identity(), 0));
+  const Vec3 box_half(10, 0.5, 10);
+  Body box = solid_box("box", 10.0, box_half);
+  box.position = Vec3(0, box_half.y(), 0);
+  m.bodies.push_back(box);
+  Shape bs;
+  bs.name = "box";
+  bs.type = ShapeType::Box;
+  bs.body = 0;
+  bs.half_extents = box_half;
+  bs.material = 1;
+  m.shapes.push_back(bs);
+  const double r = 0.5;
+  for (int i = 0; i < 5; ++i)
+    for (int k = 0; k < 5; ++k) {
+      Body ball = solid_sphere(fmt::format("ball{}{}", i + 1, k + 1), 1.0, r);
+      ball.position = Vec3(2.0 * i - 4.0, 2 * box_half.y() + r, 2.0 * k - 4.0);
+      m.bodies.push_back(ball);
+      Shape s;
+      s.name = ball.name;
+      s.type = ShapeType::Sphere;
+      s.body = static_cast<int>(m.bodies.size()) - 1;
+      s.radius = r;
+      s.material = 2;
+      m.shapes.push_back(s);
+    }
+  m.loads.push_back({0, Vec3::Zero(), 0.0, INFINITY, Vec3(force, 0, 0)});
+  if (std::isfinite(rolling_box_acceleration(force, true))) {  // the closed form above
+    m.info.exact.push_back({0, Vec3(rolling_box_acceleration(force, true), 0, 0)});
+    for (int b = 1; b <= 25; ++b) m.info.exact.push_back({b, Vec3(rolling_box_acceleration(force, false), 0, 0)});
+  }
+  m.info.name = spec.text();
+  m.info.source = "SimBenchmark rolling test (Robotic Systems Lab, ETH Zurich)";
+  m.info.description = fmt::format(
+      "a 10 kg box (20 x 1 x 20 m) sliding on the floor (mu 0.4) under a horizontal {} N force, carrying 25 balls of 1 kg "
+      "and radius 0.5 m that roll on it (mu 0.8); box a = {:.4f} m/s^2, balls {:.4f} m/s^2", force,
+      rolling_box_acceleration(force, true), rolling_box_acceleration(force, false));
+  m.info.duration = 4;
+  m.info.default_h = 0.001;
+  m.info.h_grid = {0.0005, 0.001, 0.002, 0.004};
   m.info.energy_conserved = false;
   return m;
 }

@@ -77,7 +77,7 @@ Model make_tree(const TreeParams& p, const std::string& name) {
                                   Vec3(0, b.box.y() / 2, 0)));
   }
   if (p.anchor_ball) m.joints.push_back(ball_joint("anchor", kWorld, Vec3::Zero(), 0, Vec3(0, top.box.y() / 2, 0)));
-  m.torques.push_back({0, Vec3(0, 0, p.torque), 0.0, 1.0 / 30.0});
+  m.loads.push_back({0, Vec3(0, 0, p.torque), 0.0, 1.0 / 30.0});
   m.info.name = name;
   m.info.source = "bender2007 s.6";
   m.info.description = fmt::format(
