@@ -79,6 +79,7 @@ Model build_incline_cubes(const Spec&);
 Model build_sledge_pendulum(const Spec&);
 Model build_heavy_rod(const Spec&);
 Model build_rolling_box(const Spec&);
+Model build_spinning_egg(const Spec&);
 double rolling_box_acceleration(double force, bool box);
 // incline-cubes: the friction coefficient of cube i (0-based)
 double incline_cube_mu(int i);

@@ -9,6 +9,7 @@
 #include <fcl/geometry/shape/capsule.h>
 #include <fcl/geometry/shape/convex.h>
 #include <fcl/geometry/shape/cylinder.h>
+#include <fcl/geometry/shape/ellipsoid.h>
 #include <fcl/geometry/shape/halfspace.h>
 #include <fcl/geometry/shape/sphere.h>
 #include <fcl/narrowphase/collision.h>
@@ -25,6 +26,7 @@ std::shared_ptr<fcl::CollisionGeometryd> fcl_geometry(const Shape& sh, double ma
   switch (sh.type) {
     case ShapeType::Sphere: return std::make_shared<fcl::Sphered>(sh.radius + margin);
     case ShapeType::Box: return std::make_shared<fcl::Boxd>(2 * (sh.half_extents + Vec3::Constant(margin)));
+    case ShapeType::Ellipsoid: return std::make_shared<fcl::Ellipsoidd>(sh.half_extents + Vec3::Constant(margin));
     case ShapeType::Capsule: return std::make_shared<fcl::Capsuled>(sh.radius + margin, sh.length);
     case ShapeType::Cylinder: return std::make_shared<fcl::Cylinderd>(sh.radius + margin, sh.length + 2 * margin);
     case ShapeType::HalfSpace: return std::make_shared<fcl::Halfspaced>(Vec3::UnitY(), margin);

@@ -59,7 +59,7 @@ const std::vector<JointType>& all_joint_types() {
 namespace {
 const std::pair<ShapeType, const char*> kShapeTypes[] = {
     {ShapeType::Sphere, "sphere"},   {ShapeType::Box, "box"},           {ShapeType::Capsule, "capsule"},
-    {ShapeType::Cylinder, "cylinder"}, {ShapeType::HalfSpace, "half_space"}, {ShapeType::Convex, "convex"},
+    {ShapeType::Cylinder, "cylinder"}, {ShapeType::HalfSpace, "half_space"}, {ShapeType::Convex, "convex"}, {ShapeType::Ellipsoid, "ellipsoid"},
 };
 }  // namespace
 const char* shape_type_name(ShapeType t) {
@@ -239,6 +239,7 @@ void check_contact_model(const Model& m, const std::string& src) {
         if (!positive(sh.radius)) throw InputError(src, 0, f + ".radius", fmt::format("radius must be positive, got {}", sh.radius));
         break;
       case ShapeType::Box:
+      case ShapeType::Ellipsoid:
         if (!(positive(sh.half_extents.x()) && positive(sh.half_extents.y()) && positive(sh.half_extents.z())))
           throw InputError(src, 0, f + ".half_extents", "half extents must be positive");
         break;

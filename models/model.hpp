@@ -95,7 +95,7 @@ struct AppliedLoad {
 // pose's y axis (a floor: position 0, identity orientation: y <= 0). Convex: a convex polyhedron,
 // its vertices (shape frame) and triangular faces (indices into vertices, counter-clockwise seen
 // from outside). Half-spaces belong to the world (or a static body).
-enum class ShapeType { Sphere, Box, Capsule, Cylinder, HalfSpace, Convex };
+enum class ShapeType { Sphere, Box, Capsule, Cylinder, HalfSpace, Convex, Ellipsoid };
 const char* shape_type_name(ShapeType t);
 bool shape_type_from_name(const std::string& name, ShapeType& t);
 struct Shape {
@@ -106,7 +106,7 @@ struct Shape {
   Quat orientation = Quat::Identity();  // in the body's frame
   double radius = 0;                    // m: sphere, capsule, cylinder
   double length = 0;                    // m: capsule, cylinder
-  Vec3 half_extents = Vec3::Zero();     // m: box
+  Vec3 half_extents = Vec3::Zero();     // m: box; ellipsoid: its semi-axes along the shape's x, y, z
   std::vector<Vec3> vertices;           // convex
   std::vector<std::array<int, 3>> faces;  // convex
   int material = 0;                     // index into Model::materials

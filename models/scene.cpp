@@ -282,6 +282,7 @@ class SceneBuilder {
         sh.radius = r.positive("radius");
         break;
       case ShapeType::Box:
+      case ShapeType::Ellipsoid:
         only({"half_extents"});
         sh.half_extents = vec3(r, "half_extents");
         if (!(sh.half_extents.minCoeff() > 0)) r.fail("half_extents", "half extents must be positive");
@@ -648,7 +649,8 @@ std::string scene_to_toml(const Model& m) {
                      str(m.materials[static_cast<size_t>(sh.material)].name));
     switch (sh.type) {
       case ShapeType::Sphere: o += fmt::format("radius = {}\n", num(sh.radius)); break;
-      case ShapeType::Box: o += fmt::format("half_extents = {}\n", vec(sh.half_extents)); break;
+      case ShapeType::Box:
+      case ShapeType::Ellipsoid: o += fmt::format("half_extents = {}\n", vec(sh.half_extents)); break;
       case ShapeType::Capsule:
       case ShapeType::Cylinder: o += fmt::format("radius = {}\nlength = {}\n", num(sh.radius), num(sh.length)); break;
       case ShapeType::HalfSpace: break;

@@ -539,7 +539,9 @@ TEST_CASE("contacts: rolling-box (SimBenchmark) - the box slides and the balls r
   for (const char* method : kContactMethods) {
     const Run r = run(m, method, h, static_cast<long>(std::lround(T / h)));
     // before the contacts' lever arms were the preview's spatial points, the balls' normal impulses
-    // braked their spin: the box was 0.0128 m/s slow at 2 s, the balls 0.005 m/s fast
+    // braked their spin: the box was 0.0128 m/s slow at 2 s, the balls 0.005 m/s fast; before the
+    // detection margin a ball resting on the box was missed every few steps (the box falls as far
+    // as the ball on the preview) and fell for a step: 1e-3 m/s of noise (measured now: 6e-6)
     const double box_v = r.s.bodies[0].v.x() - a1 * T;
     double ball_v = 0, pos = 0;
     for (size_t b = 0; b < m.bodies.size(); ++b) {
@@ -548,10 +550,10 @@ TEST_CASE("contacts: rolling-box (SimBenchmark) - the box slides and the balls r
       if (b > 0) ball_v = std::max(ball_v, std::abs(r.s.bodies[b].v.x() - a2 * T));
     }
     INFO(method << ": box velocity error " << box_v << " m/s, balls " << ball_v << " m/s, positions " << pos << " m");
-    CHECK(std::abs(box_v) < 5e-3);
-    CHECK(ball_v < 2e-3);
-    CHECK(pos < 2e-3);
-    CHECK(r.max_penetration < 1e-4);
+    CHECK(std::abs(box_v) < 1e-4);
+    CHECK(ball_v < 1e-4);
+    CHECK(pos < 1e-4);
+    CHECK(r.max_penetration < 1e-5);
   }
   // the metric: the same closed form, over every step
   mb::RunConfig cfg;
@@ -559,9 +561,10 @@ TEST_CASE("contacts: rolling-box (SimBenchmark) - the box slides and the balls r
   cfg.duration = 1;
   const mb::CaseRecord rec = mb::run_case(m, "sle", cfg);
   REQUIRE(rec.ok());
-  CHECK(*rec.metrics.get("exact_pos_error_max") < 2e-3);
+  CHECK(*rec.metrics.get("exact_pos_error_max") < 1e-4);
   CHECK(*rec.metrics.get("exact_pos_error_max") > 0);
-  CHECK(rec.metrics.get("exact_vel_error_max").has_value());
+  CHECK(*rec.metrics.get("exact_vel_error_max") < 1e-4);  // no step of free fall (g h = 9.8e-3 m/s)
+  CHECK(*rec.metrics.get("stick_slip_changes") <= 2);     // the start; the balls roll (a turning pair slips)
 }
 
 TEST_CASE("contacts: a ball rolling on a sliding box converges at second order - its normal impulse does not brake its spin", "[contacts]") {
@@ -650,5 +653,46 @@ t_end = 0.75
       CHECK_THAT(err.what(), Catch::Contains(field));
       CHECK_THAT(err.what(), Catch::Contains("bad.toml:"));
     }
+  }
+}
+
+TEST_CASE("contacts: a spun egg rises onto its end above the threshold spin and not below it - energy never rises (schmitt2003)", "[contacts]") {
+  // measured threshold at h = 0.1 ms: between 140 and 150 rad/s (docs/contacts.md); the spin's
+  // energy would lift the centre to the end (0.03 m) from 24 rad/s on, so below the threshold it is
+  // the dynamics, not the energy, that keep the egg down
+  const double h = 1e-4, T = 2, b = 0.022, a = 0.03;
+  for (const double spin : {100.0, 200.0}) {
+    const mb::Model m = mb::build_model(fmt::format("spinning-egg:spin={}", spin));
+    REQUIRE(m.shapes[1].type == mb::ShapeType::Ellipsoid);
+    auto meth = mb::make_method("linear");
+    mb::State s = mb::initial_state(m);
+    meth->init(m, s);
+    const double e0 = mb::total_energy(m, s);
+    double y_max = 0, e_prev = e0, gain = 0;
+    mb::CollisionDetector det(m);
+    std::vector<mb::Contact> cs;
+    double pen = 0;
+    for (long i = 0; i < std::lround(T / h); ++i) {
+      mb::StepStats st;
+      meth->step(m, s, h, st);
+      const double e = mb::total_energy(m, s);
+      gain = std::max(gain, e - e_prev);
+      e_prev = e;
+      y_max = std::max(y_max, s.bodies[0].x.y());
+      if (i % 100 == 0) {
+        det.detect(m, s, cs);
+        for (const mb::Contact& c : cs) pen = std::max(pen, c.depth);
+      }
+    }
+    INFO("spin " << spin << " rad/s: centre of mass at " << s.bodies[0].x.y() << " m after 2 s (highest " << y_max
+                 << "), energy " << e0 << " -> " << e_prev << " J, largest gain in a step " << gain << " J");
+    if (spin > 150) {
+      CHECK(s.bodies[0].x.y() > a - 1e-3);  // on its end: 0.0299 measured
+    } else {
+      CHECK(y_max < b + 1e-4);  // still lying: 0.02201 measured
+    }
+    CHECK(gain < 1e-12);                    // friction only dissipates (it rose by hopping before the dead band went)
+    CHECK(pen < 1e-5);
+    CHECK(s.bodies[0].x.y() < a + 1e-4);    // never off the table
   }
 }

@@ -64,7 +64,9 @@ Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d
 class ContactSet {
  public:
   ContactSet() = default;
-  explicit ContactSet(const Model& model);
+  // margin > 0: also the pairs closer than the margin on the preview (speculative contacts, inert
+  // unless a phase would close them; they never collide)
+  explicit ContactSet(const Model& model, double margin = 0);
   bool enabled() const { return enabled_; }
   size_t size() const { return rows_.size(); }
 
@@ -85,7 +87,7 @@ class ContactSet {
   bool begin_collision_phase(const State& state, double tol);
   double collision_sweep(State& state, double tol);
   void begin_position_phase();
-  double position_sweep(const Model& model, const StepLoads& loads, double h, State& state, double tol);
+  double position_sweep(const Model& model, const StepLoads& loads, double h, State& state);
   // The velocity phase starts with the contacts whose gap at `state` is at most `slack`.
   void begin_velocity_phase(const State& state, double slack);
   double velocity_sweep(State& state, double tol);

@@ -37,6 +37,9 @@ struct ImpulseOptions {
   // iterations end at a maximum count), the contacts keep their impulses and the joints alone are
   // then corrected to tol_p / tol_v; 0: contacts and joints converge together or the step fails
   long contact_iterations = 0;
+  // contacts: pairs closer than this on the preview are found too (speculative contacts, inert
+  // unless the step would close them), m; 0: only the pairs that penetrate on the preview
+  double contact_margin = 1e-4;
   // the springs' forces: false = at the start of the step, held over it (explicit); true = the
   // linearly implicit tensions of ImplicitSprings (methods/common/implicit_springs.hpp)
   bool implicit_springs = false;
@@ -53,6 +56,9 @@ bool parse_contact_coupling(const Spec& spec);
 // the `contact_iterations` option (ImpulseOptions::contact_iterations), shared likewise
 OptionInfo contact_iterations_option();
 long parse_contact_iterations(const Spec& spec);
+// the `contact_margin` option (ImpulseOptions::contact_margin), shared likewise
+OptionInfo contact_margin_option();
+double parse_contact_margin(const Spec& spec);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
 bool parse_spring_treatment(const Spec& spec);

@@ -76,6 +76,8 @@ class Ode final : public Method {
     for (const Shape& sh : model.shapes)
       if (sh.type == ShapeType::Convex)
         throw UnsupportedModel(fmt::format("ode: shape '{}' is convex; its mapping to dCreateConvex is not built", sh.name));
+      else if (sh.type == ShapeType::Ellipsoid)
+        throw UnsupportedModel(fmt::format("ode: shape '{}' is an ellipsoid, which ODE does not have", sh.name));
     // the library once per process (ODE's global data: dInitODE2 before any world)
     static std::once_flag once;
     std::call_once(once, [] { dInitODE2(0); });
@@ -186,7 +188,8 @@ class Ode final : public Method {
           g = dCreatePlane(space_, n.x(), n.y(), n.z(), n.dot(x));
           break;
         }
-        case ShapeType::Convex: break;  // refused in do_init
+        case ShapeType::Convex:
+        case ShapeType::Ellipsoid: break;  // refused in do_init
       }
       dGeomSetData(g, reinterpret_cast<void*>(k));
       if (sh.type == ShapeType::HalfSpace) continue;  // planes are not placeable

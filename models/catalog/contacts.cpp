@@ -16,6 +16,12 @@
 //    f1 = 0.4 (M + n m) g = 137.3 N; each ball rolls on the box without slipping, driven by the
 //    friction f2 = (F - f1) / (3.5 M / m + n) (ball: m a2 = f2; rolling: a1 = a2 + 2.5 f2 / m), so
 //    a1 = 3.5 f2 / m = 0.739 m/s^2 (box) and a2 = f2 / m = 0.211 m/s^2 (balls): the exact motions.
+//  spinning-egg: a uniform prolate spheroid (semi-axes 0.03 m along its symmetry axis and 0.022 m,
+//    60 g: a hen's egg) lying on the floor, its axis tilted up by 3 degrees, spun at `spin` rad/s
+//    about the vertical (schmitt2003's video; Moffatt and Shimomura 2002): spun fast enough it
+//    rises onto its end through sliding friction, its centre of mass from 0.022 m to 0.03 m.
+//    Energy bounds the rise: the spin's kinetic energy I_perp w^2 / 2 lifts the centre by at most
+//    I_perp w^2 / (2 m g) (1.7 mm at 10 rad/s; reaching the end takes at least 24 rad/s).
 //  heavy-rod: tomcin2014 Figure 1d: a 7.5 t block (1 x 0.5 x 1 m) resting on the middle of a 50 kg
 //    rod (2 x 0.1 x 0.1 m) that is held by a hinge at one end and hangs from a 1 m distance joint
 //    at the other; everything stays at rest. The mass ratio 150 is what makes contacts alternating
@@ -228,6 +234,40 @@ Model build_rolling_box(const Spec& spec) {
   m.info.default_h = 0.001;
   m.info.h_grid = {0.0005, 0.001, 0.002, 0.004};
   m.info.energy_conserved = false;
+  return m;
+}
+
+Model build_spinning_egg(const Spec& spec) {
+  const double spin = spec.get_double("spin", 60.0), mu = spec.get_double("mu", 0.3), g = 9.81;
+  const double a = 0.03, b = 0.022, mass = 0.06, tilt = 3 * M_PI / 180;
+  Model m;
+  m.gravity = Vec3(0, -g, 0);
+  m.materials.push_back({"table", 0.0, mu, mu});
+  m.shapes.push_back(floor_shape(Quat::Identity(), 0));
+  Body egg;
+  egg.name = "egg";
+  egg.mass = mass;
+  egg.inertia = Vec3(0.4 * mass * b * b, 0.2 * mass * (a * a + b * b), 0.2 * mass * (a * a + b * b)).asDiagonal();
+  egg.orientation = Quat(Eigen::AngleAxisd(tilt, Vec3::UnitZ()));  // the symmetry axis (body x) raised by `tilt`
+  // resting on its side: the centre at the spheroid's support height along the vertical
+  egg.position = Vec3(0, std::sqrt(a * a * std::sin(tilt) * std::sin(tilt) + b * b * std::cos(tilt) * std::cos(tilt)), 0);
+  egg.angular_velocity = Vec3(0, spin, 0);
+  m.bodies.push_back(egg);
+  Shape s;
+  s.name = "egg";
+  s.type = ShapeType::Ellipsoid;
+  s.body = 0;
+  s.half_extents = Vec3(a, b, b);
+  m.shapes.push_back(s);
+  m.info.name = spec.text();
+  m.info.source = "schmitt2003 (spinning egg); Moffatt and Shimomura 2002";
+  m.info.description = fmt::format(
+      "a 60 g uniform prolate spheroid (semi-axes 0.03, 0.022 m) lying on a table (mu {}), spun at {} rad/s about the vertical: "
+      "fast enough, it rises onto its end (centre of mass from 0.022 to 0.03 m)", mu, spin);
+  m.info.duration = 5;
+  m.info.default_h = 0.0005;
+  m.info.h_grid = {0.00025, 0.0005, 0.001};
+  m.info.energy_conserved = mu == 0;
   return m;
 }
 
