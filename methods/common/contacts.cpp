@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -14,7 +15,8 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 }  // namespace
 
-ContactSet::ContactSet(const Model& model, double margin) : enabled_(!model.shapes.empty()) {
+ContactSet::ContactSet(const Model& model, double margin, bool from_start)
+    : enabled_(!model.shapes.empty()), from_start_(from_start) {
   if (enabled_) detector_ = std::make_unique<CollisionDetector>(model, margin);
   inv_mass_.assign(model.bodies.size(), 0.0);
   inv_inertia_.assign(model.bodies.size(), Mat3::Zero());
@@ -29,8 +31,9 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   if (!enabled_) return;
   const auto t0 = Clock::now();
   detector_->detect(model, preview, found_);
+  merge_start(model, state);
   update_inertia(model, state);
-  auto make_row = [&](const Contact& c) {
+  auto make_row = [&](const Contact& c, bool at_start) {
     Row r;
     r.c = c;
     r.mat = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
@@ -39,11 +42,13 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
     r.P.row(0) = c.normal.transpose();
     r.P.row(1) = t1.transpose();
     r.P.row(2) = t2.transpose();
-    // the lever arms: the contact point found on the preview, from each body's centre of mass, in
-    // world axes (the spatial point, not the material one: a ball rolling over the step would tilt
-    // a material point's lever by its turn w h, and its normal impulse would then brake its spin)
+    // the lever arms: the contact point where it was found (on the preview, or at the start), from
+    // each body's centre of mass, in world axes (the spatial point, not the material one: a ball
+    // rolling over the step would tilt a material point's lever by its turn w h, and its normal
+    // impulse would then brake its spin)
+    const State& found_on = at_start ? state : preview;
     auto lever = [&](int body, const Vec3& local) -> Vec3 {
-      return body == kWorld ? Vec3::Zero() : Vec3(preview.bodies[static_cast<size_t>(body)].q * local);
+      return body == kWorld ? Vec3::Zero() : Vec3(found_on.bodies[static_cast<size_t>(body)].q * local);
     };
     r.ra = lever(c.a, c.local_a);
     r.rb = lever(c.b, c.local_b);
@@ -53,26 +58,27 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   // a pair of shapes with one contact: one row with its friction; with several (a box on a
   // plane): their normal rows, then one friction row at their centroid bounded by the sum of their
   // normal impulses (patch friction, as PhysX's default)
-  for (size_t i = 0; i < found_.size();) {
+  for (size_t i = 0; i < merged_.size();) {
     size_t j = i + 1;
-    while (j < found_.size() && found_[j].shape_a == found_[i].shape_a && found_[j].shape_b == found_[i].shape_b) ++j;
+    while (j < merged_.size() && merged_[j].shape_a == merged_[i].shape_a && merged_[j].shape_b == merged_[i].shape_b) ++j;
+    const bool at_start = at_start_[i] != 0;
     if (j == i + 1) {
-      rows_.push_back(make_row(found_[i]));
+      rows_.push_back(make_row(merged_[i], at_start));
     } else {
-      Contact centre = found_[i];
+      Contact centre = merged_[i];
       centre.local_a.setZero();
       centre.local_b.setZero();
       Row patch;
       for (size_t k = i; k < j; ++k) {
-        Row r = make_row(found_[k]);
+        Row r = make_row(merged_[k], at_start);
         r.normal_only = true;
         patch.members.push_back(static_cast<int>(rows_.size()));
         rows_.push_back(r);
-        centre.local_a += found_[k].local_a / static_cast<double>(j - i);
-        centre.local_b += found_[k].local_b / static_cast<double>(j - i);
+        centre.local_a += merged_[k].local_a / static_cast<double>(j - i);
+        centre.local_b += merged_[k].local_b / static_cast<double>(j - i);
       }
       const std::vector<int> members = patch.members;
-      patch = make_row(centre);
+      patch = make_row(centre, at_start);
       patch.members = members;
       rows_.push_back(patch);
     }
@@ -80,6 +86,60 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   }
   stats.contacts = std::max(stats.contacts, static_cast<long>(rows_.size()));
   stats.t_contact += since(t0);
+}
+
+// merged_ = the preview's contacts; with from_start_, also the shape pairs found at the start
+// (within the margin) that the preview has apart, and the start's contacts replace a pair's preview
+// contacts whose normal turned by more than 60 degrees from the start's (the preview passed through:
+// a box-box query then pushes out on the far side). Otherwise the preview's stay (tomcin2014 s.7):
+// their points are where the step will have the bodies, which the levers at the end of the step need
+// (a rolling ball's start point has turned away from the floor by then). A start contact's depth,
+// which only decides whether it collides, is the pair's deepest on the preview, or its own gap
+// (negative: speculative) when the preview has the pair apart.
+void ContactSet::merge_start(const Model& model, const State& state) {
+  merged_.clear();
+  at_start_.clear();
+  if (!from_start_) {
+    merged_ = found_;
+    at_start_.assign(found_.size(), 0);
+    return;
+  }
+  detector_->detect(model, state, start_found_);
+  // the detector orders its contacts by the shape pair (lower index, higher index)
+  auto key = [](const Contact& c) { return std::make_pair(std::min(c.shape_a, c.shape_b), std::max(c.shape_a, c.shape_b)); };
+  auto take = [&](const Contact& c, bool at_start) {
+    merged_.push_back(c);
+    at_start_.push_back(at_start ? 1 : 0);
+  };
+  size_t i = 0, k = 0;
+  while (i < found_.size() || k < start_found_.size()) {
+    if (k == start_found_.size() || (i < found_.size() && key(found_[i]) < key(start_found_[k]))) {
+      take(found_[i++], false);  // a pair new over the step
+      continue;
+    }
+    const size_t k0 = k, i0 = i;
+    while (k < start_found_.size() && key(start_found_[k]) == key(start_found_[k0])) ++k;
+    while (i < found_.size() && key(found_[i]) == key(start_found_[k0])) ++i;
+    // the start's normal from a to b of the preview's orientation of the pair
+    auto start_normal = [&](const Contact& p) {
+      const Contact& s0 = start_found_[k0];
+      return s0.shape_a == p.shape_a ? s0.normal : Vec3(-s0.normal);
+    };
+    bool turned = false;
+    double deepest = -INFINITY;
+    for (size_t j = i0; j < i; ++j) {
+      turned = turned || found_[j].normal.dot(start_normal(found_[j])) < 0.5;
+      deepest = std::max(deepest, found_[j].depth);
+    }
+    if (i > i0 && !turned) {
+      for (size_t j = i0; j < i; ++j) take(found_[j], false);
+      continue;
+    }
+    for (size_t j = k0; j < k; ++j) {
+      take(start_found_[j], true);
+      if (i > i0) merged_.back().depth = deepest;
+    }
+  }
 }
 
 void ContactSet::update_inertia(const Model& model, const State& state) {

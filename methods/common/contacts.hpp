@@ -1,6 +1,6 @@
 // Contacts in the impulse step (docs/contacts.md; tomcin2014 s.7, after Guendelman et al. 2003).
-// Contacts are found on the preview of the step (free motion over h with the external loads) and
-// each becomes three rows, the normal n (from body a to body b) and two tangents, on the relative
+// Contacts are found on the preview of the step (free motion over h with the external loads) and,
+// for the shape pairs already touching, at its start (ContactSet's from_start); each becomes three rows, the normal n (from body a to body b) and two tangents, on the relative
 // velocity u = P (v_b(p_b) - v_a(p_a)) of its two points. An impulse lambda on the rows adds
 // +P^T lambda to b at p_b and -P^T lambda to a at p_a. Each phase accumulates its impulses from zero
 // and projects them, one contact at a time (Gauss-Seidel): lambda_n >= 0, and Coulomb's cone
@@ -66,12 +66,16 @@ class ContactSet {
   ContactSet() = default;
   // margin > 0: also the pairs closer than the margin on the preview (speculative contacts, inert
   // unless a phase would close them; they never collide)
-  explicit ContactSet(const Model& model, double margin = 0);
+  // from_start: a shape pair within the margin at the step's start takes its contacts (normal,
+  // points) from there, and the preview adds only the pairs new over the step (docs/contacts.md,
+  // "Detection at the start"); false: every contact from the preview (tomcin2014 s.7)
+  explicit ContactSet(const Model& model, double margin = 0, bool from_start = false);
   bool enabled() const { return enabled_; }
   size_t size() const { return rows_.size(); }
 
-  // Finds the contacts on `preview` (the state the step would reach without contacts) and
-  // prepares their rows and effective masses at `state`. With `coupling`, each contact is coupled
+  // Finds the contacts on `preview` (the state the step would reach without contacts), and with
+  // from_start those at `state` (the step's start), and prepares their rows and effective masses at
+  // `state`. With `coupling`, each contact is coupled
   // to the articulation (above).
   void detect(const Model& model, const State& preview, const State& state, StepStats& stats,
               ArticulationCoupling* coupling = nullptr);
@@ -107,6 +111,7 @@ class ContactSet {
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
   };
   void update_inertia(const Model& model, const State& state);
+  void merge_start(const Model& model, const State& state);
   // K and (coupled) Y and S of a row at `state` (its lever arms set)
   void prepare(const Model& model, Row& r);
   Vec3 relative_velocity(const Row& r, const State& s) const;
@@ -121,10 +126,12 @@ class ContactSet {
   Vec3 project(Row& r, const Vec3& du);
 
   bool enabled_ = false;
+  bool from_start_ = false;
   ArticulationCoupling* coupling_ = nullptr;
   mutable Eigen::VectorXd x_;
   std::unique_ptr<CollisionDetector> detector_;
-  std::vector<Contact> found_;
+  std::vector<Contact> found_, start_found_, merged_;
+  std::vector<char> at_start_;  // per merged_ contact: found at the step's start (else on the preview)
   std::vector<Row> rows_;
   std::vector<double> inv_mass_;          // per body (0: static)
   std::vector<Mat3> inv_inertia_;         // per body, world frame, at detect()

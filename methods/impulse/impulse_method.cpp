@@ -20,8 +20,20 @@ std::vector<OptionInfo> impulse_options_info() {
   return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
           OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
           OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9),
-          contact_coupling_option(), contact_iterations_option(), contact_margin_option(), spring_treatment_option()};
+          contact_coupling_option(), contact_iterations_option(), contact_margin_option(), contact_detection_option(),
+          spring_treatment_option()};
 }
+
+OptionInfo contact_detection_option() {
+  return OptionInfo::choice("contact_detection", "start",
+                            "contacts: start = a shape pair within contact_margin at the step's start keeps the contacts found "
+                            "there (normal and points), the preview adds the pairs new over the step (a block resting on a "
+                            "thin rod at h = 0.25 s, whose preview passes through it, stays); preview = every contact from the "
+                            "preview of the step (tomcin2014 s.7)",
+                            {"start", "preview"});
+}
+
+bool parse_contact_detection(const Spec& s) { return s.get_string("contact_detection", "start") == "start"; }
 
 OptionInfo contact_margin_option() {
   return OptionInfo::number("contact_margin", "1e-4",
@@ -83,6 +95,7 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
   o.contact_margin = parse_contact_margin(s);
+  o.contacts_from_start = parse_contact_detection(s);
   o.implicit_springs = parse_spring_treatment(s);
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
@@ -324,7 +337,7 @@ ImpulseMethod::ImpulseMethod(MethodInfo info, ImpulseOptions options, std::uniqu
 
 void ImpulseMethod::do_init(const Model& model, const State& state) {
   corrector_->init(model, state);
-  contacts_ = ContactSet(model, opt_.contact_margin);
+  contacts_ = ContactSet(model, opt_.contact_margin, opt_.contacts_from_start);
   StepStats unused;
   corrector_->update(model, state, unused);
 }
@@ -453,7 +466,8 @@ void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStat
     loads_at(model, state, loads_, loads_);
   // 0. contacts: found on the preview of the step, the free motion after the joints' position
   // correction (tomcin2014 s.7: joints are fulfilled before each collision detection, so that a
-  // body resting on a jointed one is seen to touch it); collisions resolved on the velocities now
+  // body resting on a jointed one is seen to touch it), and (contact_detection=start) the pairs
+  // touching at the step's start from there; collisions resolved on the velocities now
   ContactSet* contacts = nullptr;
   if (contacts_.enabled()) {
     const auto t0 = Clock::now();

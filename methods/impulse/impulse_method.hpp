@@ -40,6 +40,9 @@ struct ImpulseOptions {
   // contacts: pairs closer than this on the preview are found too (speculative contacts, inert
   // unless the step would close them), m; 0: only the pairs that penetrate on the preview
   double contact_margin = 1e-4;
+  // contacts: true = a shape pair within contact_margin at the step's start keeps the start's
+  // contacts, the preview adds the new pairs; false = every contact from the preview
+  bool contacts_from_start = true;
   // the springs' forces: false = at the start of the step, held over it (explicit); true = the
   // linearly implicit tensions of ImplicitSprings (methods/common/implicit_springs.hpp)
   bool implicit_springs = false;
@@ -59,6 +62,9 @@ long parse_contact_iterations(const Spec& spec);
 // the `contact_margin` option (ImpulseOptions::contact_margin), shared likewise
 OptionInfo contact_margin_option();
 double parse_contact_margin(const Spec& spec);
+// the `contact_detection` option (ImpulseOptions::contacts_from_start), shared likewise
+OptionInfo contact_detection_option();
+bool parse_contact_detection(const Spec& spec);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
 bool parse_spring_treatment(const Spec& spec);

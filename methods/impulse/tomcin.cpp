@@ -46,6 +46,7 @@ MethodInfo TomcinMethod::describe() {
       contact_coupling_option(),
       contact_iterations_option(),
       contact_margin_option(),
+      contact_detection_option(),
       spring_treatment_option(),
   };
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "eps_P=1e-12,eps_V=1e-12",
@@ -63,6 +64,7 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
   o.contact_margin = parse_contact_margin(s);
+  o.contacts_from_start = parse_contact_detection(s);
   o.implicit_springs = parse_spring_treatment(s);
   const double eps_t = s.get_double("eps_T", 1e-10);
   const bool spectrum = s.get_string("spectrum", "off") == "on";
