@@ -312,7 +312,26 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
   }
   d.provenance = provenance_summary(d.records, d.failed);
   d.work_precision = work_precision(d.records);
+  d.contacts = contact_timing(d.records);
   return d;
+}
+
+std::vector<ContactTiming> contact_timing(const std::vector<CaseRecord>& records) {
+  std::vector<ContactTiming> out;
+  for (const CaseRecord& r : records) {
+    if (r.stats.contacts_max <= 0 || r.steps_done <= 0) continue;
+    ContactTiming c;
+    c.model = r.model.spec;
+    c.method = r.method.spec;
+    c.h = r.h;
+    c.steps = r.steps_done;
+    c.contacts_max = r.stats.contacts_max;
+    c.step_ms = 1e3 * r.timing.step_seconds_total / static_cast<double>(r.steps_done);
+    c.contact_ms = 1e3 * r.timing.contact / static_cast<double>(r.steps_done);
+    c.share = c.step_ms > 0 ? c.contact_ms / c.step_ms : 0.0;
+    out.push_back(c);
+  }
+  return out;
 }
 
 }  // namespace mb

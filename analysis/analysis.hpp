@@ -144,6 +144,18 @@ struct ProvenanceSummary {
   std::string first_date, last_date;
 };
 
+// The cost of the contact phases of one case with contacts (docs/contacts.md): the wall time per
+// step of the whole step and of the contact phases (detection and contact impulses,
+// CaseTiming::contact), from a record whose steps found at least one contact.
+struct ContactTiming {
+  std::string model, method;
+  double h = 0;
+  long steps = 0, contacts_max = 0;
+  double step_ms = 0, contact_ms = 0;  // per step
+  double share = 0;                    // contact_ms / step_ms
+};
+std::vector<ContactTiming> contact_timing(const std::vector<CaseRecord>& records);
+
 struct ReportData {
   std::vector<CaseRecord> records;      // deduplicated, in case order
   std::vector<Series> series;
@@ -155,6 +167,7 @@ struct ReportData {
   std::vector<NotApplicable> not_applicable;  // model x metric pairs without a series
   ProvenanceSummary provenance;
   WorkPrecision work_precision;         // of the records whose experiment asks for mescd
+  std::vector<ContactTiming> contacts;  // of the records that found contacts
   long failed = 0;
 };
 

@@ -195,6 +195,20 @@ std::vector<TextTable> report_tables(const ReportData& d) {
   for (const auto& x : d.not_applicable) na.rows.push_back({x.model, x.metric, std::to_string(x.cases), Cell(x.reason, "na")});
   if (!na.rows.empty()) out.push_back(std::move(na));
 
+  // the contact phases' share of the step time
+  TextTable ct;
+  ct.id = "contact-time";
+  ct.title = "Time per step of the contact phases";
+  ct.caption = "Every case whose steps found contacts: the wall time per step of the whole step and of the contact phases "
+               "(detection at the step's start and on its preview, and the contact impulses of the collision, position and "
+               "velocity phases; docs/contacts.md), and the contact phases' share. Wall times on the machine in the "
+               "provenance.";
+  ct.header = {"Model", "Method", "h", "steps", "most contacts", "ms / step", "contact ms / step", "contact share"};
+  for (const ContactTiming& c : d.contacts)
+    ct.rows.push_back({c.model, c.method, h_text(c.h), std::to_string(c.steps), std::to_string(c.contacts_max), sig3(c.step_ms),
+                       sig3(c.contact_ms), fmt::format("{:.0f} %", 100 * c.share)});
+  if (!ct.rows.empty()) out.push_back(std::move(ct));
+
   // work-precision: error at the end time over cost, one table per model
   for (auto& t : work_precision_tables(d)) out.push_back(std::move(t));
   return out;

@@ -208,3 +208,34 @@ TEST_CASE("work-precision: the cheapest run that reaches each error target, or '
   CHECK(t->rows[2][1].text == "not supported: loops");
   no_dash(tables);
 }
+
+TEST_CASE("contact time: the contact phases' time per step of the cases that found contacts, and their share", "[report][contacts]") {
+  std::vector<mb::CaseRecord> recs;
+  mb::CaseRecord touch = record("rolling-box", "sle", 0.001, false, std::nullopt);
+  touch.steps_done = 4000;
+  touch.stats.contacts_max = 54;
+  touch.timing.step_seconds_total = 3.6;  // 0.9 ms per step
+  touch.timing.contact = 2.7;             // 0.675 ms per step: 75 %
+  recs.push_back(touch);
+  mb::CaseRecord none = record("pendulum10", "sle", 0.001, false, 2.0);  // no contacts: no row
+  none.steps_done = 1000;
+  none.timing.step_seconds_total = 0.1;
+  recs.push_back(none);
+  const mb::ReportData d = mb::analyse(recs, std::nullopt);
+  REQUIRE(d.contacts.size() == 1);
+  CHECK(d.contacts[0].model == "rolling-box");
+  CHECK(d.contacts[0].step_ms == Approx(0.9).epsilon(1e-12));
+  CHECK(d.contacts[0].contact_ms == Approx(0.675).epsilon(1e-12));
+  CHECK(d.contacts[0].share == Approx(0.75).epsilon(1e-12));
+  const auto tables = mb::report_tables(d);
+  const mb::TextTable* t = nullptr;
+  for (const auto& x : tables)
+    if (x.id == "contact-time") t = &x;
+  REQUIRE(t);
+  REQUIRE(t->rows.size() == 1);
+  CHECK(t->rows[0][4].text == "54");
+  CHECK(t->rows[0][5].text == "0.900");
+  CHECK(t->rows[0][6].text == "0.675");
+  CHECK(t->rows[0][7].text == "75 %");
+  no_dash(tables);
+}
