@@ -107,7 +107,8 @@ class ConstraintDriftObserver final : public Observer {
 
 // Contacts (models with shapes; docs/contacts.md): the penetration the collision detector finds
 // after each step (its largest depth), as the max over the run and the mean over steps, and the
-// largest energy gain of one step (an impact or a contact that adds energy shows here).
+// largest energy gain of one step (an impact or a contact that adds energy shows here) and its
+// largest loss (an impact's dissipation, (1 - e^2) of the approach's kinetic energy, shows here).
 // Stick and slip: a second detector with a margin also finds the resting contacts a step leaves
 // just apart; a shape pair in contact sticks when every one of its contact points slides slower
 // than kStickSpeed, and every change between sticking and slipping of a pair in contact at two
@@ -129,6 +130,7 @@ class ContactObserver final : public Observer {
     max_ = std::max(max_, depth);
     sum_ += depth;
     gain_ = std::max(gain_, v.energy - e_prev_);
+    loss_ = std::max(loss_, e_prev_ - v.energy);
     e_prev_ = v.energy;
     ++n_;
     classify(model, state, now_);
@@ -142,6 +144,7 @@ class ContactObserver final : public Observer {
     m.set("PEN_max", max_);
     m.set("PEN_mean", n_ ? sum_ / n_ : 0.0);
     m.set("E_gain_max", gain_);
+    m.set("E_loss_max", loss_);
     m.set("stick_slip_changes", static_cast<double>(changes_));
   }
 
@@ -160,7 +163,7 @@ class ContactObserver final : public Observer {
   std::unique_ptr<CollisionDetector> detector_, near_;
   std::vector<Contact> contacts_, near_contacts_;
   std::map<std::pair<int, int>, bool> sticking_, now_;
-  double max_ = 0, sum_ = 0, gain_ = 0, e_prev_ = 0;
+  double max_ = 0, sum_ = 0, gain_ = 0, loss_ = 0, e_prev_ = 0;
   long n_ = 0, changes_ = 0;
 };
 
@@ -220,6 +223,8 @@ const std::vector<MetricInfo>& metric_catalog() {
       {"PEN_max", "contact models: deepest penetration found after any step, m", true},
       {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true},
       {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
+      {"E_loss_max", "contact models: largest energy decrease over one step, J: an impact's dissipation, (1 - e^2) of the kinetic "
+                     "energy of the approach for restitution e (0 if energy never falls)", true},
       {"stick_slip_changes", "contact models: changes between sticking (every point of a touching shape pair slower than 1e-4 m/s) "
                              "and slipping, summed over the shape pairs in contact at consecutive steps", true},
       {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true},
