@@ -37,7 +37,8 @@ const SmallModel kModels[] = {
     {"tree:joints=7", 1.0 / 120, 0.1}, {"tree:joints=7,anchor=ball", 1.0 / 120, 0.1}, {"loop:n=8", 0.005, 0.3}, {"peaucellier", 0.03, 0.3},
     {"spider:legs=2", 0.01, 0.1}, {"scissor-lift:segments=1", 0.01, 0.1}, {"strandbeest:legs=1", 0.01, 0.1},
     {"octahedron-tube:rings=1,around=3", 0.01, 0.03}, {"octahedron-cube:n=1", 0.01, 0.05},
-    {"bouncing-ball:height=0.1", 0.005, 0.5}, {"incline-cubes:cubes=2", 0.01, 0.3},
+    {"bouncing-ball:height=0.1", 0.005, 0.5}, {"incline-cubes:cubes=2", 0.01, 0.3}, {"sledge-pendulum", 0.01, 0.3},
+    {"heavy-rod", 0.01, 0.2}, {"rolling-box", 0.001, 0.05}, {"spinning-egg", 0.0005, 0.05},
     {"spring-mass", 0.001, 0.5}, {"andrews", 1e-5, 0.001}, {"iftomm-a01", 0.01, 0.5}, {"four-bar:n=2", 0.005, 0.3},
     {"bricard", 0.01, 0.2}, {"conical-pendulum", 0.01, 0.5}, {"flyball-governor", 1e-4, 0.005},
     {"cloth:n=4,ext=0.001", 0.01, 0.2},
@@ -56,6 +57,12 @@ const KnownFailure kKnownFailures[] = {
     // `iterative` misses its 1e-6 velocity tolerance likewise ("flyball-governor" in findings.md)
     {"Imp", "flyball-governor", "did not converge in 1000 sweeps"},
     {"iterative", "flyball-governor", "did not converge in 1000 sweeps"},
+    // the 7.5 t block on the 50 kg rod: joint-by-joint sweeps with the contacts alternating do not
+    // converge at the mass ratio 150 (tomcin2014 s.1; "Heavy rod" in findings.md)
+    {"iterative", "heavy-rod", "did not converge in 1000 sweeps"},
+    // `linear` splits the loop the hanger closes into two acyclic groups, so its contacts alternate
+    // with the joints as with coupling=off (docs/contacts.md, "Coupling to the articulation")
+    {"linear", "heavy-rod", "did not converge in 1000 sweeps"},
 };
 const KnownFailure* known_failure(const std::string& method, const std::string& model) {
   for (const auto& k : kKnownFailures)
@@ -91,14 +98,15 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
         CHECK_THROWS_AS(mb::run_case(model, e->info.name, config(sm.h, sm.duration)), mb::UnsupportedModel);
         continue;
       }
-      // a joint type the method has no rows for is refused at init by name (UnsupportedModel: the
-      // sweep records it as unsupported, with the reason); the feature metadata has no joint types
+      // a joint type or shape type the method has no rows or geometry for is refused at init by
+      // name (UnsupportedModel: the sweep records it as unsupported, with the reason); the feature
+      // metadata has no joint or shape types (ODE has no ellipsoid)
       mb::CaseRecord a;
       try {
         a = mb::run_case(model, e->info.name, config(sm.h, sm.duration));
       } catch (const mb::UnsupportedModel& x) {
         INFO("refused: " << x.what());
-        CHECK_THAT(std::string(x.what()), Catch::Contains("joint"));
+        CHECK_THAT(std::string(x.what()), Catch::Contains("joint") || Catch::Contains("shape"));
         continue;
       }
       INFO("status " << mb::to_string(a.status) << ": " << a.reason);
@@ -107,7 +115,8 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
         CHECK_THAT(a.reason, Catch::Contains(k->reason));
         continue;
       }
-      REQUIRE(a.ok());
+      CHECK(a.ok());
+      if (!a.ok()) continue;  // the next pairs still run: every failure is listed
       CHECK(a.steps_done == a.steps);
       const mb::CaseRecord b = mb::run_case(model, e->info.name, config(sm.h, sm.duration));
       CHECK(mb::accuracy_fields(a) == mb::accuracy_fields(b));
@@ -118,6 +127,8 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
       // 0.27 J of a scale of 1 J); their accuracy is tested against ref (tests/peers_test.cpp)
       const bool peer = e->info.family == "peer";
       CHECK(*a.metrics.get("CD_pos_max") < (peer ? 5e-2 : 1e-3));
+      // contact models: penetration bounded (the impulse methods hold it to their tolerances)
+      if (!model.shapes.empty()) CHECK(*a.metrics.get("PEN_max") < (peer ? 1e-2 : 1e-4));
       if (model.info.energy_conserved && model.loads.empty()) {
         const double e0 = *a.metrics.get("E0"), e1 = *a.metrics.get("E_end");
         CHECK(std::abs(e1 - e0) <= (peer ? 0.5 : 1e-2) * std::max(1.0, std::abs(e0)));
