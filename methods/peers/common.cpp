@@ -131,7 +131,7 @@ Vec3 peer_point_velocity(const State& state, const std::vector<PeerFrame>& frame
   return s.v + frames[static_cast<size_t>(b)].w.cross(p - s.x);
 }
 
-PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine) {
+PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine, bool close_loops) {
   const size_t n = model.bodies.size();
   PeerTree t;
   t.parent.assign(n, kWorld);
@@ -158,9 +158,13 @@ PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, con
         const PeerJoint& j = joints[static_cast<size_t>(k)];
         const bool from_a = node(j.a) == u;
         const size_t v = from_a ? node(j.b) : node(j.a);
-        if (seen[v])
-          throw UnsupportedModel(fmt::format("{} builds a tree of joints; joint '{}' closes a loop", engine,
-                                             model.joints[static_cast<size_t>(j.index)].name));
+        if (seen[v]) {
+          if (!close_loops)
+            throw UnsupportedModel(fmt::format("{} builds a tree of joints; joint '{}' closes a loop", engine,
+                                               model.joints[static_cast<size_t>(j.index)].name));
+          t.closing.push_back(k);
+          continue;
+        }
         seen[v] = true;
         t.parent[v] = u == n ? kWorld : static_cast<int>(u);
         t.joint[v] = k;

@@ -52,14 +52,16 @@ OptionInfo point_inertia_option(const std::string& def);
 
 // The spanning tree a reduced-coordinate engine builds: each dynamic body's parent (kWorld for a
 // root) and the joint to it (-1: a floating root, 6 degrees of freedom), in an order with parents
-// first. Throws UnsupportedModel on a closed loop.
+// first (breadth first from the world). A joint that closes a loop throws UnsupportedModel, or with
+// `closing` is listed there (for an engine that closes loops with constraints of its own).
 struct PeerTree {
   std::vector<int> order;   // dynamic body indices, parents before children
   std::vector<int> parent;  // (nbody) parent body or kWorld
   std::vector<int> joint;   // (nbody) index into the peer_joints list, -1 for a floating root
   std::vector<bool> flip;   // (nbody) true when the joint's b is the parent (a the child)
+  std::vector<int> closing; // indices into the peer_joints list of the joints that close loops
 };
-PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine);
+PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine, bool close_loops = false);
 
 // The frame of every body of the tree at the initial state (world), as the reduced-coordinate
 // engines take it: a rigid body at its centre of mass with its orientation and angular velocity; a

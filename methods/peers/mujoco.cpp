@@ -4,7 +4,8 @@
 // floating body gets a free joint, a ball/hinge/slider joint its MuJoCo joint at the child's anchor,
 // a fixed joint welds the child, a cardan joint is two hinges, and a rod to a point mass two hinges
 // perpendicular to the rod at its pivot (the point mass is the inertial offset of a body framed at
-// the pivot; its frame turns with the rod). Integrators: Euler (MuJoCo's semi-implicit Euler,
+// the pivot; its frame turns with the rod); a joint that closes a loop is an equality constraint
+// (loop_closures). Integrators: Euler (MuJoCo's semi-implicit Euler,
 // order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
 // mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
 // mj_step leaves is from the step's start) and written as our Cartesian State.
@@ -48,7 +49,8 @@ class Mujoco final : public Method {
   explicit Mujoco(const Spec& s)
       : rk4_(s.get_string("integrator", "rk4") == "rk4"),
         iterations_(static_cast<int>(s.get_int("iterations", 100))),
-        point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+        point_inertia_(s.get_double("point_inertia", 1e-12)),
+        eq_timeconst_(s.get_double("eq_timeconst", 0.02)) {}
   ~Mujoco() override { reset(); }
   Mujoco(const Mujoco&) = delete;
   Mujoco& operator=(const Mujoco&) = delete;
@@ -81,7 +83,7 @@ class Mujoco final : public Method {
     });
     reset();
     const auto joints = peer_joints(model, state);
-    const PeerTree tree = peer_tree(model, joints, "mujoco");
+    const PeerTree tree = peer_tree(model, joints, "mujoco", true);
     const size_t n = model.bodies.size();
     // the nesting depth, parents first
     std::vector<int> depth(n, 0);
@@ -128,7 +130,11 @@ class Mujoco final : public Method {
     // stack is 2 n^2 numbers (8191: 1.07e9 bytes reserved, about 0.44 GB touched); smaller models
     // keep MuJoCo's default. Measured: docs/peers.md.
     if (n >= kLargeTree) x += fmt::format("<size nstack=\"{}\"/>\n", 2 * n * n);
+    // the joints that close loops: MuJoCo's equality constraints (soft, with its default solref
+    // and solimp: docs/peers.md); a site on each body for a rod's tendon
+    const Loops loops = loop_closures(model, joints, tree);
     x += "<worldbody>\n";
+    for (const std::string& site : loops.sites[n]) x += site;
     // depth first, each body's frame relative to its parent's
     auto body = [&](auto&& self, int i, const Frame* parent) -> void {
       const size_t u = static_cast<size_t>(i);
@@ -173,13 +179,76 @@ class Mujoco final : public Method {
           default: break;  // fixed: welded
         }
       }
+      for (const std::string& site : loops.sites[u]) x += site;
       for (int c : children[u]) self(self, c, &f);
       x += "</body>\n";
     };
     for (int r : children[n]) body(body, r, nullptr);
-    x += "</worldbody>\n</mujoco>\n";
+    x += "</worldbody>\n";
+    if (!loops.tendons.empty()) x += "<tendon>\n" + loops.tendons + "</tendon>\n";
+    if (!loops.equalities.empty())
+      x += fmt::format("<default><equality solref=\"{} 1\"/></default>\n<equality>\n{}</equality>\n", num(eq_timeconst_), loops.equalities);
+    x += "</mujoco>\n";
     (void)state;
     return x;
+  }
+
+  // The MJCF of the joints that close loops. MuJoCo's equality constraints hold a point of body1 (its
+  // anchor, in body1's frame) on the point of body2 where it was at the initial configuration
+  // (connect), or their relative pose (weld), or a tendon at its initial length; so: a ball joint is
+  // a connect at its anchor, a hinge two connects (at its anchor and one metre along its axis: the
+  // second also holds the axis), a fixed joint a weld, and a rod a spatial tendon between sites at
+  // its two anchors held at its initial length. A cardan or slider joint closing a loop has no such
+  // form and is refused.
+  struct Loops {
+    std::vector<std::vector<std::string>> sites;  // (nbody + 1: the world last) site elements
+    std::string tendons, equalities;
+  };
+  Loops loop_closures(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) const {
+    const size_t n = model.bodies.size();
+    Loops l;
+    l.sites.resize(n + 1);
+    auto name = [](int b) { return fmt::format("b{}", b); };
+    // a world point in body b's frame (the world: itself)
+    auto local = [&](int b, const Vec3& p) -> Vec3 {
+      if (b == kWorld) return p;
+      const Frame& f = frames_[static_cast<size_t>(b)];
+      return f.q.conjugate() * (p - f.origin);
+    };
+    for (int k : tree.closing) {
+      const PeerJoint& j = joints[static_cast<size_t>(k)];
+      const std::string& jname = model.joints[static_cast<size_t>(j.index)].name;
+      // body1 must be a body: the world, if a joint has it, goes second (an omitted body2)
+      const bool swap = j.a == kWorld;
+      const int b1 = swap ? j.b : j.a, b2 = swap ? j.a : j.b;
+      const Vec3 at1 = swap ? j.anchor_b : j.anchor_a;
+      const std::string body2 = b2 == kWorld ? "" : fmt::format(" body2=\"{}\"", name(b2));
+      auto connect = [&](const Vec3& p) {
+        l.equalities += fmt::format("<connect body1=\"{}\"{} anchor=\"{}\"/>\n", name(b1), body2, vec(local(b1, p)));
+      };
+      switch (j.type) {
+        case JointType::Ball: connect(at1); break;
+        case JointType::Hinge:
+          connect(at1);
+          connect(at1 + j.axis_a);
+          break;
+        case JointType::Fixed: l.equalities += fmt::format("<weld body1=\"{}\"{}/>\n", name(b1), body2); break;
+        case JointType::Distance: {
+          for (int side = 0; side < 2; ++side) {
+            const int b = side == 0 ? j.a : j.b;
+            l.sites[b == kWorld ? n : static_cast<size_t>(b)].push_back(
+                fmt::format("<site name=\"loop{}{}\" pos=\"{}\"/>\n", k, side ? "b" : "a", vec(local(b, side == 0 ? j.anchor_a : j.anchor_b))));
+          }
+          l.tendons += fmt::format("<spatial name=\"loop{}\"><site site=\"loop{}a\"/><site site=\"loop{}b\"/></spatial>\n", k, k, k);
+          l.equalities += fmt::format("<tendon tendon1=\"loop{}\"/>\n", k);
+          break;
+        }
+        default:
+          throw UnsupportedModel(fmt::format("mujoco: joint '{}' ({}) closes a loop; MuJoCo's equality constraints (connect, weld, "
+                                             "tendon) cannot express it", jname, joint_type_name(j.type)));
+      }
+    }
+    return l;
   }
 
   // qvel from our Cartesian velocities, joint by joint (the initial state is consistent: ref projects it)
@@ -256,6 +325,7 @@ class Mujoco final : public Method {
   bool rk4_;
   int iterations_;
   double point_inertia_;
+  double eq_timeconst_;  // the equality constraints' solref time constant, s
   mjModel* mjm_ = nullptr;
   mjData* data_ = nullptr;
   std::vector<Frame> frames_;  // (nbody)
@@ -272,13 +342,17 @@ MethodInfo describe_mujoco() {
   i.family = "peer";
   i.version = fmt::format("MuJoCo {}", mj_versionString());
   i.description = "MuJoCo (libmujoco-dev): reduced coordinates (a tree of MuJoCo bodies compiled from MJCF in memory), "
-                  "semi-implicit Euler or RK4; trees only, at most 96 bodies deep";
+                  "semi-implicit Euler or RK4; loops closed by its (soft) equality constraints; at most 96 bodies deep";
   i.source = "todorov2012 (MuJoCo)";
   i.options = {OptionInfo::choice("integrator", "rk4", "rk4: MuJoCo's RK4 (order 4); euler: its semi-implicit Euler (order 1)", {"rk4", "euler"}),
                OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree)", 1, 1e6),
-               point_inertia_option("1e-12")};
+               point_inertia_option("1e-12"),
+               OptionInfo::number("eq_timeconst", "0.02",
+                                  "loops: the time constant of the equality constraints that close them, s (MuJoCo's solref, damping "
+                                  "ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
+                                  1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
   i.fixed_step = true;
   return i;
 }
