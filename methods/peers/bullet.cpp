@@ -5,7 +5,8 @@
 // fixed joints fixed links, and a rod to a point mass a spherical link at the pivot (the point mass
 // its centre of mass, with point_inertia). A link's frame is its principal axes (Bullet takes a
 // diagonal inertia). A step is btMultiBodyDynamicsWorld::stepSimulation(h, 0): one step of h, the
-// articulated-body algorithm and semi-implicit Euler (order 1).
+// articulated-body algorithm and semi-implicit Euler (order 1). A ball joint or hinge that closes a
+// loop is a btMultiBodyPoint2Point constraint (close_loops).
 // Traps (docs/peers.md): the headers must see BT_USE_DOUBLE_PRECISION and the program link the
 // -float64 libraries (else btScalar is float); a btMultiBody comes with linear and angular damping
 // 0.04, joint speeds clamped at 100 (maxCoordinateVelocity) and sleeping on: all switched off;
@@ -14,6 +15,8 @@
 #include <BulletDynamics/Featherstone/btMultiBody.h>
 #include <BulletDynamics/Featherstone/btMultiBodyConstraintSolver.h>
 #include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
+#include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
+#include <BulletDynamics/Featherstone/btMultiBodyPoint2Point.h>
 #include <LinearMath/btScalar.h>
 
 #include <chrono>
@@ -61,6 +64,12 @@ class Bullet final : public Method {
   };
 
   void reset() {
+    for (auto& c : constraints_)
+      if (world_) world_->removeMultiBodyConstraint(c.get());
+    constraints_.clear();
+    for (auto& c : colliders_)
+      if (world_) world_->removeCollisionObject(c.get());
+    colliders_.clear();
     for (auto& mbp : multibodies_) {
       if (world_) world_->removeMultiBody(mbp.get());
     }
@@ -86,7 +95,7 @@ class Bullet final : public Method {
     world_->setGravity(bt(model.gravity));
 
     const auto joints = peer_joints(model, state);
-    const PeerTree tree = peer_tree(model, joints, "bullet");
+    const PeerTree tree = peer_tree(model, joints, "bullet", true);
     const size_t n = model.bodies.size();
     places_.assign(n, Place{});
     const std::vector<PeerFrame> frames = peer_frames(model, state, joints, tree, "bullet");
@@ -214,7 +223,66 @@ class Bullet final : public Method {
       multibodies_.push_back(std::move(mbp));
       members_.push_back(g);
     }
+    close_loops(model, state, joints, tree);
     torque_.assign(n, Vec3::Zero());
+  }
+
+  // The joints that close loops, as btMultiBodyPoint2Point constraints (a point of one link held on a
+  // point of another link or of the world, by the multibody constraint solver's impulses with
+  // Baumgarte feedback: soft, docs/peers.md): a ball joint at its anchor, a hinge at its anchor and
+  // 1 m along its axis (the second holds the axis). Other joint types closing a loop are refused.
+  void close_loops(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    if (tree.closing.empty()) return;
+    // Bullet solves a multibody constraint in the simulation island of its links' colliders and
+    // skips it when they have none (and btMultiBodyDynamicsWorld's unsplit path passes it the count
+    // of the other constraints), so every link of a multibody with loops gets a collider that
+    // collides with nothing (group and mask 0)
+    if (!marker_) marker_ = std::make_unique<btSphereShape>(0.01);
+    for (auto& mbp : multibodies_) {
+      auto add = [&](int link) {
+        auto c = std::make_unique<btMultiBodyLinkCollider>(mbp.get(), link);
+        c->setCollisionShape(marker_.get());
+        c->setActivationState(DISABLE_DEACTIVATION);
+        world_->addCollisionObject(c.get(), 0, 0);
+        if (link < 0) mbp->setBaseCollider(c.get());
+        else mbp->getLink(link).m_collider = c.get();
+        colliders_.push_back(std::move(c));
+      };
+      if (!mbp->hasFixedBase()) add(-1);
+      for (int link = 0; link < mbp->getNumLinks(); ++link) add(link);
+    }
+    for (int k : tree.closing) {
+      const PeerJoint& j = joints[static_cast<size_t>(k)];
+      if (j.type != JointType::Ball && j.type != JointType::Hinge)
+        throw UnsupportedModel(fmt::format("bullet: joint '{}' ({}) closes a loop; Bullet's btMultiBodyPoint2Point holds points only "
+                                           "(ball joints, and hinges as two points)",
+                                           model.joints[static_cast<size_t>(j.index)].name, joint_type_name(j.type)));
+      // the multibody body first: a world side becomes a null rigid body with its pivot in world axes
+      const bool swap = j.a == kWorld;
+      const int b1 = swap ? j.b : j.a, b2 = swap ? j.a : j.b;
+      auto local = [&](int b, const Vec3& p) -> btVector3 {
+        if (b == kWorld) return bt(p);
+        const Place& pl = places_[static_cast<size_t>(b)];
+        return bt(pl.frame.conjugate() * (p - state.bodies[static_cast<size_t>(b)].x));
+      };
+      std::vector<Vec3> points = {j.anchor_a};
+      if (j.type == JointType::Hinge) points.push_back(j.anchor_a + j.axis_a);
+      for (const Vec3& p : points) {
+        const Place& p1 = places_[static_cast<size_t>(b1)];
+        btMultiBody* m1 = multibodies_[static_cast<size_t>(p1.multibody)].get();
+        std::unique_ptr<btMultiBodyPoint2Point> c;
+        if (b2 == kWorld) {
+          c = std::make_unique<btMultiBodyPoint2Point>(m1, p1.link, nullptr, local(b1, p), local(kWorld, p));
+        } else {
+          const Place& p2 = places_[static_cast<size_t>(b2)];
+          c = std::make_unique<btMultiBodyPoint2Point>(m1, p1.link, multibodies_[static_cast<size_t>(p2.multibody)].get(), p2.link,
+                                                       local(b1, p), local(b2, p));
+        }
+        c->setMaxAppliedImpulse(std::numeric_limits<double>::max());  // Bullet's default caps it at 100 N s
+        world_->addMultiBodyConstraint(c.get());
+        constraints_.push_back(std::move(c));
+      }
+    }
   }
 
 
@@ -256,6 +324,9 @@ class Bullet final : public Method {
   std::unique_ptr<btMultiBodyConstraintSolver> solver_;
   std::unique_ptr<btMultiBodyDynamicsWorld> world_;
   std::vector<std::unique_ptr<btMultiBody>> multibodies_;
+  std::vector<std::unique_ptr<btMultiBodyPoint2Point>> constraints_;  // the loops' closures
+  std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders_;  // with loops: a collider per link (close_loops)
+  std::unique_ptr<btSphereShape> marker_;
   std::vector<std::vector<int>> members_;  // the bodies of each multibody
   std::vector<Place> places_;  // (nbody)
   std::vector<Vec3> torque_;
@@ -272,11 +343,12 @@ MethodInfo describe_bullet() {
   i.family = "peer";
   i.version = fmt::format("Bullet {}.{} (double)", btGetVersion() / 100, btGetVersion() % 100);
   i.description = "Bullet Physics (libbullet-dev, bullet-float64): Featherstone btMultiBody in reduced coordinates, "
-                  "semi-implicit Euler; trees of ball, hinge, slider and fixed joints";
+                  "semi-implicit Euler; trees of ball, hinge, slider and fixed joints; loops closed at ball joints and hinges by "
+                  "btMultiBodyPoint2Point";
   i.source = "coumans2015 (Bullet)";
   i.options = {point_inertia_option("1e-12")};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
   i.fixed_step = true;
   return i;
 }
