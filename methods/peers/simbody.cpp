@@ -78,7 +78,7 @@ class Simbody final : public Method {
     if (!model.shapes.empty()) throw UnsupportedModel("simbody: contacts are not mapped yet (collision geometry in the model)");
     if (!model.springs.empty()) throw UnsupportedModel("simbody: force elements (springs) are not mapped");
     const auto joints = peer_joints(model, state);
-    const PeerTree tree = peer_tree(model, joints, "simbody");
+    const PeerTree tree = peer_tree(model, joints, "simbody", true);
     const size_t n = model.bodies.size();
     // a second init: the old handles go before the system that owns what they point to
     integ_.reset();
@@ -143,6 +143,7 @@ class Simbody final : public Method {
       }
       mframes_[u] = w;
     }
+    close_loops(model, joints, tree);
     state_ = system_->realizeTopology();
     system_->realizeModel(state_);
     // the initial velocities, parents first (the positions are the mobilizers' zero, except a Free's)
@@ -185,6 +186,52 @@ class Simbody final : public Method {
     steps_ = 0;
     state_.setTime(0);
     initialized_ = false;
+  }
+
+  // The joints that close loops, as Simbody's constraints (holonomic, enforced with the
+  // integrator's projection to its constraint tolerance): a ball joint Constraint::Ball, a rod
+  // Constraint::Rod at its length, a fixed joint Constraint::Weld, a hinge a Ball at its anchor and
+  // two ConstantAngle keeping its axis on one body perpendicular to two directions on the other.
+  // A cardan or slider joint closing a loop is refused.
+  void close_loops(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    auto mobod = [&](int b) -> SimTK::MobilizedBody& { return b == kWorld ? matter_->updGround() : mobods_[static_cast<size_t>(b)]; };
+    // a world point and direction in body b's B frame (the ground: the world)
+    auto point = [&](int b, const Vec3& p) -> SimTK::Vec3 {
+      if (b == kWorld) return sv(p);
+      const Frame& f = frames_[static_cast<size_t>(b)];
+      return sv(f.q.conjugate() * (p - f.origin));
+    };
+    auto direction = [&](int b, const Vec3& d) -> SimTK::UnitVec3 {
+      return SimTK::UnitVec3(b == kWorld ? sv(d) : sv(frames_[static_cast<size_t>(b)].q.conjugate() * d));
+    };
+    for (int k : tree.closing) {
+      const PeerJoint& j = joints[static_cast<size_t>(k)];
+      switch (j.type) {
+        case JointType::Ball: SimTK::Constraint::Ball(mobod(j.a), point(j.a, j.anchor_a), mobod(j.b), point(j.b, j.anchor_b)); break;
+        case JointType::Distance:
+          SimTK::Constraint::Rod(mobod(j.a), point(j.a, j.anchor_a), mobod(j.b), point(j.b, j.anchor_b), j.length);
+          break;
+        case JointType::Fixed: {
+          auto frame = [&](int b) {
+            const Quat q = b == kWorld ? Quat::Identity() : frames_[static_cast<size_t>(b)].q.conjugate();
+            return SimTK::Transform(srot(q), point(b, j.anchor_a));
+          };
+          SimTK::Constraint::Weld(mobod(j.a), frame(j.a), mobod(j.b), frame(j.b));
+          break;
+        }
+        case JointType::Hinge: {
+          SimTK::Constraint::Ball(mobod(j.a), point(j.a, j.anchor_a), mobod(j.b), point(j.b, j.anchor_b));
+          const Quat w = frame_z(j.axis_a);  // x and y perpendicular to the axis
+          SimTK::Constraint::ConstantAngle(mobod(j.a), direction(j.a, j.axis_a), mobod(j.b), direction(j.b, w * Vec3::UnitX()));
+          SimTK::Constraint::ConstantAngle(mobod(j.a), direction(j.a, j.axis_a), mobod(j.b), direction(j.b, w * Vec3::UnitY()));
+          break;
+        }
+        default:
+          throw UnsupportedModel(fmt::format("simbody: joint '{}' ({}) closes a loop; only ball joints, hinges, rods and fixed joints "
+                                             "are mapped to Simbody's constraints",
+                                             model.joints[static_cast<size_t>(j.index)].name, joint_type_name(j.type)));
+      }
+    }
   }
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
@@ -254,7 +301,7 @@ MethodInfo describe_simbody() {
   i.family = "peer";
   i.version = "Simbody " MBBENCH_SIMBODY_VERSION;
   i.description = "Simbody (libsimbody-dev): reduced coordinates (mobilized bodies), its integrators at fixed steps of h "
-                  "or adaptive to an accuracy; trees only";
+                  "or adaptive to an accuracy; loops closed by its constraints (Ball, Rod, Weld; a hinge as a Ball and two ConstantAngle)";
   i.source = "sherman2011 (Simbody)";
   i.options = {OptionInfo::choice("integrator", "rkmerson",
                                   "rkmerson (Runge-Kutta-Merson, order 4), rk3, rk2, euler (explicit), semi-euler2 (semi-explicit Euler "
@@ -266,7 +313,7 @@ MethodInfo describe_simbody() {
                point_inertia_option("1e-12")};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
   i.fixed_step = true;
   return i;
 }
