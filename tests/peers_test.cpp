@@ -349,34 +349,43 @@ TEST_CASE("peers: mujoco closes loops with its equality constraints - soft, the 
   }
 }
 
-TEST_CASE("peers: bullet closes loops at ball joints and hinges with btMultiBodyPoint2Point - a rod closing one is refused", "[peers][loops]") {
-  if (!built("bullet")) {
-    WARN("bullet is not built, skipped");
-    return;
-  }
-  // at h = 1 ms for 0.5 s against ref; measured (docs/peers.md): 1.7e-6 m on the four-bar, 1.5e-4 m
-  // on the Peaucellier linkage, 5.2e-4 m on Bricard's (semi-implicit Euler's first order there)
+TEST_CASE("peers: bullet and dart close loops at ball joints and hinges with point constraints - a rod closing one is refused", "[peers][loops]") {
+  // at h = 1 ms for 0.5 s against ref; measured (docs/peers.md): Bullet (btMultiBodyPoint2Point)
+  // 1.7e-6 m on the four-bar, 1.5e-4 m on the Peaucellier linkage, 5.2e-4 m on Bricard's; DART
+  // (BallJointConstraint, projected Gauss-Seidel) 1.7e-6, 2.6e-4 and 5.1e-4 m: semi-implicit Euler's first order there
   struct Case {
+    const char* engine;
     const char* model;
-    double bound;  // m
+    double bound, joints;  // m: position error, CD_pos_max
   };
-  for (const Case& c : {Case{"four-bar:n=2", 1e-5}, Case{"peaucellier", 1e-3}, Case{"bricard", 2e-3}}) {
+  const Case cases[] = {
+      {"bullet", "four-bar:n=2", 1e-5, 1e-7}, {"bullet", "peaucellier", 1e-3, 1e-4}, {"bullet", "bricard", 2e-3, 1e-4},
+      {"dart", "four-bar:n=2", 1e-5, 1e-6},   {"dart", "peaucellier", 1e-3, 1e-3},   {"dart", "bricard", 2e-3, 1e-3},
+  };
+  for (const Case& c : cases) {
+    if (!built(c.engine)) {
+      WARN(c.engine << " is not built, skipped");
+      continue;
+    }
     const mb::Model m = mb::build_model(c.model);
-    const Errors e = error_vs_ref(m, "bullet", 0.001, 0.5);
-    INFO(c.model << ": position error " << e.pos << " m");
+    const Errors e = error_vs_ref(m, c.engine, 0.001, 0.5);
+    INFO(c.engine << " on " << c.model << ": position error " << e.pos << " m");
     CHECK(e.pos < c.bound);
     mb::RunConfig cfg;
     cfg.h = 0.001;
     cfg.duration = 0.5;
     cfg.round_to_period = false;
-    const mb::CaseRecord r = mb::run_case(m, "bullet", cfg);
+    const mb::CaseRecord r = mb::run_case(m, c.engine, cfg);
     REQUIRE(r.ok());
-    CHECK(*r.metrics.get("CD_pos_max") < 1e-4);  // the closures hold (measured 3.8e-9 to 4.2e-5 m)
+    CHECK(*r.metrics.get("CD_pos_max") < c.joints);  // the closures hold
   }
-  const mb::Model loop = mb::build_model("loop:n=8");
-  auto method = mb::make_method("bullet");
-  mb::State s = mb::initial_state(loop);
-  CHECK_THROWS_WITH(method->init(loop, s), Catch::Contains("closes a loop") && Catch::Contains("btMultiBodyPoint2Point"));
+  const mb::Model loop = mb::build_model("loop:n=8");  // a rod closes it
+  for (const char* engine : {"bullet", "dart"}) {
+    if (!built(engine)) continue;
+    auto method = mb::make_method(engine);
+    mb::State s = mb::initial_state(loop);
+    CHECK_THROWS_WITH(method->init(loop, s), Catch::Contains("closes a loop") && Catch::Contains("distance"));
+  }
 }
 
 TEST_CASE("peers: simbody closes loops with its constraints - to the reference's digits at fourth order", "[peers][loops]") {
