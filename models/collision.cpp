@@ -1,6 +1,7 @@
 #include "models/collision.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -63,19 +64,25 @@ Vec3 body_point(const State& s, int body, const Vec3& local) {
   return b.x + b.q * local;
 }
 
+ShapePairRule::ShapePairRule(const Model& model) {
+  for (const Joint& j : model.joints) joined_.insert(std::minmax(j.a, j.b));
+}
+
+bool ShapePairRule::tested(const Model& m, int a, int b) const {
+  return a != b && !(fixed_body(m, a) && fixed_body(m, b)) && !joined_.count(std::minmax(a, b));
+}
+
 struct CollisionDetector::Impl {
   std::vector<std::unique_ptr<fcl::CollisionObjectd>> objects;  // one per model shape
   std::vector<std::vector<Vec3>> vertices;                      // per shape (box, convex)
-  std::set<std::pair<int, int>> joined;                         // body pairs joined by a joint (a < b)
   fcl::DynamicAABBTreeCollisionManagerd manager;
   std::vector<std::pair<int, int>> candidates;
   std::vector<int> half_spaces;  // not in the manager: their AABB is unbounded (FCL's tree fails on it)
   double margin = 0;
 
+  std::optional<ShapePairRule> rule;
   // whether the shapes of bodies a and b are tested at all
-  bool tested(const Model& m, int a, int b) const {
-    return a != b && !(fixed_body(m, a) && fixed_body(m, b)) && !joined.count(std::minmax(a, b));
-  }
+  bool tested(const Model& m, int a, int b) const { return rule->tested(m, a, b); }
 
   fcl::Transform3d pose(const Shape& sh, const State& s) const {
     fcl::Transform3d tf = fcl::Transform3d::Identity();
@@ -93,7 +100,7 @@ struct CollisionDetector::Impl {
 
 CollisionDetector::CollisionDetector(const Model& model, double margin) : impl_(std::make_unique<Impl>()) {
   impl_->margin = margin;
-  for (const Joint& j : model.joints) impl_->joined.insert(std::minmax(j.a, j.b));
+  impl_->rule.emplace(model);
   std::vector<fcl::CollisionObjectd*> all;
   for (size_t i = 0; i < model.shapes.size(); ++i) {
     const Shape& sh = model.shapes[i];

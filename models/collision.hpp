@@ -10,6 +10,8 @@
 // relative motion).
 #pragma once
 #include <memory>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "models/model.hpp"
@@ -23,6 +25,18 @@ struct Contact {
   Vec3 normal = Vec3::UnitY();          // world, from a to b
   double depth = 0;                     // penetration when found, m (> 0; with a margin, > -margin)
   int shape_a = -1, shape_b = -1;       // model shape indices
+};
+
+// Which bodies' shapes are tested against each other (the rule above): not one body's own, not two
+// fixed bodies' (the world or static), not two bodies joined by a joint. Shared by the detector and
+// the peer engines that filter pairs themselves.
+class ShapePairRule {
+ public:
+  explicit ShapePairRule(const Model& model);
+  bool tested(const Model& model, int body_a, int body_b) const;
+
+ private:
+  std::set<std::pair<int, int>> joined_;  // body pairs joined by a joint (a < b)
 };
 
 class CollisionDetector {

@@ -122,13 +122,16 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
       CHECK(mb::accuracy_fields(a) == mb::accuracy_fields(b));
       // bounded: joints held to 1 mm, energy within 1 % of its scale where it is conserved. The
       // peer engines (docs/peers.md) hold joints at the velocity level with their own drift
-      // feedback (ODE's ERP) and most step by semi-implicit Euler, whose energy error is O(h):
-      // joints to 5 cm, energy to 50 % of its scale at these steps (ODE on chain:n=4 at 5 ms:
+      // feedback (ODE's ERP) or soft constraints (MuJoCo) and most step by semi-implicit Euler, whose energy error is O(h):
+      // joints to 10 cm, energy to 50 % of its scale at these steps (ODE on chain:n=4 at 5 ms:
       // 0.27 J of a scale of 1 J); their accuracy is tested against ref (tests/peers_test.cpp)
       const bool peer = e->info.family == "peer";
-      CHECK(*a.metrics.get("CD_pos_max") < (peer ? 5e-2 : 1e-3));
-      // contact models: penetration bounded (the impulse methods hold it to their tolerances)
-      if (!model.shapes.empty()) CHECK(*a.metrics.get("PEN_max") < (peer ? 1e-2 : 1e-4));
+      // MuJoCo's soft equality constraints (time constant 0.02 s) let heavy-rod's hanger, closing
+      // its loop under the 7.5 t block, stretch 5.8 cm: the peers' joints to 10 cm
+      CHECK(*a.metrics.get("CD_pos_max") < (peer ? 0.1 : 1e-3));
+      // contact models: penetration bounded (the impulse methods hold it to their tolerances;
+      // MuJoCo's soft contacts let the ball of bouncing-ball:height=0.1 sink 2.6 cm)
+      if (!model.shapes.empty()) CHECK(*a.metrics.get("PEN_max") < (peer ? 5e-2 : 1e-4));
       if (model.info.energy_conserved && model.loads.empty()) {
         const double e0 = *a.metrics.get("E0"), e1 = *a.metrics.get("E_end");
         CHECK(std::abs(e1 - e0) <= (peer ? 0.5 : 1e-2) * std::max(1.0, std::abs(e0)));

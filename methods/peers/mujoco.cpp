@@ -5,7 +5,7 @@
 // a fixed joint welds the child, a cardan joint is two hinges, and a rod to a point mass two hinges
 // perpendicular to the rod at its pivot (the point mass is the inertial offset of a body framed at
 // the pivot; its frame turns with the rod); a joint that closes a loop is an equality constraint
-// (loop_closures). Integrators: Euler (MuJoCo's semi-implicit Euler,
+// (loop_closures), and the model's shapes geoms colliding in explicit pairs (contact_geoms). Integrators: Euler (MuJoCo's semi-implicit Euler,
 // order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
 // mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
 // mj_step leaves is from the step's start) and written as our Cartesian State.
@@ -15,7 +15,9 @@
 // default error and warning handlers: ours replace them.
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
@@ -23,6 +25,7 @@
 
 #include "core/error.hpp"
 #include "methods/peers/common.hpp"
+#include "models/collision.hpp"
 #include "methods/peers/peers.hpp"
 
 namespace mb {
@@ -50,7 +53,8 @@ class Mujoco final : public Method {
       : rk4_(s.get_string("integrator", "rk4") == "rk4"),
         iterations_(static_cast<int>(s.get_int("iterations", 100))),
         point_inertia_(s.get_double("point_inertia", 1e-12)),
-        eq_timeconst_(s.get_double("eq_timeconst", 0.02)) {}
+        eq_timeconst_(s.get_double("eq_timeconst", 0.02)),
+        contact_timeconst_(s.get_double("contact_timeconst", 0.02)) {}
   ~Mujoco() override { reset(); }
   Mujoco(const Mujoco&) = delete;
   Mujoco& operator=(const Mujoco&) = delete;
@@ -74,7 +78,13 @@ class Mujoco final : public Method {
 
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "mujoco", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
-    if (!model.shapes.empty()) throw UnsupportedModel("mujoco: contacts are not mapped yet (collision geometry in the model)");
+    for (const Shape& sh : model.shapes) {
+      if (sh.type == ShapeType::Convex)
+        throw UnsupportedModel(fmt::format("mujoco: shape '{}' is convex; MuJoCo recentres a mesh at its own centre of mass and "
+                                           "axes, and that mapping is not built", sh.name));
+      if (sh.type == ShapeType::HalfSpace && sh.body != kWorld && !model.bodies[static_cast<size_t>(sh.body)].is_static)
+        throw UnsupportedModel(fmt::format("mujoco: shape '{}' is a half-space on a moving body; MuJoCo's planes are static", sh.name));
+    }
     if (!model.springs.empty()) throw UnsupportedModel("mujoco: force elements (springs) are not mapped");
     static std::once_flag once;
     std::call_once(once, [] {
@@ -96,7 +106,7 @@ class Mujoco final : public Method {
                                            "reader (tinyxml2) nests elements at most 100 deep (XML_ELEMENT_DEPTH_EXCEEDED)", kMaxDepth));
     }
     frames_ = peer_frames(model, state, joints, tree, "mujoco");
-    const std::string xml = mjcf(model, state, joints, tree);
+    const std::string xml = mjcf(model, state, joints, tree);  // sets zeta_
     // compile from a virtual file
     auto vfs = std::make_unique<mjVFS>();
     mj_defaultVFS(vfs.get());
@@ -111,11 +121,12 @@ class Mujoco final : public Method {
     ids_.assign(n, -1);
     for (int i : tree.order) ids_[static_cast<size_t>(i)] = mj_name2id(mjm_, mjOBJ_BODY, fmt::format("b{}", i).c_str());
     initial_velocities(state, joints, tree);
+    solref_set_ = false;
     xfrc_ = !model.loads.empty();
   }
 
 
-  std::string mjcf(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) const {
+  std::string mjcf(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
     const size_t n = model.bodies.size();
     std::vector<std::vector<int>> children(n + 1);
     for (int i : tree.order) {
@@ -123,8 +134,9 @@ class Mujoco final : public Method {
       children[p == kWorld ? n : static_cast<size_t>(p)].push_back(i);
     }
     std::string x = "<mujoco model=\"mbbench\">\n<compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n";
-    x += fmt::format("<option timestep=\"0.001\" gravity=\"{}\" integrator=\"{}\" iterations=\"{}\"/>\n", vec(model.gravity),
-                     rk4_ ? "RK4" : "Euler", iterations_);
+    // with contacts, the elliptic friction cone (Coulomb's; MuJoCo's default is a pyramid)
+    x += fmt::format("<option timestep=\"0.001\" gravity=\"{}\" integrator=\"{}\" iterations=\"{}\"{}/>\n", vec(model.gravity),
+                     rk4_ ? "RK4" : "Euler", iterations_, model.shapes.empty() ? "" : " cone=\"elliptic\"");
     // MuJoCo 2.2's default stack (mjData's arena for temporaries) overflows while compiling a tree
     // of 8191 bodies ("Stack overflow"): its temporaries grow as nv^2. From 2048 bodies on the
     // stack is 2 n^2 numbers (8191: 1.07e9 bytes reserved, about 0.44 GB touched); smaller models
@@ -133,8 +145,11 @@ class Mujoco final : public Method {
     // the joints that close loops: MuJoCo's equality constraints (soft, with its default solref
     // and solimp: docs/peers.md); a site on each body for a rod's tendon
     const Loops loops = loop_closures(model, joints, tree);
+    const Geoms geoms = contact_geoms(model, state);
+    zeta_ = geoms.zeta;
     x += "<worldbody>\n";
     for (const std::string& site : loops.sites[n]) x += site;
+    for (const std::string& g : geoms.geoms[n]) x += g;
     // depth first, each body's frame relative to its parent's
     auto body = [&](auto&& self, int i, const Frame* parent) -> void {
       const size_t u = static_cast<size_t>(i);
@@ -180,12 +195,14 @@ class Mujoco final : public Method {
         }
       }
       for (const std::string& site : loops.sites[u]) x += site;
+      for (const std::string& g : geoms.geoms[u]) x += g;
       for (int c : children[u]) self(self, c, &f);
       x += "</body>\n";
     };
     for (int r : children[n]) body(body, r, nullptr);
     x += "</worldbody>\n";
     if (!loops.tendons.empty()) x += "<tendon>\n" + loops.tendons + "</tendon>\n";
+    if (!geoms.pairs.empty()) x += "<contact>\n" + geoms.pairs + "</contact>\n";
     if (!loops.equalities.empty())
       x += fmt::format("<default><equality solref=\"{} 1\"/></default>\n<equality>\n{}</equality>\n", num(eq_timeconst_), loops.equalities);
     x += "</mujoco>\n";
@@ -251,6 +268,83 @@ class Mujoco final : public Method {
     return l;
   }
 
+  // The model's shapes as MuJoCo geoms (in their body's frame; the world's and static bodies' in the
+  // worldbody) that collide only in explicit pairs: every pair of shapes our detector tests
+  // (ShapePairRule), with the pair's Coulomb coefficient (mu_dynamic; condim 3, MuJoCo's single
+  // coefficient) and its restitution e as the damping of MuJoCo's soft contact: a spring of
+  // natural frequency w0 = 1 / contact_timeconst with the damping ratio whose rebound is e,
+  // zeta = -ln e / sqrt(pi^2 + ln^2 e) (MuJoCo's solref "-k -b", k = w0^2, b = 2 zeta w0; at e = 0
+  // it is MuJoCo's default solref "tc 1"; the spring stays the same whatever e, so the contact lasts
+  // about pi tc). A half-space is a plane (its normal the shape's y, a plane's z); capsules and
+  // cylinders lie along z in both.
+  struct Geoms {
+    std::vector<std::vector<std::string>> geoms;  // (nbody + 1: the world last)
+    std::string pairs;
+    std::vector<double> zeta;  // per pair: the damping ratio of its restitution
+  };
+
+  // the contact pairs' solref for steps of h: w0 = 1 / max(contact_timeconst, 2 h) (MuJoCo's own
+  // floor for its time constants: a stiffer spring is unstable at that step)
+  void contact_solref(double h) {
+    const double w0 = 1 / std::max(contact_timeconst_, 2 * h);
+    for (int i = 0; i < mjm_->npair; ++i) {
+      mjm_->pair_solref[mjNREF * i] = -w0 * w0;
+      mjm_->pair_solref[mjNREF * i + 1] = -2 * zeta_[static_cast<size_t>(i)] * w0;
+    }
+  }
+  Geoms contact_geoms(const Model& model, const State& state) const {
+    const size_t n = model.bodies.size();
+    Geoms g;
+    g.geoms.resize(n + 1);
+    const Quat y_to_z(Eigen::AngleAxisd(-M_PI / 2, Vec3::UnitX()));  // takes z to y
+    for (size_t k = 0; k < model.shapes.size(); ++k) {
+      const Shape& sh = model.shapes[k];
+      const bool fixed = sh.body == kWorld || model.bodies[static_cast<size_t>(sh.body)].is_static;
+      // the shape's world pose at the initial state, then in its MuJoCo body's frame
+      Vec3 p = sh.position;
+      Quat q = sh.orientation;
+      if (sh.body != kWorld) {
+        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
+        p = b.x + b.q * sh.position;
+        q = b.q * sh.orientation;
+      }
+      if (!fixed) {
+        const Frame& f = frames_[static_cast<size_t>(sh.body)];
+        p = f.q.conjugate() * (p - f.origin);
+        q = f.q.conjugate() * q;
+      }
+      std::string type, size;
+      switch (sh.type) {
+        case ShapeType::Sphere: type = "sphere", size = num(sh.radius); break;
+        case ShapeType::Box: type = "box", size = vec(sh.half_extents); break;
+        case ShapeType::Capsule: type = "capsule", size = fmt::format("{} {}", num(sh.radius), num(sh.length / 2)); break;
+        case ShapeType::Cylinder: type = "cylinder", size = fmt::format("{} {}", num(sh.radius), num(sh.length / 2)); break;
+        case ShapeType::Ellipsoid: type = "ellipsoid", size = vec(sh.half_extents); break;
+        case ShapeType::HalfSpace: type = "plane", size = "0 0 1", q = q * y_to_z; break;
+        case ShapeType::Convex: break;  // refused in do_init
+      }
+      g.geoms[fixed ? n : static_cast<size_t>(sh.body)].push_back(
+          fmt::format("<geom name=\"g{}\" type=\"{}\" size=\"{}\" pos=\"{}\" quat=\"{}\" contype=\"0\" conaffinity=\"0\"/>\n", k, type,
+                      size, vec(p), quat(q)));
+    }
+    const ShapePairRule rule(model);
+    for (size_t i = 0; i < model.shapes.size(); ++i)
+      for (size_t j = i + 1; j < model.shapes.size(); ++j) {
+        const Shape& a = model.shapes[i];
+        const Shape& b = model.shapes[j];
+        if (!rule.tested(model, a.body, b.body)) continue;
+        const Material mat = contact_material(model.materials, model.material_pairs, a.material, b.material);
+        const double e = std::clamp(mat.restitution, 0.0, 1.0);
+        const double zeta = e <= 0 ? 1.0 : -std::log(e) / std::sqrt(M_PI * M_PI + std::log(e) * std::log(e));
+        // solref "-k -b" (the spring and damper per unit of the contact's effective mass), set per
+        // step by contact_solref() from the time constant and h
+        g.zeta.push_back(zeta);
+        g.pairs += fmt::format("<pair geom1=\"g{}\" geom2=\"g{}\" condim=\"3\" friction=\"{} {} 0 0 0\"/>\n", i, j,
+                               num(mat.mu_dynamic), num(mat.mu_dynamic));
+      }
+    return g;
+  }
+
   // qvel from our Cartesian velocities, joint by joint (the initial state is consistent: ref projects it)
   void initial_velocities(const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
     mju_zero(data_->qvel, mjm_->nv);
@@ -297,12 +391,15 @@ class Mujoco final : public Method {
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
+    if (h != mjm_->opt.timestep || !solref_set_) contact_solref(h), solref_set_ = true;
     mjm_->opt.timestep = h;
-    if (xfrc_) {
+    if (xfrc_) {  // the step's average loads at each centre of mass: force, then torque (world axes)
       average_torques(model, state.t, h, torque_);
+      force_.assign(model.bodies.size(), Vec3::Zero());
+      add_average_forces(model, state.t, h, force_);
       for (size_t i = 0; i < ids_.size(); ++i)
         if (ids_[i] >= 0)
-          for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
+          for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + k] = force_[i][k], data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
     }
     mj_step(mjm_, data_);
     // mj_step leaves the kinematics of the step's start: recompute them at its end
@@ -325,13 +422,16 @@ class Mujoco final : public Method {
   bool rk4_;
   int iterations_;
   double point_inertia_;
-  double eq_timeconst_;  // the equality constraints' solref time constant, s
+  double eq_timeconst_;       // the equality constraints' solref time constant, s
+  double contact_timeconst_;  // the contacts' solref time constant, s
   mjModel* mjm_ = nullptr;
   mjData* data_ = nullptr;
   std::vector<Frame> frames_;  // (nbody)
   std::vector<int> ids_;       // (nbody) MuJoCo body id, -1 for a static body
   bool xfrc_ = false;
-  std::vector<Vec3> torque_;
+  std::vector<Vec3> torque_, force_;
+  std::vector<double> zeta_;  // per contact pair
+  bool solref_set_ = false;
 };
 
 }  // namespace
@@ -342,7 +442,7 @@ MethodInfo describe_mujoco() {
   i.family = "peer";
   i.version = fmt::format("MuJoCo {}", mj_versionString());
   i.description = "MuJoCo (libmujoco-dev): reduced coordinates (a tree of MuJoCo bodies compiled from MJCF in memory), "
-                  "semi-implicit Euler or RK4; loops closed by its (soft) equality constraints; at most 96 bodies deep";
+                  "semi-implicit Euler or RK4; loops closed by its (soft) equality constraints; contacts as its (soft) geom pairs; at most 96 bodies deep";
   i.source = "todorov2012 (MuJoCo)";
   i.options = {OptionInfo::choice("integrator", "rk4", "rk4: MuJoCo's RK4 (order 4); euler: its semi-implicit Euler (order 1)", {"rk4", "euler"}),
                OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree)", 1, 1e6),
@@ -350,9 +450,13 @@ MethodInfo describe_mujoco() {
                OptionInfo::number("eq_timeconst", "0.02",
                                   "loops: the time constant of the equality constraints that close them, s (MuJoCo's solref, damping "
                                   "ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
+                                  1e-9, 1e3),
+               OptionInfo::number("contact_timeconst", "0.02",
+                                  "contacts: MuJoCo's soft contacts as springs of natural frequency 1 / contact_timeconst, s, damped to "
+                                  "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts;
   i.fixed_step = true;
   return i;
 }
