@@ -329,6 +329,7 @@ std::vector<ContactTiming> contact_timing(const std::vector<CaseRecord>& records
     c.step_ms = 1e3 * r.timing.step_seconds_total / static_cast<double>(r.steps_done);
     c.contact_ms = 1e3 * r.timing.contact / static_cast<double>(r.steps_done);
     c.share = c.step_ms > 0 ? c.contact_ms / c.step_ms : 0.0;
+    c.measured = r.timing.contact > 0;
     out.push_back(c);
   }
   return out;

@@ -153,6 +153,7 @@ struct ContactTiming {
   long steps = 0, contacts_max = 0;
   double step_ms = 0, contact_ms = 0;  // per step
   double share = 0;                    // contact_ms / step_ms
+  bool measured = true;                // false: the method does not time its contact phases apart (a peer engine's step)
 };
 std::vector<ContactTiming> contact_timing(const std::vector<CaseRecord>& records);
 

@@ -217,12 +217,18 @@ TEST_CASE("contact time: the contact phases' time per step of the cases that fou
   touch.timing.step_seconds_total = 3.6;  // 0.9 ms per step
   touch.timing.contact = 2.7;             // 0.675 ms per step: 75 %
   recs.push_back(touch);
+  mb::CaseRecord engine = touch;  // an engine's step holds its contacts: not measured apart
+  engine.method.spec = engine.method.name = "ode";
+  engine.timing.contact = 0;
+  recs.push_back(engine);
   mb::CaseRecord none = record("pendulum10", "sle", 0.001, false, 2.0);  // no contacts: no row
   none.steps_done = 1000;
   none.timing.step_seconds_total = 0.1;
   recs.push_back(none);
   const mb::ReportData d = mb::analyse(recs, std::nullopt);
-  REQUIRE(d.contacts.size() == 1);
+  REQUIRE(d.contacts.size() == 2);
+  CHECK(d.contacts[0].measured);
+  CHECK_FALSE(d.contacts[1].measured);
   CHECK(d.contacts[0].model == "rolling-box");
   CHECK(d.contacts[0].step_ms == Approx(0.9).epsilon(1e-12));
   CHECK(d.contacts[0].contact_ms == Approx(0.675).epsilon(1e-12));
@@ -232,7 +238,8 @@ TEST_CASE("contact time: the contact phases' time per step of the cases that fou
   for (const auto& x : tables)
     if (x.id == "contact-time") t = &x;
   REQUIRE(t);
-  REQUIRE(t->rows.size() == 1);
+  REQUIRE(t->rows.size() == 2);
+  CHECK(t->rows[1][6].text.rfind("not measured", 0) == 0);
   CHECK(t->rows[0][4].text == "54");
   CHECK(t->rows[0][5].text == "0.900");
   CHECK(t->rows[0][6].text == "0.675");
