@@ -17,11 +17,14 @@
 #include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
 #include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
 #include <BulletDynamics/Featherstone/btMultiBodyPoint2Point.h>
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <LinearMath/btScalar.h>
 
 #include <chrono>
 #include <functional>
+#include <mutex>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include <fmt/format.h>
@@ -29,6 +32,7 @@
 #include "core/error.hpp"
 #include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
+#include "models/collision.hpp"
 
 static_assert(std::is_same_v<btScalar, double>, "bullet: build with BT_USE_DOUBLE_PRECISION and the bullet-float64 libraries");
 
@@ -40,6 +44,39 @@ btVector3 bt(const Vec3& v) { return btVector3(v.x(), v.y(), v.z()); }
 btQuaternion bt(const Quat& q) { return btQuaternion(q.x(), q.y(), q.z(), q.w()); }  // Bullet: (x, y, z, w)
 Vec3 eig(const btVector3& v) { return Vec3(v.x(), v.y(), v.z()); }
 Quat eig(const btQuaternion& q) { return Quat(q.w(), q.x(), q.y(), q.z()); }
+
+// A collision object's contact material (its user pointer): Bullet combines two objects' friction
+// and restitution by products, ours by the model's pair rule (contact_material). The callbacks are
+// global in Bullet; objects that are not ours (no user pointer) keep Bullet's products.
+struct ColliderMaterial {
+  const Model* model = nullptr;
+  int material = 0;
+};
+Material pair_material(const btCollisionObject* a, const btCollisionObject* b) {
+  const auto* ma = static_cast<const ColliderMaterial*>(a->getUserPointer());
+  const auto* mb = static_cast<const ColliderMaterial*>(b->getUserPointer());
+  return contact_material(ma->model->materials, ma->model->material_pairs, ma->material, mb->material);
+}
+bool ours(const btCollisionObject* a, const btCollisionObject* b) { return a->getUserPointer() && b->getUserPointer(); }
+btScalar combined_friction(const btCollisionObject* a, const btCollisionObject* b) {
+  return ours(a, b) ? pair_material(a, b).mu_dynamic : a->getFriction() * b->getFriction();
+}
+btScalar combined_restitution(const btCollisionObject* a, const btCollisionObject* b) {
+  return ours(a, b) ? pair_material(a, b).restitution : a->getRestitution() * b->getRestitution();
+}
+
+// Our pair rule (ShapePairRule) on the collision objects' bodies (their user index; -1: the world),
+// after Bullet's group and mask test
+struct PairFilter final : btOverlapFilterCallback {
+  const Model* model = nullptr;
+  std::optional<ShapePairRule> rule;
+  bool needBroadphaseCollision(btBroadphaseProxy* p0, btBroadphaseProxy* p1) const override {
+    if (!(p0->m_collisionFilterGroup & p1->m_collisionFilterMask) || !(p1->m_collisionFilterGroup & p0->m_collisionFilterMask)) return false;
+    const auto* a = static_cast<const btCollisionObject*>(p0->m_clientObject);
+    const auto* b = static_cast<const btCollisionObject*>(p1->m_clientObject);
+    return rule->tested(*model, a->getUserIndex(), b->getUserIndex());
+  }
+};
 
 class Bullet final : public Method {
  public:
@@ -70,6 +107,11 @@ class Bullet final : public Method {
     for (auto& c : colliders_)
       if (world_) world_->removeCollisionObject(c.get());
     colliders_.clear();
+    for (auto& o : statics_)
+      if (world_) world_->removeCollisionObject(o.get());
+    statics_.clear();
+    shapes_.clear();
+    materials_.clear();
     for (auto& mbp : multibodies_) {
       if (world_) world_->removeMultiBody(mbp.get());
     }
@@ -84,7 +126,16 @@ class Bullet final : public Method {
 
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "bullet", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider});
-    if (!model.shapes.empty()) throw UnsupportedModel("bullet: contacts are not mapped yet (collision geometry in the model)");
+    for (const Shape& sh : model.shapes) {
+      if (sh.type == ShapeType::Ellipsoid) throw UnsupportedModel(fmt::format("bullet: shape '{}' is an ellipsoid, which Bullet does not have", sh.name));
+      if (sh.type == ShapeType::HalfSpace && sh.body != kWorld && !model.bodies[static_cast<size_t>(sh.body)].is_static)
+        throw UnsupportedModel(fmt::format("bullet: shape '{}' is a half-space on a moving body; Bullet's planes are static", sh.name));
+      for (const Shape& other : model.shapes)
+        if (other.body == sh.body && other.material != sh.material && sh.body != kWorld)
+          throw UnsupportedModel(fmt::format("bullet: the shapes of body '{}' have different materials; Bullet's friction and "
+                                             "restitution belong to a collision object, one per body",
+                                             model.bodies[static_cast<size_t>(sh.body)].name));
+    }
     if (!model.springs.empty()) throw UnsupportedModel("bullet: force elements (springs) are not mapped");
     reset();
     config_ = std::make_unique<btDefaultCollisionConfiguration>();
@@ -223,8 +274,130 @@ class Bullet final : public Method {
       multibodies_.push_back(std::move(mbp));
       members_.push_back(g);
     }
+    add_colliders(model, state, !tree.closing.empty());
     close_loops(model, state, joints, tree);
     torque_.assign(n, Vec3::Zero());
+    force_.assign(n, Vec3::Zero());
+  }
+
+  // Collision objects. With shapes: each body's shapes as one collider of its link (a compound in
+  // the link frame), the world's and static bodies' shapes as static objects, colliding by our pair
+  // rule (PairFilter: Bullet's own would skip a multibody's non-adjacent links without
+  // self-collision and collide two bodies joined by a loop's closing joint) with the pair's
+  // mu_dynamic and restitution (combined_friction, combined_restitution). With loops: every link
+  // has a collider, for Bullet solves a multibody constraint only in the simulation island of its
+  // links' colliders and skips it when they have none (and btMultiBodyDynamicsWorld's unsplit path
+  // passes it the count of the other constraints); a link without shapes gets a marker that
+  // collides with nothing (group and mask 0).
+  void add_colliders(const Model& model, const State& state, bool loops) {
+    if (model.shapes.empty() && !loops) return;
+    const size_t n = model.bodies.size();
+    std::vector<std::vector<size_t>> shapes_of(n + 1);  // the world last
+    for (size_t k = 0; k < model.shapes.size(); ++k) {
+      const int b = model.shapes[k].body;
+      shapes_of[b == kWorld || model.bodies[static_cast<size_t>(b)].is_static ? n : static_cast<size_t>(b)].push_back(k);
+    }
+    if (!model.shapes.empty()) {
+      static std::once_flag once;
+      std::call_once(once, [] {
+        gCalculateCombinedFrictionCallback = combined_friction;
+        gCalculateCombinedRestitutionCallback = combined_restitution;
+      });
+      filter_ = std::make_unique<PairFilter>();
+      filter_->model = &model;
+      filter_->rule.emplace(model);
+      world_->getPairCache()->setOverlapFilterCallback(filter_.get());
+    }
+    // a shape as a Bullet shape. Bullet's collision margin (0.04 m by default) rounds a box's and a
+    // cylinder's edges inside their extents (a 0.1 m cube became nearly a ball, rocked and sank
+    // 5 mm on the incline) and grows a convex hull outwards: 1 mm here (kMargin)
+    constexpr double kMargin = 1e-3;
+    auto shape_of = [&](const Shape& sh) -> std::unique_ptr<btCollisionShape> {
+      std::unique_ptr<btCollisionShape> s;
+      switch (sh.type) {
+        case ShapeType::Sphere: return std::make_unique<btSphereShape>(sh.radius);
+        case ShapeType::Capsule: return std::make_unique<btCapsuleShapeZ>(sh.radius, sh.length);
+        case ShapeType::HalfSpace: return std::make_unique<btStaticPlaneShape>(btVector3(0, 1, 0), 0);  // the shape's y
+        case ShapeType::Box: s = std::make_unique<btBoxShape>(bt(sh.half_extents)); break;
+        case ShapeType::Cylinder: s = std::make_unique<btCylinderShapeZ>(btVector3(sh.radius, sh.radius, sh.length / 2)); break;
+        case ShapeType::Convex: {
+          auto hull = std::make_unique<btConvexHullShape>();
+          for (const Vec3& v : sh.vertices) hull->addPoint(bt(v), false);
+          hull->recalcLocalAabb();
+          s = std::move(hull);
+          break;
+        }
+        case ShapeType::Ellipsoid: break;  // refused in do_init
+      }
+      if (s) s->setMargin(kMargin);
+      return s;
+    };
+    auto world_pose = [&](const Shape& sh) {
+      Vec3 p = sh.position;
+      Quat q = sh.orientation;
+      if (sh.body != kWorld) {
+        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
+        p = b.x + b.q * sh.position;
+        q = b.q * sh.orientation;
+      }
+      return std::make_pair(p, q);
+    };
+    auto material_of = [&](size_t body) {
+      materials_.push_back(std::make_unique<ColliderMaterial>(ColliderMaterial{&model, model.shapes[shapes_of[body].front()].material}));
+      return materials_.back().get();
+    };
+    // the world's and the static bodies' shapes
+    for (size_t k : shapes_of[n]) {
+      const Shape& sh = model.shapes[k];
+      auto o = std::make_unique<btCollisionObject>();
+      shapes_.push_back(shape_of(sh));
+      o->setCollisionShape(shapes_.back().get());
+      const auto [p, q] = world_pose(sh);
+      o->setWorldTransform(btTransform(bt(q), bt(p)));
+      o->setUserIndex(kWorld);
+      materials_.push_back(std::make_unique<ColliderMaterial>(ColliderMaterial{&model, sh.material}));
+      o->setUserPointer(materials_.back().get());
+      world_->addCollisionObject(o.get(), 1, 1);
+      statics_.push_back(std::move(o));
+    }
+    if (!marker_) marker_ = std::make_unique<btSphereShape>(0.01);
+    for (size_t mi = 0; mi < multibodies_.size(); ++mi) {
+      btMultiBody* mbp = multibodies_[mi].get();
+      bool any = loops;
+      for (int i : members_[mi]) any = any || !shapes_of[static_cast<size_t>(i)].empty();
+      if (!any) continue;
+      mbp->setHasSelfCollision(!model.shapes.empty());  // the pairs are PairFilter's
+      for (int i : members_[mi]) {
+        const size_t u = static_cast<size_t>(i);
+        const Place& pl = places_[u];
+        if (shapes_of[u].empty() && !loops) continue;
+        auto c = std::make_unique<btMultiBodyLinkCollider>(mbp, pl.link);
+        if (shapes_of[u].empty()) {
+          c->setCollisionShape(marker_.get());
+        } else {
+          auto compound = std::make_unique<btCompoundShape>();
+          for (size_t k : shapes_of[u]) {
+            const Shape& sh = model.shapes[k];
+            shapes_.push_back(shape_of(sh));
+            const auto [p, q] = world_pose(sh);
+            // in the link frame: its origin the centre of mass, its axes pl.frame
+            compound->addChildShape(btTransform(bt(pl.frame.conjugate() * q), bt(pl.frame.conjugate() * (p - state.bodies[u].x))),
+                                    shapes_.back().get());
+          }
+          c->setCollisionShape(compound.get());
+          shapes_.push_back(std::move(compound));
+          c->setUserPointer(material_of(u));
+        }
+        c->setUserIndex(i);
+        c->setWorldTransform(btTransform(bt(pl.frame), bt(state.bodies[u].x)));
+        c->setActivationState(DISABLE_DEACTIVATION);
+        const int group = shapes_of[u].empty() ? 0 : 1;
+        world_->addCollisionObject(c.get(), group, group);
+        if (pl.link < 0) mbp->setBaseCollider(c.get());
+        else mbp->getLink(pl.link).m_collider = c.get();
+        colliders_.push_back(std::move(c));
+      }
+    }
   }
 
   // The joints that close loops, as btMultiBodyPoint2Point constraints (a point of one link held on a
@@ -232,26 +405,7 @@ class Bullet final : public Method {
   // Baumgarte feedback: soft, docs/peers.md): a ball joint at its anchor, a hinge at its anchor and
   // 1 m along its axis (the second holds the axis). Other joint types closing a loop are refused.
   void close_loops(const Model& model, const State& state, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
-    if (tree.closing.empty()) return;
-    // Bullet solves a multibody constraint in the simulation island of its links' colliders and
-    // skips it when they have none (and btMultiBodyDynamicsWorld's unsplit path passes it the count
-    // of the other constraints), so every link of a multibody with loops gets a collider that
-    // collides with nothing (group and mask 0)
-    if (!marker_) marker_ = std::make_unique<btSphereShape>(0.01);
-    for (auto& mbp : multibodies_) {
-      auto add = [&](int link) {
-        auto c = std::make_unique<btMultiBodyLinkCollider>(mbp.get(), link);
-        c->setCollisionShape(marker_.get());
-        c->setActivationState(DISABLE_DEACTIVATION);
-        world_->addCollisionObject(c.get(), 0, 0);
-        if (link < 0) mbp->setBaseCollider(c.get());
-        else mbp->getLink(link).m_collider = c.get();
-        colliders_.push_back(std::move(c));
-      };
-      if (!mbp->hasFixedBase()) add(-1);
-      for (int link = 0; link < mbp->getNumLinks(); ++link) add(link);
-    }
-    for (int k : tree.closing) {
+    for (int k : tree.closing) {  // every link has a collider (add_colliders)
       const PeerJoint& j = joints[static_cast<size_t>(k)];
       if (j.type != JointType::Ball && j.type != JointType::Hinge)
         throw UnsupportedModel(fmt::format("bullet: joint '{}' ({}) closes a loop; Bullet's btMultiBodyPoint2Point holds points only "
@@ -290,12 +444,20 @@ class Bullet final : public Method {
     const auto t0 = std::chrono::steady_clock::now();
     if (!model.loads.empty()) {
       average_torques(model, state.t, h, torque_);
+      std::fill(force_.begin(), force_.end(), Vec3::Zero());
+      add_average_forces(model, state.t, h, force_);
       for (size_t i = 0; i < places_.size(); ++i) {
         const Place& p = places_[i];
-        if (p.multibody < 0 || torque_[i].isZero(0)) continue;
+        if (p.multibody < 0) continue;
         btMultiBody* mbp = multibodies_[static_cast<size_t>(p.multibody)].get();
-        if (p.link < 0) mbp->addBaseTorque(bt(torque_[i]));  // world frame
-        else mbp->addLinkTorque(p.link, bt(torque_[i]));
+        if (!torque_[i].isZero(0)) {
+          if (p.link < 0) mbp->addBaseTorque(bt(torque_[i]));  // world frame
+          else mbp->addLinkTorque(p.link, bt(torque_[i]));
+        }
+        if (!force_[i].isZero(0)) {  // at the centre of mass, world frame
+          if (p.link < 0) mbp->addBaseForce(bt(force_[i]));
+          else mbp->addLinkForce(p.link, bt(force_[i]));
+        }
       }
     }
     world_->stepSimulation(h, 0);  // maxSubSteps = 0: exactly one step of h
@@ -325,11 +487,15 @@ class Bullet final : public Method {
   std::unique_ptr<btMultiBodyDynamicsWorld> world_;
   std::vector<std::unique_ptr<btMultiBody>> multibodies_;
   std::vector<std::unique_ptr<btMultiBodyPoint2Point>> constraints_;  // the loops' closures
-  std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders_;  // with loops: a collider per link (close_loops)
+  std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders_;  // with shapes or loops (add_colliders)
+  std::vector<std::unique_ptr<btCollisionObject>> statics_;          // the world's and static bodies' shapes
+  std::vector<std::unique_ptr<btCollisionShape>> shapes_;
+  std::vector<std::unique_ptr<ColliderMaterial>> materials_;
+  std::unique_ptr<PairFilter> filter_;
   std::unique_ptr<btSphereShape> marker_;
   std::vector<std::vector<int>> members_;  // the bodies of each multibody
   std::vector<Place> places_;  // (nbody)
-  std::vector<Vec3> torque_;
+  std::vector<Vec3> torque_, force_;
   btAlignedObjectArray<btQuaternion> world_to_local_;
   btAlignedObjectArray<btVector3> local_origin_;
   std::vector<btVector3> omega_, vel_;
@@ -348,7 +514,7 @@ MethodInfo describe_bullet() {
   i.source = "coumans2015 (Bullet)";
   i.options = {point_inertia_option("1e-12")};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts;
   i.fixed_step = true;
   return i;
 }
