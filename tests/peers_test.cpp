@@ -487,3 +487,39 @@ TEST_CASE("peers: bullet's contacts - the bounce follows the restitution, cubes 
     CHECK(std::abs(end.bodies[i].v.dot(down) - 2 * a) < 2e-3 * std::max(1.0, 2 * a));  // measured 1.2e-3 at mu = 0.4
   }
 }
+
+TEST_CASE("peers: dart's contacts - the bounce, the incline's velocities and the rolling box's closed form", "[peers][contacts]") {
+  if (!built("dart")) {
+    WARN("dart is not built, skipped");
+    return;
+  }
+  // the first apex after the bounce (restitution sqrt e on each shape: DART multiplies them;
+  // measured 0.6416 m for e^2 h0 = 0.64 m at h = 1 ms)
+  const mb::Model ball = mb::build_model("bouncing-ball:e=0.8");
+  auto method = mb::make_method("dart");
+  mb::State s = mb::initial_state(ball);
+  method->init(ball, s);
+  double top = 0;
+  mb::StepStats st;
+  for (int i = 0; i < 1100; ++i) {
+    method->step(ball, s, 0.001, st);
+    if (s.t > 0.6) top = std::max(top, s.bodies[0].x.y() - 0.1);
+  }
+  INFO("apex after the bounce " << top << " m (e^2 h0 = 0.64 m)");
+  CHECK(std::abs(top - 0.64) < 0.01);
+  // the incline at h = 10 ms (meshes, DART's default): the velocities of the closed form to 1e-6
+  // m/s (measured 7.6e-7), the positions one semi-implicit Euler offset a t h / 2 behind (0.041 m)
+  mb::RunConfig cfg;
+  cfg.h = 0.01;
+  cfg.duration = 2;
+  cfg.round_to_period = false;
+  const mb::CaseRecord incline = mb::run_case(mb::build_model("incline-cubes"), "dart", cfg);
+  REQUIRE(incline.ok());
+  CHECK(*incline.metrics.get("exact_vel_error_max") < 1e-5);
+  // the rolling box with FCL's own shapes: 3.8e-6 m/s from the closed form over 4 s at h = 1 ms
+  cfg.h = 0.001;
+  cfg.duration = 1;
+  const mb::CaseRecord rolling = mb::run_case(mb::build_model("rolling-box"), "dart:collision=primitive", cfg);
+  REQUIRE(rolling.ok());
+  CHECK(*rolling.metrics.get("exact_vel_error_max") < 1e-4);
+}

@@ -13,7 +13,15 @@
 #include <dart/constraint/PgsBoxedLcpSolver.hpp>
 #include <dart/constraint/ConstraintSolver.hpp>
 #include <dart/constraint/WeldJointConstraint.hpp>
+#include <dart/collision/CollisionFilter.hpp>
+#include <dart/collision/fcl/FCLCollisionDetector.hpp>
 #include <dart/dynamics/BallJoint.hpp>
+#include <dart/dynamics/BoxShape.hpp>
+#include <dart/dynamics/CapsuleShape.hpp>
+#include <dart/dynamics/CylinderShape.hpp>
+#include <dart/dynamics/EllipsoidShape.hpp>
+#include <dart/dynamics/ShapeNode.hpp>
+#include <dart/dynamics/SphereShape.hpp>
 #include <dart/dynamics/BodyNode.hpp>
 #include <dart/dynamics/FreeJoint.hpp>
 #include <dart/dynamics/PrismaticJoint.hpp>
@@ -23,13 +31,16 @@
 #include <dart/dynamics/WeldJoint.hpp>
 #include <dart/simulation/World.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
+#include "models/collision.hpp"
 
 namespace mb {
 
@@ -47,7 +58,8 @@ Eigen::Isometry3d pose(const Quat& q, const Vec3& p) {
 
 class Dart final : public Method {
  public:
-  explicit Dart(const Spec& s) : point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+  explicit Dart(const Spec& s)
+      : point_inertia_(s.get_double("point_inertia", 1e-12)), primitive_(s.get_string("collision", "mesh") == "primitive") {}
 
   const MethodInfo& info() const override {
     static const MethodInfo i = describe_dart();
@@ -59,7 +71,7 @@ class Dart final : public Method {
 
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "dart", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
-    if (!model.shapes.empty()) throw UnsupportedModel("dart: contacts are not mapped yet (collision geometry in the model)");
+    check_shapes(model);
     if (!model.springs.empty()) throw UnsupportedModel("dart: force elements (springs) are not mapped");
     const auto joints = peer_joints(model, state);
     const PeerTree tree = peer_tree(model, joints, "dart", true);
@@ -181,7 +193,103 @@ class Dart final : public Method {
     world_->setGravity(model.gravity);
     world_->addSkeleton(skel_);
     close_loops(model, joints, tree);
+    add_shapes(model, state);
     torque_.assign(n, Vec3::Zero());
+  }
+
+  // What DART's contacts cannot express, refused before anything is built: a convex shape (its
+  // mesh mapping is not built), a half-space on a moving body (planes are static here), and a pair
+  // restitution other than DART's rule: DART takes the smaller friction of two shapes, as we do,
+  // but the product of their restitutions, so a restitution is mapped (as sqrt e on each shape)
+  // only where every shape of a positive restitution has the same material as all it can touch.
+  void check_shapes(const Model& model) const {
+    for (const Shape& sh : model.shapes) {
+      if (sh.type == ShapeType::Convex)
+        throw UnsupportedModel(fmt::format("dart: shape '{}' is convex; its mapping to a DART mesh is not built", sh.name));
+      if (sh.type == ShapeType::HalfSpace && sh.body != kWorld && !model.bodies[static_cast<size_t>(sh.body)].is_static)
+        throw UnsupportedModel(fmt::format("dart: shape '{}' is a half-space on a moving body; planes are static here", sh.name));
+    }
+    if (!model.material_pairs.empty())
+      throw UnsupportedModel("dart: material pairs are not mapped (DART combines the two shapes' own coefficients)");
+    const ShapePairRule rule(model);
+    for (const Shape& a : model.shapes)
+      for (const Shape& b : model.shapes) {
+        if (&a == &b || a.material == b.material || !rule.tested(model, a.body, b.body)) continue;
+        const Material& ma = model.materials[static_cast<size_t>(a.material)];
+        const Material& mb = model.materials[static_cast<size_t>(b.material)];
+        if (ma.restitution > 0 || mb.restitution > 0)
+          throw UnsupportedModel(fmt::format("dart: shapes '{}' and '{}' of different materials with restitution; DART multiplies "
+                                             "two shapes' restitutions, ours takes the smaller", a.name, b.name));
+      }
+  }
+
+  // The model's shapes as DART shape nodes with collision and dynamics aspects (friction
+  // mu_dynamic, restitution sqrt e: check_shapes): on their body node at their offset in its frame,
+  // and the world's and static bodies' on an immobile skeleton of their own. The pairs are ours:
+  // the skeleton checks its own non-adjacent bodies (self-collision), adjacent ones never, and the
+  // bodies a loop's closing joint joins are blacklisted.
+  // a half-space's stand-in: 2 km wide, 10 m thick (its plane the slab's top face, y up)
+  inline static const Vec3 kSlab{2000, 10, 2000};
+
+  void add_shapes(const Model& model, const State& state) {
+    if (model.shapes.empty()) return;
+    // option collision: DART's FCL detector tests triangle meshes of the shapes by default (mesh),
+    // or FCL's own shapes (primitive; DART warns that this is incomplete). Measured (docs/peers.md):
+    // the rolling box's 20 m box on the floor slab is 1 m off its closed form with meshes and 1.5 mm
+    // with primitives, the incline's cubes the other way round
+    if (primitive_)
+      if (auto fcl = std::dynamic_pointer_cast<dart::collision::FCLCollisionDetector>(world_->getConstraintSolver()->getCollisionDetector()))
+        fcl->setPrimitiveShapeType(dart::collision::FCLCollisionDetector::PRIMITIVE);
+    dd::SkeletonPtr ground;
+    auto ground_body = [&]() -> dd::BodyNode* {
+      if (!ground) {
+        ground = dd::Skeleton::create("ground");
+        ground->createJointAndBodyNodePair<dd::WeldJoint>(nullptr);
+        ground->setMobile(false);
+        world_->addSkeleton(ground);
+      }
+      return ground->getBodyNode(0);
+    };
+    for (const Shape& sh : model.shapes) {
+      dd::ShapePtr shape;
+      switch (sh.type) {
+        case ShapeType::Sphere: shape = std::make_shared<dd::SphereShape>(sh.radius); break;
+        case ShapeType::Box: shape = std::make_shared<dd::BoxShape>(2 * sh.half_extents); break;
+        case ShapeType::Capsule: shape = std::make_shared<dd::CapsuleShape>(sh.radius, sh.length); break;
+        case ShapeType::Cylinder: shape = std::make_shared<dd::CylinderShape>(sh.radius, sh.length); break;
+        case ShapeType::Ellipsoid: shape = std::make_shared<dd::EllipsoidShape>(2 * sh.half_extents); break;
+        case ShapeType::HalfSpace: shape = std::make_shared<dd::BoxShape>(kSlab); break;  // below (slab_offset)
+        case ShapeType::Convex: break;  // refused in check_shapes
+      }
+      const bool fixed = sh.body == kWorld || model.bodies[static_cast<size_t>(sh.body)].is_static;
+      // a half-space is a slab whose top face is its plane: DART's FCL detector has no plane (it
+      // puts a box of zero thickness in its place, through which a ball fell)
+      Vec3 p = sh.position + (sh.type == ShapeType::HalfSpace ? Vec3(sh.orientation * Vec3(0, -kSlab.y() / 2, 0)) : Vec3::Zero());
+      Quat q = sh.orientation;
+      if (sh.body != kWorld) {
+        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
+        p = b.x + b.q * sh.position;
+        q = b.q * sh.orientation;
+      }
+      dd::BodyNode* node = fixed ? ground_body() : nodes_[static_cast<size_t>(sh.body)];
+      if (!fixed) {
+        const Frame& f = frames_[static_cast<size_t>(sh.body)];
+        p = f.q.conjugate() * (p - f.origin);
+        q = f.q.conjugate() * q;
+      }
+      auto* sn = node->createShapeNodeWith<dd::CollisionAspect, dd::DynamicsAspect>(shape);
+      sn->setRelativeTransform(pose(q, p));
+      const Material& m = model.materials[static_cast<size_t>(sh.material)];
+      sn->getDynamicsAspect()->setFrictionCoeff(m.mu_dynamic);
+      sn->getDynamicsAspect()->setRestitutionCoeff(std::sqrt(std::clamp(m.restitution, 0.0, 1.0)));
+    }
+    skel_->enableSelfCollisionCheck();
+    skel_->disableAdjacentBodyCheck();
+    auto filter = std::make_shared<dart::collision::BodyNodeCollisionFilter>();
+    for (const Joint& j : model.joints)
+      if (j.a != kWorld && j.b != kWorld && nodes_[static_cast<size_t>(j.a)] && nodes_[static_cast<size_t>(j.b)])
+        filter->addBodyNodePairToBlackList(nodes_[static_cast<size_t>(j.a)], nodes_[static_cast<size_t>(j.b)]);
+    world_->getConstraintSolver()->getCollisionOption().collisionFilter = filter;
   }
 
   // The joints that close loops, as DART's joint constraints (velocity-level impulses in its
@@ -227,10 +335,16 @@ class Dart final : public Method {
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     world_->setTimeStep(h);
-    if (!model.loads.empty()) {
+    if (!model.loads.empty()) {  // the step's average loads, world axes: a force at the centre of mass, a torque
       average_torques(model, state.t, h, torque_);
+      force_.assign(nodes_.size(), Vec3::Zero());
+      add_average_forces(model, state.t, h, force_);
       for (size_t i = 0; i < nodes_.size(); ++i)
-        if (nodes_[i]) nodes_[i]->setExtTorque(torque_[i]);  // world frame by default
+        if (nodes_[i]) {
+          nodes_[i]->clearExternalForces();
+          nodes_[i]->addExtForce(force_[i], frames_[i].com, false, true);
+          nodes_[i]->addExtTorque(torque_[i]);
+        }
     }
     world_->step();
     for (size_t i = 0; i < nodes_.size(); ++i) {
@@ -243,11 +357,12 @@ class Dart final : public Method {
   }
 
   double point_inertia_;
+  bool primitive_;  // option collision
   dd::SkeletonPtr skel_;
   dart::simulation::WorldPtr world_;
   std::vector<dd::BodyNode*> nodes_;  // (nbody), null for a static body
   std::vector<Frame> frames_;         // (nbody)
-  std::vector<Vec3> torque_;
+  std::vector<Vec3> torque_, force_;
 };
 
 }  // namespace
@@ -259,9 +374,13 @@ MethodInfo describe_dart() {
   i.version = "DART " DART_VERSION;
   i.description = "DART (libdart-dev): reduced coordinates (one Skeleton), articulated-body forward dynamics, semi-implicit Euler; loops closed at ball joints, hinges and fixed joints by its joint constraints";
   i.source = "lee2018 (DART)";
-  i.options = {point_inertia_option("1e-12")};
+  i.options = {point_inertia_option("1e-12"),
+               OptionInfo::choice("collision", "mesh",
+                                  "contacts: DART's FCL detector on triangle meshes of the shapes (mesh, DART's default) or on FCL's own "
+                                  "shapes (primitive)",
+                                  {"mesh", "primitive"})};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts;
   i.fixed_step = true;
   return i;
 }
