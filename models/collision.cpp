@@ -58,6 +58,12 @@ bool fixed_body(const Model& m, int k) { return k == kWorld || m.bodies[static_c
 
 }  // namespace
 
+ShapePose shape_pose(const Shape& sh, const State& s) {
+  if (sh.body == kWorld) return {sh.position, sh.orientation};
+  const BodyState& b = s.bodies[static_cast<size_t>(sh.body)];
+  return {b.x + b.q * sh.position, b.q * sh.orientation};
+}
+
 Vec3 body_point(const State& s, int body, const Vec3& local) {
   if (body == kWorld) return local;
   const BodyState& b = s.bodies[static_cast<size_t>(body)];
@@ -85,15 +91,10 @@ struct CollisionDetector::Impl {
   bool tested(const Model& m, int a, int b) const { return rule->tested(m, a, b); }
 
   fcl::Transform3d pose(const Shape& sh, const State& s) const {
+    const ShapePose p = shape_pose(sh, s);
     fcl::Transform3d tf = fcl::Transform3d::Identity();
-    if (sh.body == kWorld) {
-      tf.translation() = sh.position;
-      tf.linear() = sh.orientation.toRotationMatrix();
-    } else {
-      const BodyState& b = s.bodies[static_cast<size_t>(sh.body)];
-      tf.translation() = b.x + b.q * sh.position;
-      tf.linear() = (b.q * sh.orientation).toRotationMatrix();
-    }
+    tf.translation() = p.position;
+    tf.linear() = p.orientation.toRotationMatrix();
     return tf;
   }
 };

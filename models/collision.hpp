@@ -59,6 +59,13 @@ class CollisionDetector {
   std::unique_ptr<Impl> impl_;
 };
 
+// A shape's pose in world coordinates at state s (the world's shapes: their own).
+struct ShapePose {
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+};
+ShapePose shape_pose(const Shape& shape, const State& s);
+
 // The world position of a body point given in its body frame (kWorld: the point itself).
 Vec3 body_point(const State& s, int body, const Vec3& local);
 

@@ -332,16 +332,6 @@ class Bullet final : public Method {
       if (s) s->setMargin(kMargin);
       return s;
     };
-    auto world_pose = [&](const Shape& sh) {
-      Vec3 p = sh.position;
-      Quat q = sh.orientation;
-      if (sh.body != kWorld) {
-        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
-        p = b.x + b.q * sh.position;
-        q = b.q * sh.orientation;
-      }
-      return std::make_pair(p, q);
-    };
     auto material_of = [&](size_t body) {
       materials_.push_back(std::make_unique<ColliderMaterial>(ColliderMaterial{&model, model.shapes[shapes_of[body].front()].material}));
       return materials_.back().get();
@@ -352,8 +342,8 @@ class Bullet final : public Method {
       auto o = std::make_unique<btCollisionObject>();
       shapes_.push_back(shape_of(sh));
       o->setCollisionShape(shapes_.back().get());
-      const auto [p, q] = world_pose(sh);
-      o->setWorldTransform(btTransform(bt(q), bt(p)));
+      const ShapePose w = shape_pose(sh, state);
+      o->setWorldTransform(btTransform(bt(w.orientation), bt(w.position)));
       o->setUserIndex(kWorld);
       materials_.push_back(std::make_unique<ColliderMaterial>(ColliderMaterial{&model, sh.material}));
       o->setUserPointer(materials_.back().get());
@@ -379,9 +369,9 @@ class Bullet final : public Method {
           for (size_t k : shapes_of[u]) {
             const Shape& sh = model.shapes[k];
             shapes_.push_back(shape_of(sh));
-            const auto [p, q] = world_pose(sh);
+            const ShapePose w = shape_pose(sh, state);
             // in the link frame: its origin the centre of mass, its axes pl.frame
-            compound->addChildShape(btTransform(bt(pl.frame.conjugate() * q), bt(pl.frame.conjugate() * (p - state.bodies[u].x))),
+            compound->addChildShape(btTransform(bt(pl.frame.conjugate() * w.orientation), bt(pl.frame.conjugate() * (w.position - state.bodies[u].x))),
                                     shapes_.back().get());
           }
           c->setCollisionShape(compound.get());

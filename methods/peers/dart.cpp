@@ -264,13 +264,9 @@ class Dart final : public Method {
       const bool fixed = sh.body == kWorld || model.bodies[static_cast<size_t>(sh.body)].is_static;
       // a half-space is a slab whose top face is its plane: DART's FCL detector has no plane (it
       // puts a box of zero thickness in its place, through which a ball fell)
-      Vec3 p = sh.position + (sh.type == ShapeType::HalfSpace ? Vec3(sh.orientation * Vec3(0, -kSlab.y() / 2, 0)) : Vec3::Zero());
-      Quat q = sh.orientation;
-      if (sh.body != kWorld) {
-        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
-        p = b.x + b.q * sh.position;
-        q = b.q * sh.orientation;
-      }
+      const ShapePose w = shape_pose(sh, state);
+      Quat q = w.orientation;
+      Vec3 p = w.position + (sh.type == ShapeType::HalfSpace ? Vec3(q * Vec3(0, -kSlab.y() / 2, 0)) : Vec3::Zero());
       dd::BodyNode* node = fixed ? ground_body() : nodes_[static_cast<size_t>(sh.body)];
       if (!fixed) {
         const Frame& f = frames_[static_cast<size_t>(sh.body)];

@@ -301,13 +301,9 @@ class Mujoco final : public Method {
       const Shape& sh = model.shapes[k];
       const bool fixed = sh.body == kWorld || model.bodies[static_cast<size_t>(sh.body)].is_static;
       // the shape's world pose at the initial state, then in its MuJoCo body's frame
-      Vec3 p = sh.position;
-      Quat q = sh.orientation;
-      if (sh.body != kWorld) {
-        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
-        p = b.x + b.q * sh.position;
-        q = b.q * sh.orientation;
-      }
+      const ShapePose w = shape_pose(sh, state);
+      Vec3 p = w.position;
+      Quat q = w.orientation;
       if (!fixed) {
         const Frame& f = frames_[static_cast<size_t>(sh.body)];
         p = f.q.conjugate() * (p - f.origin);

@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
+#include "models/collision.hpp"
 
 #ifndef MBBENCH_ODE_VERSION
 #define MBBENCH_ODE_VERSION "unknown"
@@ -170,13 +171,10 @@ class Ode final : public Method {
       const Shape& sh = model.shapes[k];
       dGeomID g = nullptr;
       const bool on_body = sh.body != kWorld && bodies_[static_cast<size_t>(sh.body)];
-      Vec3 x = sh.position;
-      Quat q = sh.orientation;
-      if (!on_body && sh.body != kWorld) {
-        const BodyState& b = state.bodies[static_cast<size_t>(sh.body)];
-        x = b.x + b.q * sh.position;
-        q = b.q * sh.orientation;
-      }
+      // on a body: its offset in the body's frame; else (the world, a static body) its world pose
+      const ShapePose w = on_body ? ShapePose{sh.position, sh.orientation} : shape_pose(sh, state);
+      const Vec3& x = w.position;
+      const Quat& q = w.orientation;
       switch (sh.type) {
         case ShapeType::Sphere: g = dCreateSphere(space_, sh.radius); break;
         case ShapeType::Box: g = dCreateBox(space_, 2 * sh.half_extents.x(), 2 * sh.half_extents.y(), 2 * sh.half_extents.z()); break;
