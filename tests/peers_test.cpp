@@ -47,6 +47,26 @@ Errors error_vs_ref(const mb::Model& m, const std::string& spec, double h, doubl
   return difference(m, mbtest::simulate(m, spec, h, t_end), mbtest::simulate(m, "ref", 0.01, t_end));
 }
 
+// A bouncing ball's first apex after the bounce over the floor (h = 1 ms, the ball's radius 0.1 m)
+// and its lowest point, in an engine
+struct Bounce {
+  double apex = 0, lowest = 1;
+};
+Bounce bounce(const std::string& model, const std::string& engine) {
+  const mb::Model m = mb::build_model(model);
+  auto method = mb::make_method(engine);
+  mb::State s = mb::initial_state(m);
+  method->init(m, s);
+  Bounce b;
+  mb::StepStats st;
+  for (int i = 0; i < 1100; ++i) {
+    method->step(m, s, 0.001, st);
+    b.lowest = std::min(b.lowest, s.bodies[0].x.y() - 0.1);
+    if (s.t > 0.6) b.apex = std::max(b.apex, s.bodies[0].x.y() - 0.1);
+  }
+  return b;
+}
+
 // One engine setting on a model at t = 1 s: the error at h is at most `bound`, and the ratio of
 // the errors at h and h/2 is 2^order within a factor 2^0.35. Semi-implicit (symplectic) Euler is
 // order 1, but started at the pendulum's lowest point (zero acceleration, as pendulum10 is) it is
@@ -425,20 +445,7 @@ TEST_CASE("peers: mujoco's contacts - the bounce follows the restitution, a cube
   }
   // the first apex after the bounce, over the floor: e^2 h0 (measured at e = 0.8: 0.648 m for
   // 0.64, docs/peers.md); nothing comes back at e = 0
-  auto apex = [](const std::string& model) {
-    const mb::Model m = mb::build_model(model);
-    auto method = mb::make_method("mujoco");
-    mb::State s = mb::initial_state(m);
-    method->init(m, s);
-    double top = 0;
-    mb::StepStats st;
-    for (int i = 0; i < 1100; ++i) {
-      method->step(m, s, 0.001, st);
-      if (s.t > 0.6) top = std::max(top, s.bodies[0].x.y() - 0.1);
-    }
-    return top;
-  };
-  const double bounced = apex("bouncing-ball:e=0.8"), dead = apex("bouncing-ball:e=0");
+  const double bounced = bounce("bouncing-ball:e=0.8", "mujoco").apex, dead = bounce("bouncing-ball:e=0", "mujoco").apex;
   INFO("apex after the bounce: " << bounced << " m at e = 0.8 (e^2 h0 = 0.64 m), " << dead << " m at e = 0");
   CHECK(std::abs(bounced - 0.64) < 0.03);
   CHECK(dead < 0.01);
@@ -460,17 +467,8 @@ TEST_CASE("peers: bullet's contacts - the bounce follows the restitution, cubes 
     return;
   }
   // the first apex after the bounce (measured 0.605 m for e^2 h0 = 0.64 m at e = 0.8, h = 1 ms)
-  const mb::Model ball = mb::build_model("bouncing-ball:e=0.8");
-  auto method = mb::make_method("bullet");
-  mb::State s = mb::initial_state(ball);
-  method->init(ball, s);
-  double top = 0, lowest = 1;
-  mb::StepStats st;
-  for (int i = 0; i < 1100; ++i) {
-    method->step(ball, s, 0.001, st);
-    lowest = std::min(lowest, s.bodies[0].x.y() - 0.1);
-    if (s.t > 0.6) top = std::max(top, s.bodies[0].x.y() - 0.1);
-  }
+  const Bounce b = bounce("bouncing-ball:e=0.8", "bullet");
+  const double top = b.apex, lowest = b.lowest;
   INFO("apex after the bounce " << top << " m (e^2 h0 = 0.64 m), lowest " << lowest << " m");
   CHECK(std::abs(top - 0.64) < 0.05);
   CHECK(lowest > -1e-3);
@@ -495,16 +493,7 @@ TEST_CASE("peers: dart's contacts - the bounce, the incline's velocities and the
   }
   // the first apex after the bounce (restitution sqrt e on each shape: DART multiplies them;
   // measured 0.6416 m for e^2 h0 = 0.64 m at h = 1 ms)
-  const mb::Model ball = mb::build_model("bouncing-ball:e=0.8");
-  auto method = mb::make_method("dart");
-  mb::State s = mb::initial_state(ball);
-  method->init(ball, s);
-  double top = 0;
-  mb::StepStats st;
-  for (int i = 0; i < 1100; ++i) {
-    method->step(ball, s, 0.001, st);
-    if (s.t > 0.6) top = std::max(top, s.bodies[0].x.y() - 0.1);
-  }
+  const double top = bounce("bouncing-ball:e=0.8", "dart").apex;
   INFO("apex after the bounce " << top << " m (e^2 h0 = 0.64 m)");
   CHECK(std::abs(top - 0.64) < 0.01);
   // the incline at h = 10 ms (meshes, DART's default): the velocities of the closed form to 1e-6
