@@ -409,9 +409,7 @@ class Bullet final : public Method {
         const Place& pl = places_[static_cast<size_t>(b)];
         return bt(pl.frame.conjugate() * (p - state.bodies[static_cast<size_t>(b)].x));
       };
-      std::vector<Vec3> points = {j.anchor_a};
-      if (j.type == JointType::Hinge) points.push_back(j.anchor_a + j.axis_a);
-      for (const Vec3& p : points) {
+      for (const Vec3& p : closure_points(j)) {
         const Place& p1 = places_[static_cast<size_t>(b1)];
         btMultiBody* m1 = multibodies_[static_cast<size_t>(p1.multibody)].get();
         std::unique_ptr<btMultiBodyPoint2Point> c;

@@ -180,6 +180,12 @@ PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, con
   return t;
 }
 
+std::vector<Vec3> closure_points(const PeerJoint& j) {
+  if (j.type == JointType::Ball) return {j.anchor_a};
+  if (j.type == JointType::Hinge) return {j.anchor_a, j.anchor_a + j.axis_a};
+  return {};
+}
+
 void write_body(const Body& body, BodyState& s, const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w) {
   s.x = x;
   s.v = v;

@@ -63,6 +63,11 @@ struct PeerTree {
 };
 PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine, bool close_loops = false);
 
+// The world points (at the initial state) at which an engine's point-on-point constraints close a
+// loop at joint j: a ball joint at its anchor, a hinge at its anchor and 1 m along its axis (the
+// second point also holds the axis: 6 rows for its 5 conditions); empty for the other types.
+std::vector<Vec3> closure_points(const PeerJoint& j);
+
 // The frame of every body of the tree at the initial state (world), as the reduced-coordinate
 // engines take it: a rigid body at its centre of mass with its orientation and angular velocity; a
 // point mass on a rod (which an engine models as a body turning with the rod) at the rod's pivot,

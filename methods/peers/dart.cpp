@@ -312,10 +312,9 @@ class Dart final : public Method {
         solver->addConstraint(b2 ? std::make_shared<dc::BallJointConstraint>(b1, b2, p) : std::make_shared<dc::BallJointConstraint>(b1, p));
       };
       switch (j.type) {
-        case JointType::Ball: ball(j.anchor_a); break;
+        case JointType::Ball:
         case JointType::Hinge:
-          ball(j.anchor_a);
-          ball(j.anchor_a + j.axis_a);
+          for (const Vec3& p : closure_points(j)) ball(p);
           break;
         case JointType::Fixed:
           solver->addConstraint(b2 ? std::make_shared<dc::WeldJointConstraint>(b1, b2) : std::make_shared<dc::WeldJointConstraint>(b1));

@@ -206,7 +206,6 @@ class Mujoco final : public Method {
     if (!loops.equalities.empty())
       x += fmt::format("<default><equality solref=\"{} 1\"/></default>\n<equality>\n{}</equality>\n", num(eq_timeconst_), loops.equalities);
     x += "</mujoco>\n";
-    (void)state;
     return x;
   }
 
@@ -238,16 +237,14 @@ class Mujoco final : public Method {
       // body1 must be a body: the world, if a joint has it, goes second (an omitted body2)
       const bool swap = j.a == kWorld;
       const int b1 = swap ? j.b : j.a, b2 = swap ? j.a : j.b;
-      const Vec3 at1 = swap ? j.anchor_b : j.anchor_a;
       const std::string body2 = b2 == kWorld ? "" : fmt::format(" body2=\"{}\"", name(b2));
       auto connect = [&](const Vec3& p) {
         l.equalities += fmt::format("<connect body1=\"{}\"{} anchor=\"{}\"/>\n", name(b1), body2, vec(local(b1, p)));
       };
       switch (j.type) {
-        case JointType::Ball: connect(at1); break;
+        case JointType::Ball:
         case JointType::Hinge:
-          connect(at1);
-          connect(at1 + j.axis_a);
+          for (const Vec3& p : closure_points(j)) connect(p);
           break;
         case JointType::Fixed: l.equalities += fmt::format("<weld body1=\"{}\"{}/>\n", name(b1), body2); break;
         case JointType::Distance: {
