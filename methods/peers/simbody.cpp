@@ -5,7 +5,12 @@
 // centre of mass, framed at the pivot) -- under Force::UniformGravity. Each step is
 // integrator.stepTo(t + h) without interpolation: with fixed=yes the integrator takes steps of
 // exactly h (no error control; RK-Merson is order 4), with fixed=no it adapts its steps to
-// `accuracy` and lands on every t + h.
+// `accuracy` and lands on every t + h (fixed=auto, the default: yes without contacts, no with).
+// Contacts go to Simbody's compliant contact subsystem (its contact tracker and Hunt-Crossley
+// forces; docs/peers.md, "Simbody's compliant contacts"): the pairs our detector tests, with
+// stiffness `contact_stiffness`, the pair's restitution e as the dissipation c = (1 - e) /
+// `restitution_speed` (Simbody's e = 1 - c v) and its Coulomb coefficients in Simbody's smoothed
+// (Stribeck) friction.
 // Trap (docs/peers.md): Simbody's pkg-config file forces -std=c++11 on its users; CMake uses its
 // CMake config (SimbodyConfig.cmake) instead.
 #include <Simbody.h>
@@ -16,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "methods/peers/common.hpp"
+#include "models/collision.hpp"
 #include "methods/peers/peers.hpp"
 
 #ifndef MBBENCH_SIMBODY_VERSION
@@ -58,9 +64,12 @@ class Simbody final : public Method {
  public:
   explicit Simbody(const Spec& s)
       : integrator_(s.get_string("integrator", "rkmerson")),
-        fixed_(s.get_string("fixed", "yes") == "yes"),
+        fixed_option_(s.get_string("fixed", "auto")),
         accuracy_(s.get_double("accuracy", 1e-3)),
-        point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+        point_inertia_(s.get_double("point_inertia", 1e-12)),
+        stiffness_(s.get_double("contact_stiffness", 1e7)),
+        restitution_speed_(s.get_double("restitution_speed", 1)),
+        transition_velocity_(s.get_double("transition_velocity", 0.01)) {}
 
   const MethodInfo& info() const override {
     static const MethodInfo i = describe_simbody();
@@ -75,7 +84,6 @@ class Simbody final : public Method {
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "simbody",
                         {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
-    if (!model.shapes.empty()) throw UnsupportedModel("simbody: contacts are not mapped yet (collision geometry in the model)");
     if (!model.springs.empty()) throw UnsupportedModel("simbody: force elements (springs) are not mapped");
     const auto joints = peer_joints(model, state);
     const PeerTree tree = peer_tree(model, joints, "simbody", true);
@@ -83,6 +91,8 @@ class Simbody final : public Method {
     // a second init: the old handles go before the system that owns what they point to
     integ_.reset();
     mobods_.clear();
+    contact_forces_.reset();
+    tracker_.reset();
     forces_.reset();
     matter_.reset();
     system_.reset();
@@ -144,6 +154,8 @@ class Simbody final : public Method {
       mframes_[u] = w;
     }
     close_loops(model, joints, tree);
+    fixed_ = fixed_option_ == "yes" || (fixed_option_ == "auto" && model.shapes.empty());
+    if (!model.shapes.empty()) map_contacts(model, state);
     state_ = system_->realizeTopology();
     system_->realizeModel(state_);
     // the initial velocities, parents first (the positions are the mobilizers' zero, except a Free's)
@@ -234,6 +246,134 @@ class Simbody final : public Method {
     }
   }
 
+  // The model's shapes as Simbody contact surfaces on their mobilized bodies (the world's and
+  // static bodies' on Ground), in contact exactly in the pairs our detector tests (ShapePairRule:
+  // two bodies joined by a joint share a contact clique; one body's surfaces never touch). Simbody
+  // has compliant forces for a sphere on a sphere and a sphere, box or ellipsoid on a half-space
+  // (Hertz, Hertz elliptical, and a linear spring at each box vertex below the plane); any other
+  // tested pair is refused by name. Simbody combines the two surfaces' materials: the stiffnesses
+  // in series, the dissipations weighted by compliance, friction coefficients as 2 a b / (a + b).
+  // Our rule gives each pair one set of coefficients (the pair's entry, or the smaller of the two
+  // materials'). Fixed surfaces are rigid (stiffness 1e30: the moving surface, of stiffness
+  // `contact_stiffness` and dissipation (1 - e) / restitution_speed, sets the pair alone), and
+  // the surfaces' coefficients follow the first of two rules that gives every tested pair its own
+  // (below); a model neither can express is refused by name.
+  void map_contacts(const Model& model, const State& state) {
+    using G = SimTK::ContactGeometry;
+    auto fixed = [&](const Shape& s) { return s.body == kWorld || model.bodies[static_cast<size_t>(s.body)].is_static; };
+    auto dissipation = [&](double e) { return std::max(0.0, 1 - std::clamp(e, 0.0, 1.0)) / restitution_speed_; };
+    auto supported = [](ShapeType a, ShapeType b) {
+      if (a == ShapeType::HalfSpace) std::swap(a, b);
+      if (b == ShapeType::HalfSpace) return a == ShapeType::Sphere || a == ShapeType::Box || a == ShapeType::Ellipsoid;
+      return a == ShapeType::Sphere && b == ShapeType::Sphere;
+    };
+    const size_t ns = model.shapes.size();
+    const ShapePairRule rule(model);
+    auto name = [&](size_t k) { return fmt::format("'{}' ({})", model.shapes[k].name, shape_type_name(model.shapes[k].type)); };
+    std::vector<std::pair<size_t, size_t>> pairs;  // the tested pairs
+    for (size_t i = 0; i < ns; ++i)
+      for (size_t j = i + 1; j < ns; ++j) {
+        const Shape &a = model.shapes[i], &b = model.shapes[j];
+        if (!rule.tested(model, a.body, b.body)) continue;
+        if (!supported(a.type, b.type))
+          throw UnsupportedModel(fmt::format("simbody: no compliant contact force for the shape pair {} and {}: Simbody's cover a sphere "
+                                             "on a sphere and a sphere, box or ellipsoid on a half-space",
+                                             name(i), name(j)));
+        pairs.emplace_back(i, j);
+      }
+    // each surface's coefficients (dissipation, static and dynamic friction) by one of two rules,
+    // the first whose combinations give every tested pair its coefficients: (own) every surface
+    // its material's; (fixed set) fixed surfaces friction 1e30, a moving one meeting them half
+    // the pair's (2 a b / (a + b) -> 2 b), the others their material's. Fixed surfaces are rigid.
+    struct Coefficients {
+      double c = 0, mu_static = 0, mu_dynamic = 0;
+    };
+    auto pair_values = [&](size_t i, size_t j) {
+      const Material m = contact_material(model.materials, model.material_pairs, model.shapes[i].material, model.shapes[j].material);
+      return Coefficients{dissipation(m.restitution), m.mu_static, m.mu_dynamic};
+    };
+    auto own_values = [&](size_t k) {
+      const Material& m = model.materials[static_cast<size_t>(model.shapes[k].material)];
+      return Coefficients{dissipation(m.restitution), m.mu_static, m.mu_dynamic};
+    };
+    auto check = [&](const std::vector<Coefficients>& x) -> std::string {  // "" or the first pair Simbody would combine otherwise
+      auto harmonic = [](double a, double b) { return a + b == 0 ? 0.0 : 2 * a * b / (a + b); };
+      auto near = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); };
+      for (const auto& [i, j] : pairs) {
+        const Coefficients want = pair_values(i, j);
+        const bool fi = fixed(model.shapes[i]), fj = fixed(model.shapes[j]);
+        const double c = fi ? x[j].c : fj ? x[i].c : (x[i].c + x[j].c) / 2;  // a rigid surface takes no share
+        if (!near(c, want.c) || !near(harmonic(x[i].mu_static, x[j].mu_static), want.mu_static) ||
+            !near(harmonic(x[i].mu_dynamic, x[j].mu_dynamic), want.mu_dynamic))
+          return fmt::format("simbody: the contact coefficients of the shape pair {} and {} are not a combination of its surfaces' "
+                             "materials Simbody can form (2 a b / (a + b) for friction)",
+                             name(i), name(j));
+      }
+      return "";
+    };
+    std::vector<Coefficients> own(ns);
+    for (size_t k = 0; k < ns; ++k) own[k] = own_values(k);
+    std::string why = check(own);
+    if (!why.empty()) {
+      std::vector<Coefficients> fixed_set(own);
+      for (size_t k = 0; k < ns; ++k)
+        if (fixed(model.shapes[k])) fixed_set[k] = {0, 1e30, 1e30};
+      for (const auto& [i, j] : pairs)
+        if (fixed(model.shapes[i]) != fixed(model.shapes[j])) {
+          const Coefficients want = pair_values(i, j);
+          fixed_set[fixed(model.shapes[i]) ? j : i] = {want.c, want.mu_static / 2, want.mu_dynamic / 2};
+        }
+      if (!check(fixed_set).empty()) throw UnsupportedModel(why);
+      own = fixed_set;
+    }
+    tracker_ = std::make_unique<SimTK::ContactTrackerSubsystem>(*system_);
+    contact_forces_ = std::make_unique<SimTK::CompliantContactSubsystem>(*system_, *tracker_);
+    contact_forces_->setTransitionVelocity(transition_velocity_);
+    contact_forces_->adoptDefaultForceGenerator(new SimTK::ContactForceGenerator::ThrowError());
+    // the surfaces, each in its body's B frame (or Ground's), with the cliques of joined bodies
+    std::vector<SimTK::ContactSurface> surfaces;
+    for (size_t k = 0; k < ns; ++k) {
+      const Shape& sh = model.shapes[k];
+      G geometry;
+      switch (sh.type) {
+        case ShapeType::Sphere: geometry = G::Sphere(sh.radius); break;
+        case ShapeType::Box: geometry = G::Brick(sv(sh.half_extents)); break;
+        case ShapeType::Ellipsoid: geometry = G::Ellipsoid(sv(sh.half_extents)); break;
+        case ShapeType::HalfSpace: geometry = G::HalfSpace(); break;
+        default: geometry = G::Sphere(1); break;  // never in a tested pair (refused above): no surface is added
+      }
+      const SimTK::ContactMaterial material(fixed(sh) ? 1e30 : stiffness_, own[k].c, own[k].mu_static, own[k].mu_dynamic);
+      surfaces.emplace_back(geometry, material);
+    }
+    for (size_t i = 0; i < ns; ++i)
+      for (size_t j = i + 1; j < ns; ++j) {
+        const Shape &a = model.shapes[i], &b = model.shapes[j];
+        if (a.body == b.body || (fixed(a) && fixed(b)) || rule.tested(model, a.body, b.body)) continue;
+        const SimTK::ContactCliqueId clique = SimTK::ContactSurface::createNewContactClique();
+        surfaces[i].joinClique(clique);
+        surfaces[j].joinClique(clique);
+      }
+    // Simbody's half-space is x > 0 (its outward normal -x), ours below the plane normal to the
+    // shape's y: the shape's frame turned -90 degrees about z
+    const Quat halfspace(Eigen::AngleAxisd(-M_PI / 2, Vec3::UnitZ()));
+    for (size_t k = 0; k < ns; ++k) {
+      const Shape& sh = model.shapes[k];
+      if (sh.type != ShapeType::Sphere && sh.type != ShapeType::Box && sh.type != ShapeType::Ellipsoid && sh.type != ShapeType::HalfSpace)
+        continue;
+      const ShapePose w = shape_pose(sh, state);
+      Vec3 p = w.position;
+      Quat q = w.orientation;
+      if (sh.type == ShapeType::HalfSpace) q = q * halfspace;
+      if (fixed(sh)) {
+        matter_->updGround().updBody().addContactSurface(SimTK::Transform(srot(q), sv(p)), surfaces[k]);
+        continue;
+      }
+      const Frame& f = frames_[static_cast<size_t>(sh.body)];
+      mobods_[static_cast<size_t>(sh.body)].updBody().addContactSurface(
+          SimTK::Transform(srot(f.q.conjugate() * q), sv(f.q.conjugate() * (p - f.origin))), surfaces[k]);
+    }
+  }
+
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     if (fixed_ && h != h_) integ_->setFixedStepSize(h);
@@ -276,12 +416,14 @@ class Simbody final : public Method {
     stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
-  std::string integrator_;
-  bool fixed_;
-  double accuracy_, point_inertia_;
+  std::string integrator_, fixed_option_;
+  bool fixed_ = true;  // steps of exactly h (fixed=yes, or auto without contacts)
+  double accuracy_, point_inertia_, stiffness_, restitution_speed_, transition_velocity_;
   std::unique_ptr<SimTK::MultibodySystem> system_;
   std::unique_ptr<SimTK::SimbodyMatterSubsystem> matter_;
   std::unique_ptr<SimTK::GeneralForceSubsystem> forces_;
+  std::unique_ptr<SimTK::ContactTrackerSubsystem> tracker_;
+  std::unique_ptr<SimTK::CompliantContactSubsystem> contact_forces_;
   std::unique_ptr<SimTK::Integrator> integ_;
   std::vector<SimTK::MobilizedBody> mobods_;  // (nbody)
   std::vector<Frame> frames_;                 // (nbody)
@@ -301,19 +443,33 @@ MethodInfo describe_simbody() {
   i.family = "peer";
   i.version = "Simbody " MBBENCH_SIMBODY_VERSION;
   i.description = "Simbody (libsimbody-dev): reduced coordinates (mobilized bodies), its integrators at fixed steps of h "
-                  "or adaptive to an accuracy; loops closed by its constraints (Ball, Rod, Weld; a hinge as a Ball and two ConstantAngle)";
+                  "or adaptive to an accuracy; loops closed by its constraints (Ball, Rod, Weld; a hinge as a Ball and two ConstantAngle); contacts by its compliant "
+                  "contact subsystem (Hertz and Hunt-Crossley: a sphere on a sphere; a sphere, box or ellipsoid on a half-space)";
   i.source = "sherman2011 (Simbody)";
   i.options = {OptionInfo::choice("integrator", "rkmerson",
                                   "rkmerson (Runge-Kutta-Merson, order 4), rk3, rk2, euler (explicit), semi-euler2 (semi-explicit Euler "
                                   "with an error estimate), verlet",
                                   {"rkmerson", "rk3", "rk2", "euler", "semi-euler2", "verlet"}),
-               OptionInfo::choice("fixed", "yes", "yes: steps of exactly h, no error control; no: adaptive steps to `accuracy`, landing on every h",
-                                  {"yes", "no"}),
-               OptionInfo::number("accuracy", "1e-3", "the integrator's relative accuracy with fixed=no (Simbody's default)", 0, 1, true),
-               point_inertia_option("1e-12")};
+               OptionInfo::choice("fixed", "auto",
+                                  "yes: steps of exactly h, no error control; no: adaptive steps to `accuracy`, landing on every h; auto: "
+                                  "yes without contacts, no with (stiff compliant contacts need error control)",
+                                  {"auto", "yes", "no"}),
+               OptionInfo::number("accuracy", "1e-3", "the integrator's relative accuracy with fixed=no, and with fixed=auto on a model with contacts (Simbody's default)", 0, 1, true),
+               point_inertia_option("1e-12"),
+               OptionInfo::number("contact_stiffness", "1e7",
+                                  "contacts: the moving surfaces' stiffness (Simbody's ContactMaterial: Pa in Hertz contact of spheres and "
+                                  "ellipsoids, N/m at each box vertex on a half-space); fixed surfaces are rigid",
+                                  0, 1e300, true),
+               OptionInfo::number("restitution_speed", "1",
+                                  "contacts: the impact speed at which a pair rebounds at its restitution e, m/s (Hunt-Crossley dissipation "
+                                  "c = (1 - e) / restitution_speed; Simbody's e = 1 - c v)",
+                                  0, 1e300, true),
+               OptionInfo::number("transition_velocity", "0.01",
+                                  "contacts: the slip speed below which Simbody's smoothed friction falls to zero, m/s (Simbody's default)", 0,
+                                  1e300, true)};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts;
   i.fixed_step = true;
   return i;
 }
