@@ -262,6 +262,9 @@ class Simbody final : public Method {
     using G = SimTK::ContactGeometry;
     auto fixed = [&](const Shape& s) { return s.body == kWorld || model.bodies[static_cast<size_t>(s.body)].is_static; };
     auto dissipation = [&](double e) { return std::max(0.0, 1 - std::clamp(e, 0.0, 1.0)) / restitution_speed_; };
+    auto mapped = [](ShapeType t) {  // the shapes with a Simbody contact geometry here
+      return t == ShapeType::Sphere || t == ShapeType::Box || t == ShapeType::Ellipsoid || t == ShapeType::HalfSpace;
+    };
     auto supported = [](ShapeType a, ShapeType b) {
       if (a == ShapeType::HalfSpace) std::swap(a, b);
       if (b == ShapeType::HalfSpace) return a == ShapeType::Sphere || a == ShapeType::Box || a == ShapeType::Ellipsoid;
@@ -358,8 +361,7 @@ class Simbody final : public Method {
     const Quat halfspace(Eigen::AngleAxisd(-M_PI / 2, Vec3::UnitZ()));
     for (size_t k = 0; k < ns; ++k) {
       const Shape& sh = model.shapes[k];
-      if (sh.type != ShapeType::Sphere && sh.type != ShapeType::Box && sh.type != ShapeType::Ellipsoid && sh.type != ShapeType::HalfSpace)
-        continue;
+      if (!mapped(sh.type)) continue;
       const ShapePose w = shape_pose(sh, state);
       Vec3 p = w.position;
       Quat q = w.orientation;
