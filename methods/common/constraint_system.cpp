@@ -39,6 +39,8 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     if (b.is_static) continue;
     if (!b.particle) inertia_inv_[k] = b.inertia.inverse();
     body_dim_[k] = b.particle ? 3 : 6;
+    M_[k].topLeftCorner<3, 3>() = b.mass * Mat3::Identity();
+    Minv_[k].topLeftCorner<3, 3>() = (1.0 / b.mass) * Mat3::Identity();
     body_col_[k] = ncols_;
     ncols_ += body_dim_[k];
   }
@@ -76,10 +78,7 @@ void ConstraintSystem::update(const Model& m, const State& s) {
   for (size_t k = 0; k < m.bodies.size(); ++k) {
     if (body_dim_[k] == 0) continue;
     const Body& b = m.bodies[k];
-    M_[k].setZero();
-    Minv_[k].setZero();
-    M_[k].topLeftCorner<3, 3>() = b.mass * Mat3::Identity();
-    Minv_[k].topLeftCorner<3, 3>() = (1.0 / b.mass) * Mat3::Identity();
+    // the translational part is constant (set by the constructor); the rotational one turns with the body
     if (body_dim_[k] == 6) {
       Mat3 R = s.bodies[k].q.toRotationMatrix();
       M_[k].bottomRightCorner<3, 3>() = R * b.inertia * R.transpose();
@@ -92,7 +91,9 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     const Joint& J = m.joints[b.joint];
     // projections of the translational and rotational rows at this state
     const JointParts parts = joint_parts(J.type);
-    const Vec3 axis = axis_world(s, J.a, J.axis_a);
+    const bool axial = parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
+                       parts.rot == RotPart::Twist || parts.rot == RotPart::Perpendicular;
+    const Vec3 axis = axial ? axis_world(s, J.a, J.axis_a) : Vec3::Zero();
     Mat3& Pt = b.P_trans;
     Pt.setIdentity();
     switch (parts.trans) {
@@ -126,11 +127,15 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       // turning of a's axis
       Vec3 r = s.bodies[k].q * anchors[side];
       if (side == 0 && (parts.trans == TransPart::Line || parts.trans == TransPart::Plane)) r -= joint_separation(m, s, J);
-      b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
-      if (body_dim_[k] == 6) {
-        b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
-        if (nr > 0) b.J[side].block(nt, 3, nr, 3) = sign * Pr.topRows(nr);
+      if (parts.trans == TransPart::Point) {
+        // P = 1 (a ball joint's three rows): the blocks without the product by P (the same numbers)
+        b.J[side].topLeftCorner<3, 3>() = sign * Mat3::Identity();
+        if (body_dim_[k] == 6) b.J[side].block<3, 3>(0, 3) = -sign * cross_matrix(r);
+      } else {
+        b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
+        if (body_dim_[k] == 6) b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
       }
+      if (body_dim_[k] == 6 && nr > 0) b.J[side].block(nt, 3, nr, 3) = sign * Pr.topRows(nr);
     }
   }
 }
@@ -186,10 +191,14 @@ void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b,
     V.head<3>() = s.bodies[k].v;
     V.tail<3>() = s.bodies[k].w;
     const int n = body_dim_[k];
-    if (n == 6)
+    if (n == 6) {
       e.noalias() += b.J[side] * V;  // fixed size: the rows past dim are zero in J
-    else
-      e.head(b.dim) += b.J[side].topLeftCorner(b.dim, n) * V.head(n);
+      continue;
+    }
+    // a particle: each row's sum in the order of Eigen's run-time-size product, e_r + ((J_r0 v_0 +
+    // J_r1 v_1) + J_r2 v_2), written out (the same bits, without the general product's dispatch)
+    const Vec3& v = s.bodies[k].v;
+    for (int r = 0; r < b.dim; ++r) e[r] += (b.J[side](r, 0) * v[0] + b.J[side](r, 1) * v[1]) + b.J[side](r, 2) * v[2];
   }
 }
 
@@ -230,9 +239,16 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
       s.bodies[k].w += dV.tail<3>();
       continue;
     }
-    Vec6 dV = Vec6::Zero();
-    dV.head(n) = Minv_[k].topLeftCorner(n, n) * (b.J[side].topLeftCorner(b.dim, n).transpose() * x.head(b.dim));
-    s.bodies[k].v += dV.head<3>();
+    // a particle: M^-1 = 1/m (diagonal, set by the constructor), so M^-1 J^T x is J^T x scaled, and
+    // for one row (a rod) J^T x is one product per entry: the numbers of the general products,
+    // without their dispatch
+    const double inv_m = Minv_[k](0, 0);
+    if (b.dim == 1) {
+      s.bodies[k].v += inv_m * (b.J[side].row(0).head<3>().transpose() * x[0]);
+      continue;
+    }
+    const Vec3 y = b.J[side].topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);
+    s.bodies[k].v += inv_m * y;
   }
 }
 

@@ -38,10 +38,12 @@ void free_motion_body(const Body& b, const Vec3& F, const Vec3& tau, double h, c
   const Mat3 Jinv = J.inverse();
   const Vec3 wb = in.q.conjugate() * in.w;
   Rot x = {wb.x(), wb.y(), wb.z(), in.q.w(), in.q.x(), in.q.y(), in.q.z()};
+  // without a torque its body-frame image is zero: not rotated at every stage (the same numbers)
+  const bool torque = (tau.array() != 0.0).any();
   auto rhs = [&](const Rot& s, Rot& ds, double) {
     const Vec3 w(s[0], s[1], s[2]);
     const Quat q(s[3], s[4], s[5], s[6]);
-    const Vec3 tb = q.conjugate() * tau;  // Eigen normalises nothing here: q is near unit within a step
+    const Vec3 tb = torque ? Vec3(q.conjugate() * tau) : Vec3::Zero();  // Eigen normalises nothing here: q is near unit within a step
     const Vec3 dw = Jinv * (tb - w.cross(J * w));
     // q' = 1/2 q [0, w_b]
     const Quat dq = q * Quat(0, w.x(), w.y(), w.z());

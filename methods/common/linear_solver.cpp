@@ -141,6 +141,7 @@ class Tree final : public LinearSolver {
   void analyze(const ConstraintSystem& cs) override { tree_.analyze(cs); }
   void factor(const ConstraintSystem& cs) override { tree_.factor(cs); }
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { tree_.solve(b, x); }
+  bool factor_on_demand() const override { return true; }
 
  private:
   TreeSolver tree_;

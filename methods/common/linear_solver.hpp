@@ -34,6 +34,10 @@ class LinearSolver {
   virtual void factor(const ConstraintSystem& cs) = 0;
   virtual void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
   virtual FactorInfo factor_info() const { return {}; }
+  // true when factor() reports nothing (factor_info() stays empty) and may therefore be put off
+  // until the first solve(): a step whose corrections all start within tolerance then skips it
+  // (the results are the same bits: factor() depends only on the ConstraintSystem it is given)
+  virtual bool factor_on_demand() const { return false; }
 };
 
 using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;

@@ -36,6 +36,40 @@ bool nonzero(const M& B) {
   return (B.array() != 0.0).any();
 }
 
+using Mat3d = Eigen::Matrix3d;
+
+// The inverse of a symmetric definite 3 x 3 block (of either sign) by Eigen's closed form
+// (cofactors). Returns |det D| / |D00 D11 D22|: 1 for a diagonal block, in (0, 1] for a
+// definite one (Hadamard), about the round-off for one with dependent rows; unchanged by a
+// scaling of the rows and columns.
+double definite_inverse(const Mat3d& D, Mat3d& Dinv) {
+  double det = 0;
+  bool invertible = false;
+  D.computeInverseAndDetWithCheck(Dinv, det, invertible, 0.0);
+  const double diag = std::abs(D(0, 0) * D(1, 1) * D(2, 2));
+  return invertible && diag > 0 ? std::abs(det) / diag : 0.0;
+}
+
+// The same for a 6 x 6 block D = [A B; B^T C] by its 3 x 3 blocks: A^-1, the Schur complement
+// S = C - B^T A^-1 B and S^-1, then D^-1 = [A^-1 + X S^-1 X^T, -X S^-1; -S^-1 X^T, S^-1] with
+// X = A^-1 B (a block LDL^T; A and S are definite when D is). Returns the smaller ratio of A and S.
+double definite_inverse(const Eigen::Matrix<double, 6, 6>& D, Eigen::Matrix<double, 6, 6>& Dinv) {
+  Mat3d Ainv, Sinv;
+  const double ra = definite_inverse(D.topLeftCorner<3, 3>(), Ainv);
+  const Mat3d X = Ainv * D.topRightCorner<3, 3>();
+  const Mat3d S = D.bottomRightCorner<3, 3>() - D.topRightCorner<3, 3>().transpose() * X;
+  const double rs = definite_inverse(S, Sinv);
+  const Mat3d XS = X * Sinv;
+  Dinv.topLeftCorner<3, 3>() = Ainv + XS * X.transpose();
+  Dinv.topRightCorner<3, 3>() = -XS;
+  Dinv.bottomLeftCorner<3, 3>() = -XS.transpose();
+  Dinv.bottomRightCorner<3, 3>() = Sinv;
+  return std::min(ra, rs);
+}
+
+// below this ratio of definite_inverse a diagonal block counts as singular (dependent rows)
+constexpr double kSingularRatio = 1e-13;
+
 }  // namespace
 
 void TreeSolver::analyze(const ConstraintSystem& cs) { analyze_impl(nullptr, cs); }
@@ -201,11 +235,14 @@ void TreeSolver::parent_block(const ConstraintSystem& cs, int i, M& H) const {
 
 template <class Ldlt>
 void TreeSolver::check_pivots(const ConstraintSystem& cs, int i, const Ldlt& F) const {
-  const Node& nd = nodes_[i];
   const auto dd = F.vectorD().cwiseAbs();
-  if (F.info() != Eigen::Success || !(dd.minCoeff() > 1e-13 * dd.maxCoeff()) || !std::isfinite(dd.maxCoeff()))
-    throw SimulationError(fmt::format("tree solver: singular diagonal block of {} {} (dependent constraint rows?)",
-                                      nd.is_joint ? "joint" : "body", nd.is_joint ? cs.blocks()[nd.index].joint : nd.index));
+  if (F.info() != Eigen::Success || !(dd.minCoeff() > 1e-13 * dd.maxCoeff()) || !std::isfinite(dd.maxCoeff())) throw_singular(cs, i);
+}
+
+void TreeSolver::throw_singular(const ConstraintSystem& cs, int i) const {
+  const Node& nd = nodes_[i];
+  throw SimulationError(fmt::format("tree solver: singular diagonal block of {} {} (dependent constraint rows?)",
+                                    nd.is_joint ? "joint" : "body", nd.is_joint ? cs.blocks()[nd.index].joint : nd.index));
 }
 
 void TreeSolver::factor(const ConstraintSystem& cs) {
@@ -232,12 +269,11 @@ void TreeSolver::factor(const ConstraintSystem& cs) {
 template <int DI, int DP>
 void TreeSolver::factor_fixed(const ConstraintSystem& cs, int i) {
   using MatI = Eigen::Matrix<double, DI, DI>;
-  using VecI = Eigen::Matrix<double, DI, 1>;
-  // pivoted LDL^T of the (definite) diagonal block, and D_i^-1 column by column
-  const Eigen::LDLT<MatI> F{MatI(D_[i])};
-  check_pivots(cs, i, F);
-  Eigen::Map<MatI> Dinv(Dinv_[i].data());
-  for (int k = 0; k < DI; ++k) Dinv.col(k) = F.solve(VecI::Unit(k));
+  // D_i^-1 of the (definite) diagonal block in closed form (definite_inverse)
+  MatI Dinv;
+  const double ratio = definite_inverse(MatI(Eigen::Map<const MatI>(D_[i].data())), Dinv);
+  if (!(ratio > kSingularRatio) || !Dinv.allFinite()) throw_singular(cs, i);
+  Eigen::Map<MatI>(Dinv_[i].data()) = Dinv;
   const int p = nodes_[i].parent;
   if (p < 0) return;
   // T_i = D_i^-1 H_i,p(i); the parent's D_p -= T_i^T H_i,p(i)

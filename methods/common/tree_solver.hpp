@@ -42,9 +42,11 @@
 // ascending order as a sum over them would take).
 //
 // Kernels. The blocks of rigid bodies (6) and of three-row joints (ball joints, 3) take a kernel
-// with the sizes fixed at compile time (Eigen fixed-size products and an unrolled pivoted LDL^T;
-// D_i^-1 is formed once per factor(), column by column, so that the solve is three small
-// matrix-vector products per node): edges (6, 3) and (3, 6) and roots of size 6. Every other
+// with the sizes fixed at compile time (Eigen fixed-size products; D_i^-1 formed once per
+// factor() in closed form: a 3 x 3 block by cofactors, a 6 x 6 one by its 3 x 3 blocks and their
+// Schur complement, so that the solve is three small matrix-vector products per node; a block
+// counts as singular when |det| < 1e-13 |product of its diagonal| for a 3 x 3 block or either
+// 3 x 3 factor of a 6 x 6 one): edges (6, 3) and (3, 6) and roots of size 6. Every other
 // node (point masses on rods: 3 and 1, hinges: 5, ...) takes the general kernel (blocks of
 // run-time size up to 6 x 6, T_i and D_i^-1 z_i by Eigen::LDLT's solve), the same operations in
 // the same order as before the fixed-size kernels, so those models give the same bits.
@@ -127,6 +129,7 @@ class TreeSolver {
   // SimulationError naming the node when its diagonal block is singular
   template <class Ldlt>
   void check_pivots(const ConstraintSystem& cs, int i, const Ldlt& F) const;
+  [[noreturn]] void throw_singular(const ConstraintSystem& cs, int i) const;
 
   int nrows_ = 0;
   int nroots_ = 0;

@@ -161,7 +161,12 @@ class JointCorrector final : public Corrector {
   void apply(const JointBlock& b, int g, const Vec6& rhs, State& state, StepStats& stats) {
     auto t0 = Clock::now();
     Vec6 x = Vec6::Zero();
-    x.head(b.dim) = inv_[g].topLeftCorner(b.dim, b.dim) * rhs.head(b.dim);
+    if (b.dim == 1)
+      x[0] = inv_[g](0, 0) * rhs[0];  // a rod: one product
+    else if (b.dim == 3)
+      x.head<3>().noalias() = inv_[g].topLeftCorner<3, 3>() * rhs.head<3>();  // a ball joint: fixed size
+    else
+      x.head(b.dim) = inv_[g].topLeftCorner(b.dim, b.dim) * rhs.head(b.dim);
     cs_.apply_block_impulse(b, x, state);
     stats.t_solve += since(t0);
   }
@@ -194,20 +199,17 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     }
   }
   void update(const Model& model, const State& state, StepStats& stats) override {
+    stats.t_factorization += deferred_factor_s_;  // factorizations the contact and spring paths asked for
+    deferred_factor_s_ = 0;
     for (auto& g : groups_) {
       if (g.cs.rows() == 0) continue;
       auto t0 = Clock::now();
       g.cs.update(model, state);
       stats.t_assembly += since(t0);
-      t0 = Clock::now();
-      g.solver->factor(g.cs);
-      const FactorInfo fi = g.solver->factor_info();
-      stats.t_factorization += since(t0) - fi.t_analysis;
-      stats.t_analysis += fi.t_analysis;
-      stats.nnz_a = std::max(stats.nnz_a, fi.nnz_a);
-      stats.nnz_l = std::max(stats.nnz_l, fi.nnz_l);
-      stats.condition = std::max(stats.condition, fi.condition);
-      if (fi.rcond > 0) stats.rcond = stats.rcond > 0 ? std::min(stats.rcond, fi.rcond) : fi.rcond;
+      g.factored = false;
+      // a solver that reports nothing of its factorization factors at the first solve (a step
+      // whose corrections all start within tolerance needs none; LinearSolver::factor_on_demand)
+      if (!g.solver->factor_on_demand()) factor(g, stats);
     }
   }
   int groups() const override { return static_cast<int>(groups_.size()); }
@@ -216,6 +218,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   bool couple(int a, const Eigen::Matrix<double, 3, 6>& Ja, int b, const Eigen::Matrix<double, 3, 6>& Jb,
               Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) override {
     Group& g = groups_[0];
+    factor_deferred(g);
     B_.setZero(g.cs.rows(), 3);
     bool any = false;
     for (int side = 0; side < 2; ++side) {
@@ -246,6 +249,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   void apply_joint_impulse(const Eigen::VectorXd& x, State& s) override { groups_[0].cs.apply_impulse(x, s); }
   bool joint_response(const Eigen::MatrixXd& dV, Eigen::MatrixXd& PhiDV, Eigen::MatrixXd& Y) override {
     Group& g = groups_[0];
+    factor_deferred(g);
     PhiDV.setZero(g.cs.rows(), dV.cols());
     bool any = false;
     for (const JointBlock& blk : g.cs.blocks())
@@ -305,8 +309,29 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     std::unique_ptr<LinearSolver> solver;
     std::vector<int> bodies;
     Eigen::VectorXd e, x;
+    bool factored = false;  // the solver has factored the Jacobians of the last update()
   };
+  void factor(Group& g, StepStats& stats) {
+    const auto t0 = Clock::now();
+    g.solver->factor(g.cs);
+    g.factored = true;
+    const FactorInfo fi = g.solver->factor_info();
+    stats.t_factorization += since(t0) - fi.t_analysis;
+    stats.t_analysis += fi.t_analysis;
+    stats.nnz_a = std::max(stats.nnz_a, fi.nnz_a);
+    stats.nnz_l = std::max(stats.nnz_l, fi.nnz_l);
+    stats.condition = std::max(stats.condition, fi.condition);
+    if (fi.rcond > 0) stats.rcond = stats.rcond > 0 ? std::min(stats.rcond, fi.rcond) : fi.rcond;
+  }
+  // the contact and spring paths, which have no StepStats: the time is added at the next update()
+  void factor_deferred(Group& g) {
+    if (g.factored) return;
+    StepStats s;
+    factor(g, s);
+    deferred_factor_s_ += s.t_factorization;
+  }
   void apply(Group& g, State& state, StepStats& stats) {
+    if (!g.factored) factor(g, stats);
     auto t0 = Clock::now();
     g.solver->solve(g.e, g.x);
     if (!g.x.allFinite()) throw SimulationError("impulse solve produced a non-finite impulse (singular system?)");
@@ -320,6 +345,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   LinearSolverFactory make_;
   std::vector<Group> groups_;
   State pred_;
+  double deferred_factor_s_ = 0;
 };
 
 }  // namespace
