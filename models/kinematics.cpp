@@ -19,9 +19,19 @@ Mat3 world_inertia(const Body& b, const BodyState& s) {
   return R * b.inertia * R.transpose();
 }
 
+namespace {
+// all three components +0.0 (not -0.0)
+bool is_positive_zero(const Vec3& v) {
+  return !std::signbit(v.x()) && !std::signbit(v.y()) && !std::signbit(v.z()) && v.x() == 0 && v.y() == 0 && v.z() == 0;
+}
+}  // namespace
+
 Vec3 world_point(const Model&, const State& s, int body, const Vec3& local) {
   if (body == kWorld) return local;
   const BodyState& bs = s.bodies[body];
+  // a point at the centre of mass (every particle's): q * (+0, +0, +0) is (+0, +0, +0) for every
+  // q, so x + 0 gives the bits of the rotation without it
+  if (is_positive_zero(local)) return bs.x + Vec3::Zero();
   return bs.x + bs.q * local;
 }
 

@@ -485,6 +485,34 @@ void ArticulatedTree::articulate(int i, Mat6& Ia, Vec6& pa) const {
   pa += Ia * W.c + UD * u;
 }
 
+void ArticulatedTree::articulate_ball(int i, Mat6& Ia, Vec6& pa) const {
+  // S = [R; 0] = S' R with the world-aligned S' = [1; 0]: U' = I^A S' is I^A's left columns,
+  // D' = S'^T U' its top-left block, u' = -S'^T p^A its top half, and U D^-1 U^T = U' D'^-1 U'^T,
+  // U D^-1 u = U' D'^-1 u' (R cancels): pass 2 without the products by S
+  Work& W = w_[i];
+  using Mat63 = Eigen::Matrix<double, 6, 3>;
+  const Mat63 U = W.IA.leftCols<3>();
+  Eigen::Map<Mat3> Dinv(W.Dinv.data());
+  Dinv = W.IA.topLeftCorner<3, 3>().inverse();  // Eigen's closed form (cofactors) of the SPD block
+  Eigen::Map<Vec3> u(W.u.data());
+  u = -W.pA.head<3>();
+  Eigen::Map<Mat63>(W.U.data()) = U;
+  const Mat63 UD = U * Dinv;
+  Ia.noalias() -= UD * U.transpose();
+  pa += Ia * W.c + UD * u;
+}
+
+void ArticulatedTree::accelerate_ball(int i, const Vec6& a1) const {
+  // pass 3 in the world-aligned basis of articulate_ball: qdd' = D'^-1 (u' - U'^T a'), a = a' +
+  // (qdd', 0); the state's rate is in the child frame, qdd = R^T qdd'
+  Work& W = w_[i];
+  const Eigen::Map<const Eigen::Matrix<double, 6, 3>> U(W.U.data());
+  const Vec3 qw = Eigen::Map<const Mat3>(W.Dinv.data()) * (Eigen::Map<const Vec3>(W.u.data()) - U.transpose() * a1);
+  W.a = a1;
+  W.a.head<3>() += qw;
+  Eigen::Map<Vec3>(W.qdd.data()) = W.R.transpose() * qw;
+}
+
 template <int ND>
 void ArticulatedTree::accelerate(int i, const Vec6& a1) const {
   constexpr int MX = ND == Eigen::Dynamic ? 6 : ND;
@@ -508,8 +536,8 @@ void ArticulatedTree::aba() const {
     Work& W = w_[i];
     Mat6 Ia = W.IA;
     Vec6 pa = W.pA;
-    if (L.nd == 3)
-      articulate<3>(i, Ia, pa);
+    if (L.kind == Kind::Ball)
+      articulate_ball(i, Ia, pa);
     else if (L.nd > 0)
       articulate<Eigen::Dynamic>(i, Ia, pa);
     else
@@ -524,8 +552,8 @@ void ArticulatedTree::aba() const {
     const Link& L = link_[i];
     Work& W = w_[i];
     const Vec6 a1 = parent_motion(i, L.parent >= 0 ? w_[L.parent].a : Vec6(Vec6::Zero())) + W.c;
-    if (L.nd == 3)
-      accelerate<3>(i, a1);
+    if (L.kind == Kind::Ball)
+      accelerate_ball(i, a1);
     else if (L.nd > 0)
       accelerate<Eigen::Dynamic>(i, a1);
     else

@@ -146,13 +146,17 @@ class ArticulatedTree {
   void kinematics(const double* q, const double* v) const;
   void aba() const;  // passes 2 and 3: qdd of every link (after kinematics with velocities)
   // pass 2 of link i (nd > 0): U, D^-1, u; returns I^a and p^A + I^a c + U D^-1 u for the parent.
-  // Pass 3 of link i (nd > 0): qdd and a from a' = X a_p + c. ND: nd at compile time for ball
-  // joints (3: Eigen's fixed-size products, D^-1 in closed form), Eigen::Dynamic for the
-  // others (the run-time-size path, unchanged: the rod models keep their bits).
+  // Pass 3 of link i (nd > 0): qdd and a from a' = X a_p + c. ND: nd at compile time, or
+  // Eigen::Dynamic (the run-time-size path every joint but the ball takes, unchanged: the rod
+  // models keep their bits). Ball joints take articulate_ball / accelerate_ball below.
   template <int ND>
   void articulate(int i, Mat6& Ia, Vec6& pa) const;
   template <int ND>
   void accelerate(int i, const Vec6& a1) const;
+  // ball joints (S = [R; 0]): passes 2 and 3 in world-aligned joint axes, without the products
+  // by S (the same accelerations; the rate returned in the child frame)
+  void articulate_ball(int i, Mat6& Ia, Vec6& pa) const;
+  void accelerate_ball(int i, const Vec6& a1) const;
   Vec6 external_force(int i) const;  // at o_i
   Vec6 parent_motion(int i, const Vec6& m_parent) const;  // X m_parent (0 at a fixed parent)
   Mat6X subspace_at_origin(int i) const;  // S_i referred to the world origin (CRBA check)
