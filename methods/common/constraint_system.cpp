@@ -211,8 +211,20 @@ void ConstraintSystem::velocity_error(const State& s, Eigen::VectorXd& e) const 
   }
 }
 
+namespace {
+// |(e_0, .., e_n-1)| for n <= 3, summed as Eigen sums the run-time-size norm of a segment that
+// starts at an aligned address, ((e0^2 + e1^2) + e2^2): the same bits without its dispatch
+double head_norm(const double* e, int n) {
+  double s = 0;
+  if (n >= 1) s = e[0] * e[0];
+  if (n >= 2) s += e[1] * e[1];
+  if (n >= 3) s += e[2] * e[2];
+  return std::sqrt(s);
+}
+}  // namespace
+
 double ConstraintSystem::joint_norm(const JointBlock& b, const Vec6& e) {
-  const double t = e.head(b.rot_row).norm();
+  const double t = head_norm(e.data(), b.rot_row);
   return b.dim > b.rot_row ? std::max(t, e.segment(b.rot_row, b.dim - b.rot_row).norm()) : t;
 }
 
@@ -220,6 +232,10 @@ double ConstraintSystem::max_joint_norm(const Eigen::VectorXd& e) const {
   double m = 0;
   Vec6 eb = Vec6::Zero();
   for (const auto& b : blocks_) {
+    if (b.dim == b.rot_row) {  // translational rows only (a ball joint, a rod)
+      m = std::max(m, head_norm(e.data() + b.row, b.dim));
+      continue;
+    }
     eb.head(b.dim) = e.segment(b.row, b.dim);
     m = std::max(m, joint_norm(b, eb));
   }

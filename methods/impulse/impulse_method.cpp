@@ -197,10 +197,15 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
         if (g.cs.body_col(static_cast<int>(k)) >= 0) g.bodies.push_back(static_cast<int>(k));
       groups_.push_back(std::move(g));
     }
+    // one group predicting every dynamic body: its last measuring sweep is the step's free motion
+    predicts_all_ = groups_.size() == 1 &&
+                    static_cast<int>(groups_[0].bodies.size()) == model.dynamic_body_count();
+    predicted_ = nullptr;
   }
   void update(const Model& model, const State& state, StepStats& stats) override {
     stats.t_factorization += deferred_factor_s_;  // factorizations the contact and spring paths asked for
     deferred_factor_s_ = 0;
+    predicted_ = nullptr;
     for (auto& g : groups_) {
       if (g.cs.rows() == 0) continue;
       auto t0 = Clock::now();
@@ -246,7 +251,10 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     BtY = B_.transpose() * Y;
     return true;
   }
-  void apply_joint_impulse(const Eigen::VectorXd& x, State& s) override { groups_[0].cs.apply_impulse(x, s); }
+  void apply_joint_impulse(const Eigen::VectorXd& x, State& s) override {
+    predicted_ = nullptr;
+    groups_[0].cs.apply_impulse(x, s);
+  }
   bool joint_response(const Eigen::MatrixXd& dV, Eigen::MatrixXd& PhiDV, Eigen::MatrixXd& Y) override {
     Group& g = groups_[0];
     factor_deferred(g);
@@ -282,6 +290,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       if (model.bodies[k].is_static) pred_.bodies[k] = state.bodies[k];
     for (int k : g.bodies) free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pred_.bodies[k]);
     stats.t_integration += since(t0);
+    predicted_ = predicts_all_ ? &state : nullptr;
     g.cs.position_error(model, pred_, g.e);
     const double err = g.cs.max_joint_norm(g.e);
     if (err > tol) {
@@ -289,6 +298,14 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       apply(g, state, stats);
     }
     return err;
+  }
+
+  bool take_prediction(const State& state, State& out) override {
+    if (predicted_ != &state) return false;
+    predicted_ = nullptr;
+    out.t = state.t;
+    std::swap(out.bodies, pred_.bodies);
+    return true;
   }
 
   double correct_velocity(int gi, State& state, double tol, StepStats& stats) override {
@@ -331,6 +348,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     deferred_factor_s_ += s.t_factorization;
   }
   void apply(Group& g, State& state, StepStats& stats) {
+    predicted_ = nullptr;  // the state's velocities change: the prediction no longer is its free motion
     if (!g.factored) factor(g, stats);
     auto t0 = Clock::now();
     g.solver->solve(g.e, g.x);
@@ -345,6 +363,8 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   LinearSolverFactory make_;
   std::vector<Group> groups_;
   State pred_;
+  bool predicts_all_ = false;         // one group, and it predicts every dynamic body
+  const State* predicted_ = nullptr;  // pred_ is the free motion of this state (no impulse since)
   double deferred_factor_s_ = 0;
 };
 
@@ -507,9 +527,11 @@ void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStat
   }
   // 1. position correction on the look-ahead prediction over the whole step
   correct_positions(*corrector_, model, loads_, h, state, opt_, stats, info_.name, contacts);
-  // 2. free motion with the corrected velocities
+  // 2. free motion with the corrected velocities: the last position sweep's prediction when it
+  // applied nothing after predicting (and no contact sweep followed it)
   auto t0 = Clock::now();
-  free_motion(model, loads_, h, state, next_);
+  const bool contact_sweeps = contacts && contacts->size() > 0;
+  if (contact_sweeps || !corrector_->take_prediction(state, next_)) free_motion(model, loads_, h, state, next_);
   std::swap(state.bodies, next_.bodies);
   stats.t_integration += since(t0);
   // Jacobians and factorisation at the new state, for 3. and the next step's 1.

@@ -89,6 +89,14 @@ class Corrector {
   // The factored articulation for the implicit force elements (implicit_springs.hpp): coupling()
   // where it exists, and also where the corrector keeps its contacts uncoupled (linear)
   virtual ArticulationCoupling* response() { return coupling(); }
+  // When the last position sweep predicted every dynamic body from `state` and applied no impulse
+  // after it (the sweep that found the error within tolerance), that prediction is the free motion
+  // of `state` over the same span: swaps it into out.bodies and returns true (the same bits as
+  // free_motion, one evaluation less). False when the corrector cannot tell.
+  virtual bool take_prediction(const State& state, State& out) {
+    (void)state, (void)out;
+    return false;
+  }
 };
 
 // Block Gauss-Seidel over single joints (schmitt2003): each joint's impulse from its own

@@ -25,6 +25,7 @@ class LinearCorrector final : public Corrector {
   }
   double correct_velocity(int g, State& s, double tol, StepStats& st) override { return inner_->correct_velocity(g, s, tol, st); }
   ArticulationCoupling* response() override { return inner_->response(); }
+  bool take_prediction(const State& s, State& out) override { return inner_->take_prediction(s, out); }
 
  private:
   std::unique_ptr<Corrector> inner_;
