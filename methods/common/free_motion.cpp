@@ -1,6 +1,7 @@
 #include "methods/common/free_motion.hpp"
 
 #include <array>
+#include <cstring>
 
 #include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
 
@@ -53,6 +54,32 @@ void free_motion_body(const Body& b, const Vec3& F, const Vec3& tau, double h, c
   rk4.do_step(rhs, x, 0.0, h);
   out.q = Quat(x[3], x[4], x[5], x[6]).normalized();
   out.w = out.q * Vec3(x[0], x[1], x[2]);
+}
+
+namespace {
+bool same_bits(const double* a, const double* b, size_t n) { return std::memcmp(a, b, n * sizeof(double)) == 0; }
+bool same_bits(const Vec3& a, const Vec3& b) { return same_bits(a.data(), b.data(), 3); }
+bool same_bits(const BodyState& a, const BodyState& b) {
+  return same_bits(a.x, b.x) && same_bits(a.v, b.v) && same_bits(a.w, b.w) && same_bits(a.q.coeffs().data(), b.q.coeffs().data(), 4);
+}
+}  // namespace
+
+void RememberedFreeMotion::predict(const Body& body, int k, const Vec3& force, const Vec3& torque, double h,
+                                   const BodyState& in, BodyState& out) {
+  if (body.particle) {
+    free_motion_body(body, force, torque, h, in, out);
+    return;
+  }
+  Key& key = key_.at(static_cast<size_t>(k));
+  if (key.out == &out && same_bits(&key.h, &h, 1) && same_bits(key.in, in) && same_bits(key.force, force) &&
+      same_bits(key.torque, torque))
+    return;  // out still holds the free motion of these inputs
+  free_motion_body(body, force, torque, h, in, out);
+  key.in = in;
+  key.force = force;
+  key.torque = torque;
+  key.h = h;
+  key.out = &out;
 }
 
 void free_motion(const Model& m, const StepLoads& loads, double h, const State& in, State& out) {

@@ -29,4 +29,28 @@ void free_motion_body(const Body& body, const Vec3& force, const Vec3& torque, d
 // out = free motion of every dynamic body of `in` over h (static bodies are copied).
 void free_motion(const Model& model, const StepLoads& loads, double h, const State& in, State& out);
 
+// The free motion of single rigid bodies, remembered: a body whose state, force, torque and step
+// are bitwise those of its last prediction gets that prediction back (the same bits without the
+// RK4). The Gauss-Seidel correctors predict each body once per joint and sweep, and most of a
+// sweep's joints are within tolerance and change no body. Particles are predicted every time
+// (their free motion costs less than the comparison).
+class RememberedFreeMotion {
+ public:
+  // forgets every prediction; bodies 0..nbody-1 may be predicted (no allocation in predict)
+  void reset(size_t nbody) { key_.assign(nbody, Key{}); }
+  // out = free motion of body k. Only predict writes out (it is remembered by its address with
+  // the inputs): a caller that writes it otherwise calls reset.
+  void predict(const Body& body, int k, const Vec3& force, const Vec3& torque, double h, const BodyState& in,
+               BodyState& out);
+
+ private:
+  struct Key {
+    BodyState in;
+    Vec3 force, torque;
+    double h = 0;
+    const BodyState* out = nullptr;  // nullptr: nothing remembered
+  };
+  std::vector<Key> key_;
+};
+
 }  // namespace mb

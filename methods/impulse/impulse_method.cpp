@@ -112,6 +112,9 @@ class JointCorrector final : public Corrector {
   void init(const Model& model, const State&) override {
     cs_ = ConstraintSystem(model);
     inv_.assign(cs_.blocks().size(), Mat6::Zero());
+    pred_ = State();
+    pred_.bodies.resize(model.bodies.size());
+    predict_.reset(model.bodies.size());
   }
   void update(const Model& model, const State& state, StepStats& stats) override {
     auto t0 = Clock::now();
@@ -131,11 +134,14 @@ class JointCorrector final : public Corrector {
                           StepStats& stats) override {
     const JointBlock& b = cs_.blocks()[g];
     auto t0 = Clock::now();
-    // predict the joint's two bodies
-    if (pred_.bodies.size() != state.bodies.size()) pred_ = state;
+    // predict the joint's two bodies (a body unchanged since its last prediction keeps it)
+    if (pred_.bodies.size() != state.bodies.size()) {
+      pred_ = state;
+      predict_.reset(state.bodies.size());
+    }
     for (int side = 0; side < 2; ++side) {
       int k = b.body[side];
-      if (k >= 0) free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pred_.bodies[k]);
+      if (k >= 0) predict_.predict(model.bodies[k], k, loads.force[k], loads.torque[k], h, state.bodies[k], pred_.bodies[k]);
     }
     // joints to static bodies read those bodies from the prediction too
     for (int side = 0; side < 2; ++side) {
@@ -174,6 +180,7 @@ class JointCorrector final : public Corrector {
   ConstraintSystem cs_;
   std::vector<Mat6> inv_;  // (nblocks) A_ii^-1
   State pred_;
+  RememberedFreeMotion predict_;  // writes pred_'s dynamic bodies
   Vec6 e_;
 };
 
