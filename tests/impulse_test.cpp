@@ -135,6 +135,40 @@ TEST_CASE("free motion of a torque-free spinning box keeps its energy to RK4 acc
   CHECK(std::log2(e1 / e2) > 3.5);
 }
 
+TEST_CASE("a remembered free motion is the free motion of the current inputs", "[methods][free]") {
+  mb::Body b = mb::make_box("box", 0.3, 0.1, 600);
+  b.angular_velocity = mb::Vec3(1, 2, 3);
+  const mb::Vec3 F(0, 0, -9.81 * b.mass), tau = mb::Vec3::Zero();
+  const double h = 0.01;
+  mb::BodyState s{b.position, b.orientation, b.velocity, b.angular_velocity}, out, expect;
+  mb::RememberedFreeMotion memo;
+  memo.reset(1);
+  auto same = [](const mb::BodyState& x, const mb::BodyState& y) {
+    return x.x == y.x && x.v == y.v && x.w == y.w && x.q.coeffs() == y.q.coeffs();
+  };
+  memo.predict(b, 0, F, tau, h, s, out);
+  mb::free_motion_body(b, F, tau, h, s, expect);
+  CHECK(same(out, expect));
+  memo.predict(b, 0, F, tau, h, s, out);  // the same inputs: remembered
+  CHECK(same(out, expect));
+  // any input that changes, in its last bit, is predicted anew
+  s.w.x() = std::nextafter(s.w.x(), 2.0);
+  memo.predict(b, 0, F, tau, h, s, out);
+  mb::free_motion_body(b, F, tau, h, s, expect);
+  CHECK(same(out, expect));
+  memo.predict(b, 0, F, tau, 2 * h, s, out);
+  mb::free_motion_body(b, F, tau, 2 * h, s, expect);
+  CHECK(same(out, expect));
+  const mb::Vec3 tau2(0, 0.5, 0);
+  memo.predict(b, 0, F, tau2, 2 * h, s, out);
+  mb::free_motion_body(b, F, tau2, 2 * h, s, expect);
+  CHECK(same(out, expect));
+  // another output buffer is not assumed to hold the prediction
+  mb::BodyState other;
+  memo.predict(b, 0, F, tau2, 2 * h, s, other);
+  CHECK(same(other, expect));
+}
+
 TEST_CASE("a broken joint is corrected within a few steps", "[methods][impulse]") {
   mb::Model m = mb::build_model("double-pendulum");
   m.bodies[1].position.x() += 0.1;  // the second rod starts 0.1 m too long

@@ -46,7 +46,7 @@ class RememberedFreeMotion {
  private:
   struct Key {
     BodyState in;
-    Vec3 force, torque;
+    Vec3 force = Vec3::Zero(), torque = Vec3::Zero();
     double h = 0;
     const BodyState* out = nullptr;  // nullptr: nothing remembered
   };
