@@ -51,15 +51,36 @@ Vec6 shift_force(const Vec6& f, const Vec3& r) {
   return out;
 }
 
+// M K and K M for a skew-symmetric K (a cross-product matrix, zero diagonal): every entry is a sum
+// of two products, K's zero term skipped. A sum of the three products with one of them exactly
+// zero has the value of the other two's sum in any order, so these are the bits of the general
+// product M * K (K * M) at a third of its multiplications.
+Mat3 times_skew(const Mat3& M, const Mat3& K) {
+  Mat3 out;
+  for (int j = 0; j < 3; ++j) {
+    const int a = (j + 1) % 3, b = (j + 2) % 3;
+    for (int i = 0; i < 3; ++i) out(i, j) = M(i, a) * K(a, j) + M(i, b) * K(b, j);
+  }
+  return out;
+}
+Mat3 skew_times(const Mat3& K, const Mat3& M) {
+  Mat3 out;
+  for (int i = 0; i < 3; ++i) {
+    const int a = (i + 1) % 3, b = (i + 2) % 3;
+    for (int j = 0; j < 3; ++j) out(i, j) = K(i, a) * M(a, j) + K(i, b) * M(b, j);
+  }
+  return out;
+}
+
 // an inertia at o + r expressed at o: X^T I X with X = [1 0; -rx 1] (blocks of I: [A B; C D])
 Mat6 shift_inertia(const Mat6& I, const Vec3& r) {
   const Mat3 K = skew(r);
   const Mat3 A = I.topLeftCorner<3, 3>(), B = I.topRightCorner<3, 3>(), C = I.bottomLeftCorner<3, 3>(),
              D = I.bottomRightCorner<3, 3>();
-  const Mat3 CDK = C - D * K;
+  const Mat3 CDK = C - times_skew(D, K);
   Mat6 out;
-  out.topLeftCorner<3, 3>() = A - B * K + K * CDK;
-  out.topRightCorner<3, 3>() = B + K * D;
+  out.topLeftCorner<3, 3>() = A - times_skew(B, K) + skew_times(K, CDK);
+  out.topRightCorner<3, 3>() = B + skew_times(K, D);
   out.bottomLeftCorner<3, 3>() = CDK;
   out.bottomRightCorner<3, 3>() = D;
   return out;
@@ -413,12 +434,14 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
     }
     // spatial inertia at o
     const Mat3 C = skew(W.x - W.o);
+    const Mat3 mC = L.mass * C;
+    const Mat3 mCCt = times_skew(mC, C.transpose());  // (m C) C^T, both skew
     if (L.kind == Kind::Rod || L.kind == Kind::Swing)
-      W.I.topLeftCorner<3, 3>() = L.mass * C * C.transpose();
+      W.I.topLeftCorner<3, 3>() = mCCt;
     else
-      W.I.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + L.mass * C * C.transpose();
-    W.I.topRightCorner<3, 3>() = L.mass * C;
-    W.I.bottomLeftCorner<3, 3>() = L.mass * C.transpose();
+      W.I.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + mCCt;
+    W.I.topRightCorner<3, 3>() = mC;
+    W.I.bottomLeftCorner<3, 3>() = mC.transpose();
     W.I.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
     if (!v) continue;
     // velocity and the velocity-product acceleration c = v x S qd
