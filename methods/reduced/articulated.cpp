@@ -302,15 +302,13 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
   t.point_masses_ = std::all_of(t.link_.begin(), t.link_.end(),
                                 [](const Link& L) { return L.kind == Kind::Rod || L.kind == Kind::Swing; });
   t.w_.resize(t.link_.size());
+  size_t nblocks = 0;
   for (size_t i = 0; i < t.link_.size(); ++i) {
-    const int nd = t.link_[i].nd;
-    Work& w = t.w_[i];
-    w.S.resize(6, nd);
-    w.U.resize(6, nd);
-    w.Dinv.resize(nd, nd);
-    w.u.resize(nd);
-    w.qdd.resize(nd);
+    const size_t nd = static_cast<size_t>(t.link_[i].nd);
+    t.w_[i].blocks = nblocks;
+    nblocks += (14 + nd) * nd;
   }
+  t.blocks_.assign(nblocks, 0.0);
   return t;
 }
 
@@ -390,7 +388,7 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
       W.r.setZero();
       W.Q = load_quat(q + L.iq + 3).normalized();
       W.R = W.Q.toRotationMatrix();
-      W.S.setIdentity();
+      S(static_cast<int>(i)).setIdentity();
     } else {
       Quat qp;
       if (L.parent >= 0) {
@@ -409,14 +407,15 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
         W.Q = Quat::Identity();
         W.R.setIdentity();
         W.x = W.j + L.length * Vec3(std::sin(phi), -std::cos(phi), 0);
-        W.S.col(0) << 0, 0, 1, 0, 0, 0;
+        S(static_cast<int>(i)).col(0) << 0, 0, 1, 0, 0, 0;
       } else if (L.kind == Kind::Swing) {
         // a point mass on a rod along -z of the link frame; turns about the frame's x and y axes
         W.Q = (qp * load_quat(q + L.iq).normalized()).normalized();
         W.R = W.Q.toRotationMatrix();
         W.x = W.j + L.length * (W.R * kRodAxis);
-        W.S.setZero();
-        W.S.block<3, 2>(0, 0) = W.R.leftCols<2>();
+        MapS Si = S(static_cast<int>(i));
+        Si.setZero();
+        Si.block<3, 2>(0, 0) = W.R.leftCols<2>();
       } else {
         Quat rel = L.q0;
         if (L.kind == Kind::Ball) rel = load_quat(q + L.iq).normalized();
@@ -425,10 +424,11 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
         W.R = W.Q.toRotationMatrix();
         W.x = W.j - W.R * L.anchor_c;
         if (L.kind == Kind::Ball) {
-          W.S.topRows<3>() = W.R;
-          W.S.bottomRows<3>().setZero();
+          MapS Si = S(static_cast<int>(i));
+          Si.topRows<3>() = W.R;
+          Si.bottomRows<3>().setZero();
         } else if (L.kind == Kind::Hinge) {
-          W.S.col(0) << W.R * L.axis_c, 0, 0, 0;
+          S(static_cast<int>(i)).col(0) << W.R * L.axis_c, 0, 0, 0;
         }
       }
     }
@@ -437,12 +437,12 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
     const Mat3 mC = L.mass * C;
     const Mat3 mCCt = times_skew(mC, C.transpose());  // (m C) C^T, both skew
     if (L.kind == Kind::Rod || L.kind == Kind::Swing)
-      W.I.topLeftCorner<3, 3>() = mCCt;
+      W.IA.topLeftCorner<3, 3>() = mCCt;
     else
-      W.I.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + mCCt;
-    W.I.topRightCorner<3, 3>() = mC;
-    W.I.bottomLeftCorner<3, 3>() = mC.transpose();
-    W.I.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+      W.IA.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + mCCt;
+    W.IA.topRightCorner<3, 3>() = mC;
+    W.IA.bottomLeftCorner<3, 3>() = mC.transpose();
+    W.IA.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
     if (!v) continue;
     // velocity and the velocity-product acceleration c = v x S qd
     const Eigen::Map<const VecX6> qd(v + L.iv, L.nd);
@@ -454,15 +454,14 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
       const Vec6 vp = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero()));
       const double rel = qd[0] - vp[2];
       W.v << 0, 0, qd[0], vp.tail<3>();
-      W.c = crm(W.v, W.S.col(0) * rel);
+      W.c = crm(W.v, S(static_cast<int>(i)).col(0) * rel);
     } else {
-      const Vec6 sqd = W.S * qd;
+      const Vec6 sqd = S(static_cast<int>(i)) * qd;
       W.v = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero())) + sqd;
       W.c = crm(W.v, sqd);
     }
     // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
-    W.IA = W.I;
-    W.pA = crf(W.v, W.I * W.v) - external_force(static_cast<int>(i));
+    W.pA = crf(W.v, W.IA * W.v) - external_force(static_cast<int>(i));
   }
 }
 
@@ -488,10 +487,10 @@ void ArticulatedTree::articulate(int i, Mat6& Ia, Vec6& pa) const {
   using VecD = Eigen::Matrix<double, ND, 1, 0, MX, 1>;    // (nd)
   const int nd = link_[i].nd;
   Work& W = w_[i];
-  const Eigen::Map<const MatS> S(W.S.data(), 6, nd);
-  Eigen::Map<MatS> U(W.U.data(), 6, nd);
-  Eigen::Map<MatD> Dinv(W.Dinv.data(), nd, nd);
-  Eigen::Map<VecD> u(W.u.data(), nd);
+  const Eigen::Map<const MatS> S(this->S(i).data(), 6, nd);
+  Eigen::Map<MatS> U(this->U(i).data(), 6, nd);
+  Eigen::Map<MatD> Dinv(this->Dinv(i).data(), nd, nd);
+  Eigen::Map<VecD> u(this->u(i).data(), nd);
   U.noalias() = W.IA * S;
   const MatD D = S.transpose() * U;
   if constexpr (ND == Eigen::Dynamic) {
@@ -515,11 +514,11 @@ void ArticulatedTree::articulate_ball(int i, Mat6& Ia, Vec6& pa) const {
   Work& W = w_[i];
   using Mat63 = Eigen::Matrix<double, 6, 3>;
   const Mat63 U = W.IA.leftCols<3>();
-  Eigen::Map<Mat3> Dinv(W.Dinv.data());
+  Eigen::Map<Mat3> Dinv(this->Dinv(i).data());
   Dinv = W.IA.topLeftCorner<3, 3>().inverse();  // Eigen's closed form (cofactors) of the SPD block
-  Eigen::Map<Vec3> u(W.u.data());
+  Eigen::Map<Vec3> u(this->u(i).data());
   u = -W.pA.head<3>();
-  Eigen::Map<Mat63>(W.U.data()) = U;
+  Eigen::Map<Mat63>(this->U(i).data()) = U;
   const Mat63 UD = U * Dinv;
   Ia.noalias() -= UD * U.transpose();
   pa += Ia * W.c + UD * u;
@@ -529,11 +528,11 @@ void ArticulatedTree::accelerate_ball(int i, const Vec6& a1) const {
   // pass 3 in the world-aligned basis of articulate_ball: qdd' = D'^-1 (u' - U'^T a'), a = a' +
   // (qdd', 0); the state's rate is in the child frame, qdd = R^T qdd'
   Work& W = w_[i];
-  const Eigen::Map<const Eigen::Matrix<double, 6, 3>> U(W.U.data());
-  const Vec3 qw = Eigen::Map<const Mat3>(W.Dinv.data()) * (Eigen::Map<const Vec3>(W.u.data()) - U.transpose() * a1);
+  const Eigen::Map<const Eigen::Matrix<double, 6, 3>> U(this->U(i).data());
+  const Vec3 qw = Eigen::Map<const Mat3>(Dinv(i).data()) * (Eigen::Map<const Vec3>(u(i).data()) - U.transpose() * a1);
   W.a = a1;
   W.a.head<3>() += qw;
-  Eigen::Map<Vec3>(W.qdd.data()) = W.R.transpose() * qw;
+  Eigen::Map<Vec3>(qdd(i).data()) = W.R.transpose() * qw;
 }
 
 template <int ND>
@@ -544,10 +543,10 @@ void ArticulatedTree::accelerate(int i, const Vec6& a1) const {
   using VecD = Eigen::Matrix<double, ND, 1, 0, MX, 1>;
   const int nd = link_[i].nd;
   Work& W = w_[i];
-  const Eigen::Map<const MatS> S(W.S.data(), 6, nd), U(W.U.data(), 6, nd);
-  const Eigen::Map<const MatD> Dinv(W.Dinv.data(), nd, nd);
-  Eigen::Map<VecD> qdd(W.qdd.data(), nd);
-  qdd.noalias() = Dinv * (Eigen::Map<const VecD>(W.u.data(), nd) - U.transpose() * a1);
+  const Eigen::Map<const MatS> S(this->S(i).data(), 6, nd), U(this->U(i).data(), 6, nd);
+  const Eigen::Map<const MatD> Dinv(this->Dinv(i).data(), nd, nd);
+  Eigen::Map<VecD> qdd(this->qdd(i).data(), nd);
+  qdd.noalias() = Dinv * (Eigen::Map<const VecD>(u(i).data(), nd) - U.transpose() * a1);
   W.a = a1 + S * qdd;
 }
 
@@ -602,7 +601,7 @@ void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<doubl
         Eigen::Map<Vec3>(dq + L.iq) = W.v.tail<3>();
         const Quat qd = Quat(0, w.x(), w.y(), w.z()) * load_quat(q + L.iq + 3);
         store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq + 3);
-        Eigen::Map<Vec6>(dv + L.iv) = shift_motion(W.qdd, -W.x);
+        Eigen::Map<Vec6>(dv + L.iv) = shift_motion(Vec6(qdd(static_cast<int>(i))), -W.x);
         continue;
       }
       case Kind::Ball: {
@@ -625,7 +624,8 @@ void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<doubl
         dv[L.iv] = W.a[2];
         continue;
     }
-    for (int k = 0; k < L.nd; ++k) dv[L.iv + k] = W.qdd[k];
+    const MapV qi = qdd(static_cast<int>(i));
+    for (int k = 0; k < L.nd; ++k) dv[L.iv + k] = qi[k];
   }
 }
 
@@ -668,9 +668,9 @@ Eigen::VectorXd ArticulatedTree::accelerations_aba(const std::vector<double>& x)
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
     if (L.kind == Kind::Free)  // the state's convention: the acceleration at the world origin
-      a.segment<6>(L.iv) = shift_motion(w_[i].qdd, -w_[i].x);
+      a.segment<6>(L.iv) = shift_motion(Vec6(qdd(static_cast<int>(i))), -w_[i].x);
     else
-      a.segment(L.iv, L.nd) = w_[i].qdd;
+      a.segment(L.iv, L.nd) = qdd(static_cast<int>(i));
   }
   return a;
 }
@@ -682,7 +682,7 @@ ArticulatedTree::Mat6X ArticulatedTree::subspace_at_origin(int i) const {
   const int nd = link_[i].nd;
   if (link_[i].kind == Kind::Free) return Mat6X::Identity(6, 6);
   Mat6X S(6, nd);
-  for (int k = 0; k < nd; ++k) S.col(k) = shift_motion(w_[i].S.col(k), -w_[i].o);
+  for (int k = 0; k < nd; ++k) S.col(k) = shift_motion(this->S(i).col(k), -w_[i].o);
   return S;
 }
 
@@ -693,7 +693,7 @@ Eigen::MatrixXd ArticulatedTree::mass_matrix(const std::vector<double>& x) const
   std::vector<Mat6> Ic(n);
   for (int i = 0; i < n; ++i) {
     S[i] = subspace_at_origin(i);
-    Ic[i] = shift_inertia(w_[i].I, w_[i].o);
+    Ic[i] = shift_inertia(w_[i].IA, w_[i].o);  // the spatial inertia: kinematics() only
   }
   // composite inertias, leaves to root
   for (int i = n - 1; i >= 0; --i)
@@ -723,7 +723,7 @@ Eigen::VectorXd ArticulatedTree::accelerations_crba(const std::vector<double>& x
   std::vector<Vec6> a(n), f(n);
   for (int i = 0; i < n; ++i) {
     const Work& W = w_[i];
-    const Mat6 I = shift_inertia(W.I, W.o);
+    const Mat6 I = shift_inertia(W.IA, W.o);  // the spatial inertia: no ABA since kinematics()
     const Vec6 v = shift_motion(W.v, -W.o);
     a[i] = (link_[i].parent >= 0 ? a[link_[i].parent] : Vec6(Vec6::Zero())) + shift_motion(W.c, -W.o);
     f[i] = I * a[i] + crf(v, I * v) - shift_force(external_force(i), W.o);

@@ -129,20 +129,29 @@ class ArticulatedTree {
     double mass = 0;
     Mat3 inertia = Mat3::Zero();   // body frame, about the COM
   };
-  // per-link scratch of one evaluation
+  // per-link scratch of one evaluation, in link order (the passes stream through it)
   struct Work {
     Quat Q;          // body->world, unit
     Mat3 R;
     Vec3 x, j, o;    // COM, joint point and reference point o (j; x for a free root), world
     Vec3 r;          // o - o_parent (X from the parent's point to o; 0 at a fixed parent)
-    Mat6X S, U;      // (6 x nd) motion subspace at o, I^A S
-    MatXX6 Dinv;     // (nd x nd)
-    VecX6 u, qdd;    // (nd)
     Vec6 v, c, pA, a;
-    Mat6 I, IA;      // spatial inertia, articulated inertia (at o)
+    Mat6 IA;         // the spatial inertia at o after kinematics(), the articulated inertia after pass 2
+    size_t blocks = 0;  // offset of the link's run-time-size blocks in blocks_ (S, U, D^-1, u, qdd)
   };
+  // The run-time-size blocks of link i at their sizes (no room kept for 6 degrees of freedom at
+  // every link: the scratch of a ball-joint tree is about 0.9 KB per link, not 1.9)
+  using MapS = Eigen::Map<Mat6X>;    // (6 x nd)
+  using MapD = Eigen::Map<MatXX6>;   // (nd x nd)
+  using MapV = Eigen::Map<VecX6>;    // (nd)
+  MapS S(int i) const { return MapS(blocks_.data() + w_[i].blocks, 6, link_[i].nd); }  // motion subspace at o
+  MapS U(int i) const { return MapS(blocks_.data() + w_[i].blocks + 6 * link_[i].nd, 6, link_[i].nd); }  // I^A S
+  MapD Dinv(int i) const { return MapD(blocks_.data() + w_[i].blocks + 12 * link_[i].nd, link_[i].nd, link_[i].nd); }
+  MapV u(int i) const { return MapV(blocks_.data() + w_[i].blocks + (12 + link_[i].nd) * link_[i].nd, link_[i].nd); }
+  MapV qdd(int i) const { return MapV(blocks_.data() + w_[i].blocks + (13 + link_[i].nd) * link_[i].nd, link_[i].nd); }
 
-  // Q, R, x, j, o, r, S, I of every link; with velocities also v, c and the ABA's pass 1 (I^A, p^A)
+  // Q, R, x, j, o, r, S and the spatial inertia (in IA) of every link; with velocities also v, c
+  // and the ABA's pass 1 (I^A = the spatial inertia, p^A)
   void kinematics(const double* q, const double* v) const;
   void aba() const;  // passes 2 and 3: qdd of every link (after kinematics with velocities)
   // pass 2 of link i (nd > 0): U, D^-1, u; returns I^a and p^A + I^a c + U D^-1 u for the parent.
@@ -167,6 +176,7 @@ class ArticulatedTree {
   Vec3 g_ = Vec3::Zero();
   std::vector<Vec3> tau_;  // (nbody) applied torques
   mutable std::vector<Work> w_;
+  mutable std::vector<double> blocks_;  // (sum over links of (14 + nd) nd)
 };
 
 }  // namespace mb
