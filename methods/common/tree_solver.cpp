@@ -195,22 +195,21 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
   }
 
   // numeric buffers, sized once (fixed maximum size: resizing never allocates)
-  Dfac_ = std::vector<Eigen::LDLT<Block>>(n);  // default-constructed in place: Eigen leaves m_info unset
-  D_.assign(n, Block());
-  Dinv_.assign(n, Block());
-  Hp_.assign(n, Block());
-  T_.assign(n, Block());
-  z_.assign(n, Vec());
+  off_.assign(n, 0);
+  zoff_.assign(n, 0);
+  fac_.assign(n, -1);
+  size_t nstore = 0;
+  int nz = 0, nfac = 0;
   for (int i = 0; i < n; ++i) {
-    const int d = nodes_[i].dim;
-    z_[i].setZero(d);
-    D_[i].setZero(d, d);
-    Dinv_[i].setZero(d, d);
-    if (nodes_[i].parent >= 0) {
-      Hp_[i].setZero(d, nodes_[nodes_[i].parent].dim);
-      T_[i].setZero(d, nodes_[nodes_[i].parent].dim);
-    }
+    off_[i] = nstore;
+    nstore += 2 * sq(i) + 2 * static_cast<size_t>(nodes_[i].dim) * static_cast<size_t>(pdim(i));
+    zoff_[i] = nz;
+    nz += nodes_[i].dim;
+    if (kernel_[i] == Kernel::General) fac_[i] = nfac++;
   }
+  store_.assign(nstore, 0.0);
+  zbuf_.assign(static_cast<size_t>(nz), 0.0);
+  Dfac_ = std::vector<Eigen::LDLT<Block>>(static_cast<size_t>(nfac));  // default-constructed in place: Eigen leaves m_info unset
   nnz_L_ = nnz_H_ = factor_ops_ = solve_ops_ = 0;
 }
 
@@ -252,9 +251,9 @@ void TreeSolver::factor(const ConstraintSystem& cs) {
   for (int i = 0; i < n; ++i) {
     const Node& nd = nodes_[i];
     if (nd.is_joint)
-      D_[i].setZero(nd.dim, nd.dim);
+      D(i).setZero();
     else
-      D_[i] = cs.mass(nd.index).topLeftCorner(nd.dim, nd.dim);
+      D(i) = cs.mass(nd.index).topLeftCorner(nd.dim, nd.dim);
   }
   for (int i = 0; i < n; ++i) {
     switch (kernel_[i]) {
@@ -271,33 +270,34 @@ void TreeSolver::factor_fixed(const ConstraintSystem& cs, int i) {
   using MatI = Eigen::Matrix<double, DI, DI>;
   // D_i^-1 of the (definite) diagonal block in closed form (definite_inverse)
   MatI Dinv;
-  const double ratio = definite_inverse(MatI(Eigen::Map<const MatI>(D_[i].data())), Dinv);
+  const double ratio = definite_inverse(MatI(Eigen::Map<const MatI>(D(i).data())), Dinv);
   if (!(ratio > kSingularRatio) || !Dinv.allFinite()) throw_singular(cs, i);
-  Eigen::Map<MatI>(Dinv_[i].data()) = Dinv;
+  Eigen::Map<MatI>(this->Dinv(i).data()) = Dinv;
   const int p = nodes_[i].parent;
   if (p < 0) return;
   // T_i = D_i^-1 H_i,p(i); the parent's D_p -= T_i^T H_i,p(i)
   Eigen::Matrix<double, DI, DP> H;
   parent_block(cs, i, H);
   const Eigen::Matrix<double, DI, DP> T = Dinv * H;
-  Eigen::Map<Eigen::Matrix<double, DI, DP>>(Hp_[i].data()) = H;
-  Eigen::Map<Eigen::Matrix<double, DI, DP>>(T_[i].data()) = T;
-  Eigen::Map<Eigen::Matrix<double, DP, DP>>(D_[p].data()).noalias() -= T.transpose() * H;
+  Eigen::Map<Eigen::Matrix<double, DI, DP>>(Hp(i).data()) = H;
+  Eigen::Map<Eigen::Matrix<double, DI, DP>>(this->T(i).data()) = T;
+  Eigen::Map<Eigen::Matrix<double, DP, DP>>(D(p).data()).noalias() -= T.transpose() * H;
   nnz_H_ += nonzero(H);
   nnz_L_ += nonzero(T);
 }
 
 void TreeSolver::factor_general(const ConstraintSystem& cs, int i) {
-  Eigen::LDLT<Block>& F = Dfac_[i];
-  F.compute(D_[i]);
+  Eigen::LDLT<Block>& F = Dfac_[static_cast<size_t>(fac_[i])];
+  F.compute(D(i));
   check_pivots(cs, i, F);
   const int p = nodes_[i].parent;
   if (p < 0) return;
-  parent_block(cs, i, Hp_[i]);
-  T_[i] = F.solve(Hp_[i]);
-  D_[p].noalias() -= T_[i].transpose() * Hp_[i];
-  nnz_H_ += nonzero(Hp_[i]);
-  nnz_L_ += nonzero(T_[i]);
+  BlockMap H = Hp(i), Ti = T(i);
+  parent_block(cs, i, H);
+  Ti = F.solve(H);
+  D(p).noalias() -= Ti.transpose() * H;
+  nnz_H_ += nonzero(H);
+  nnz_L_ += nonzero(Ti);
 }
 
 void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
@@ -310,9 +310,9 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
   // z = (0; -b) in node order
   for (int i = 0; i < n; ++i) {
     if (nodes_[i].is_joint)
-      z_[i] = -b.segment(row_[i], nodes_[i].dim);
+      z(i) = -b.segment(row_[i], nodes_[i].dim);
     else
-      z_[i].setZero(nodes_[i].dim);
+      z(i).setZero();
   }
 
   // forward: L w = z, children before parents (each child subtracts T_c^T z_c from its parent)
@@ -338,34 +338,34 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
 
   // x: the joint part of u
   for (int i = 0; i < n; ++i)
-    if (nodes_[i].is_joint) x.segment(row_[i], nodes_[i].dim) = z_[i];
+    if (nodes_[i].is_joint) x.segment(row_[i], nodes_[i].dim) = z(i);
 }
 
 template <int DI, int DP>
 void TreeSolver::forward_fixed(int i) const {
   const int p = nodes_[i].parent;
-  Eigen::Map<Eigen::Matrix<double, DP, 1>>(z_[p].data()).noalias() -=
-      Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_[i].data()).transpose() *
-      Eigen::Map<const Eigen::Matrix<double, DI, 1>>(z_[i].data());
+  Eigen::Map<Eigen::Matrix<double, DP, 1>>(z(p).data()).noalias() -=
+      Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_data(i)).transpose() *
+      Eigen::Map<const Eigen::Matrix<double, DI, 1>>(z(i).data());
 }
 
-void TreeSolver::forward_general(int i) const { z_[nodes_[i].parent].noalias() -= T_[i].transpose() * z_[i]; }
+void TreeSolver::forward_general(int i) const { z(nodes_[i].parent).noalias() -= T(i).transpose() * z(i); }
 
 template <int DI, int DP>
 void TreeSolver::backward_fixed(int i) const {
-  Eigen::Map<Eigen::Matrix<double, DI, 1>> z(z_[i].data());
-  Eigen::Matrix<double, DI, 1> u = Eigen::Map<const Eigen::Matrix<double, DI, DI>>(Dinv_[i].data()) * z;
+  Eigen::Map<Eigen::Matrix<double, DI, 1>> zi(z(i).data());
+  Eigen::Matrix<double, DI, 1> u = Eigen::Map<const Eigen::Matrix<double, DI, DI>>(Dinv_data(i)) * zi;
   const int p = nodes_[i].parent;
   if (p >= 0)
-    u.noalias() -= Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_[i].data()) *
-                   Eigen::Map<const Eigen::Matrix<double, DP, 1>>(z_[p].data());
-  z = u;
+    u.noalias() -= Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_data(i)) *
+                   Eigen::Map<const Eigen::Matrix<double, DP, 1>>(z(p).data());
+  zi = u;
 }
 
 void TreeSolver::backward_general(int i) const {
-  Vec u = Dfac_[i].solve(z_[i]);
-  if (nodes_[i].parent >= 0) u.noalias() -= T_[i] * z_[nodes_[i].parent];
-  z_[i] = u;
+  Vec u = Dfac_[static_cast<size_t>(fac_[i])].solve(z(i));
+  if (nodes_[i].parent >= 0) u.noalias() -= T(i) * z(nodes_[i].parent);
+  z(i) = u;
 }
 
 long TreeSolver::nonzero_blocks_L() const { return nnz_L_; }
