@@ -131,9 +131,8 @@ class JointCorrector final : public Corrector {
   int groups() const override { return static_cast<int>(cs_.blocks().size()); }
 
   double correct_position(int g, const Model& model, const StepLoads& loads, double h, State& state, double tol,
-                          StepStats& stats) override {
+                          StepStats&) override {
     const JointBlock& b = cs_.blocks()[g];
-    auto t0 = Clock::now();
     // predict the joint's two bodies (a body unchanged since its last prediction keeps it)
     if (pred_.bodies.size() != state.bodies.size()) {
       pred_ = state;
@@ -148,24 +147,23 @@ class JointCorrector final : public Corrector {
       int k = side == 0 ? model.joints[b.joint].a : model.joints[b.joint].b;
       if (k >= 0 && b.body[side] < 0) pred_.bodies[k] = state.bodies[k];
     }
-    stats.t_integration += since(t0);
     cs_.block_position_error(model, pred_, b, e_);
     const double err = ConstraintSystem::joint_norm(b, e_);
-    if (err > tol) apply(b, g, -e_ / h, state, stats);
+    if (err > tol) apply(b, g, -e_ / h, state);
     return err;
   }
 
-  double correct_velocity(int g, State& state, double tol, StepStats& stats) override {
+  double correct_velocity(int g, State& state, double tol, StepStats&) override {
     const JointBlock& b = cs_.blocks()[g];
     cs_.block_velocity_error(state, b, e_);
     const double err = ConstraintSystem::joint_norm(b, e_);
-    if (err > tol) apply(b, g, -e_, state, stats);
+    if (err > tol) apply(b, g, -e_, state);
     return err;
   }
+  bool times_parts() const override { return false; }  // a clock read costs about one joint's correction
 
  private:
-  void apply(const JointBlock& b, int g, const Vec6& rhs, State& state, StepStats& stats) {
-    auto t0 = Clock::now();
+  void apply(const JointBlock& b, int g, const Vec6& rhs, State& state) {
     Vec6 x = Vec6::Zero();
     if (b.dim == 1)
       x[0] = inv_[g](0, 0) * rhs[0];  // a rod: one product
@@ -174,7 +172,6 @@ class JointCorrector final : public Corrector {
     else
       x.head(b.dim) = inv_[g].topLeftCorner(b.dim, b.dim) * rhs.head(b.dim);
     cs_.apply_block_impulse(b, x, state);
-    stats.t_solve += since(t0);
   }
 
   ConstraintSystem cs_;
@@ -443,8 +440,17 @@ void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const Impulse
 }
 }  // namespace
 
+PhaseTimer::PhaseTimer(const Corrector& c, StepStats& stats)
+    : stats_(stats), on_(!c.times_parts()), t_contact0_(stats.t_contact) {
+  if (on_) t0_ = Clock::now();
+}
+PhaseTimer::~PhaseTimer() {
+  if (on_) stats_.t_solve += since(t0_) - (stats_.t_contact - t_contact0_);
+}
+
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
                        const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts) {
+  PhaseTimer timer(c, stats);
   bool with_contacts = contacts && contacts->size() > 0;
   if (with_contacts) contacts->begin_position_phase();
   auto sweep = [&] {
@@ -462,6 +468,7 @@ void correct_positions(Corrector& c, const Model& model, const StepLoads& loads,
 
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
                         ContactSet* contacts) {
+  PhaseTimer timer(c, stats);
   bool with_contacts = contacts && contacts->size() > 0;
   auto sweep = [&] {
     double err = 0;
@@ -479,6 +486,7 @@ void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, S
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,
                         const std::string& who) {
   if (!contacts.begin_collision_phase(state, opt.tol_v)) return;
+  PhaseTimer timer(c, stats);
   iterate(
       [&] {
         const auto t0 = Clock::now();

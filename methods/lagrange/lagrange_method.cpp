@@ -302,6 +302,7 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
     }
     // (c) impulse step without loads: projection by look-ahead over h, then the free motion
     if (opt_.apply == Apply::Always) {  // one correction whatever the error, then to tol_p
+      PhaseTimer timer(*corrector_, stats);
       for (int g = 0; g < corrector_->groups(); ++g) corrector_->correct_position(g, model, no_loads_, h, state, -1, stats);
       ++stats.pos_iterations;
     }
@@ -316,6 +317,7 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
   // (v, d) impulse velocity correction with the Jacobians of the final positions
   corrector_->update(model, state, stats);
   if (opt_.apply == Apply::Always) {  // one correction whatever the error, then to tol_v
+    PhaseTimer timer(*corrector_, stats);
     for (int g = 0; g < corrector_->groups(); ++g) corrector_->correct_velocity(g, state, -1, stats);
     ++stats.vel_iterations;
   }
