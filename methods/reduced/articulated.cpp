@@ -376,7 +376,7 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
   }
 }
 
-void ArticulatedTree::kinematics(const double* q, const double* v) const {
+void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics) const {
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
     Work& W = w_[i];
@@ -433,16 +433,18 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
       }
     }
     // spatial inertia at o
-    const Mat3 C = skew(W.x - W.o);
-    const Mat3 mC = L.mass * C;
-    const Mat3 mCCt = times_skew(mC, C.transpose());  // (m C) C^T, both skew
-    if (L.kind == Kind::Rod || L.kind == Kind::Swing)
-      W.IA.topLeftCorner<3, 3>() = mCCt;
-    else
-      W.IA.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + mCCt;
-    W.IA.topRightCorner<3, 3>() = mC;
-    W.IA.bottomLeftCorner<3, 3>() = mC.transpose();
-    W.IA.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+    if (dynamics) {
+      const Mat3 C = skew(W.x - W.o);
+      const Mat3 mC = L.mass * C;
+      const Mat3 mCCt = times_skew(mC, C.transpose());  // (m C) C^T, both skew
+      if (L.kind == Kind::Rod || L.kind == Kind::Swing)
+        W.IA.topLeftCorner<3, 3>() = mCCt;
+      else
+        W.IA.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + mCCt;
+      W.IA.topRightCorner<3, 3>() = mC;
+      W.IA.bottomLeftCorner<3, 3>() = mC.transpose();
+      W.IA.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+    }
     if (!v) continue;
     // velocity and the velocity-product acceleration c = v x S qd
     const Eigen::Map<const VecX6> qd(v + L.iv, L.nd);
@@ -454,12 +456,13 @@ void ArticulatedTree::kinematics(const double* q, const double* v) const {
       const Vec6 vp = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero()));
       const double rel = qd[0] - vp[2];
       W.v << 0, 0, qd[0], vp.tail<3>();
-      W.c = crm(W.v, S(static_cast<int>(i)).col(0) * rel);
+      if (dynamics) W.c = crm(W.v, S(static_cast<int>(i)).col(0) * rel);
     } else {
       const Vec6 sqd = S(static_cast<int>(i)) * qd;
       W.v = parent_motion(static_cast<int>(i), L.parent >= 0 ? w_[L.parent].v : Vec6(Vec6::Zero())) + sqd;
-      W.c = crm(W.v, sqd);
+      if (dynamics) W.c = crm(W.v, sqd);
     }
+    if (!dynamics) continue;
     // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
     W.pA = crf(W.v, W.IA * W.v) - external_force(static_cast<int>(i));
   }
@@ -639,7 +642,7 @@ void ArticulatedTree::normalize(std::vector<double>& x) const {
 }
 
 void ArticulatedTree::write(const std::vector<double>& x, State& s) const {
-  kinematics(x.data(), x.data() + nq_);
+  kinematics(x.data(), x.data() + nq_, false);  // poses and velocities only
   const double* v = x.data() + nq_;
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];

@@ -152,7 +152,8 @@ class ArticulatedTree {
 
   // Q, R, x, j, o, r, S and the spatial inertia (in IA) of every link; with velocities also v, c
   // and the ABA's pass 1 (I^A = the spatial inertia, p^A)
-  void kinematics(const double* q, const double* v) const;
+  // (without `dynamics`: poses and velocities only, for write())
+  void kinematics(const double* q, const double* v, bool dynamics = true) const;
   void aba() const;  // passes 2 and 3: qdd of every link (after kinematics with velocities)
   // pass 2 of link i (nd > 0): U, D^-1, u; returns I^a and p^A + I^a c + U D^-1 u for the parent.
   // Pass 3 of link i (nd > 0): qdd and a from a' = X a_p + c. ND: nd at compile time, or
