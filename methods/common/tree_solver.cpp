@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -195,20 +196,30 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
   }
 
   // numeric buffers, sized once (fixed maximum size: resizing never allocates)
-  off_.assign(n, 0);
-  zoff_.assign(n, 0);
+  slot_.assign(n, Slot());
   fac_.assign(n, -1);
-  size_t nstore = 0;
-  int nz = 0, nfac = 0;
+  size_t nstore = 0, nz = 0;
+  int nfac = 0;
   for (int i = 0; i < n; ++i) {
-    off_[i] = nstore;
-    nstore += 2 * sq(i) + 2 * static_cast<size_t>(nodes_[i].dim) * static_cast<size_t>(pdim(i));
-    zoff_[i] = nz;
-    nz += nodes_[i].dim;
+    Slot& sl = slot_[i];
+    sl.dim = nodes_[i].dim;
+    sl.pdim = nodes_[i].parent >= 0 ? nodes_[nodes_[i].parent].dim : 0;
+    // each block padded to an even number of entries: every block starts on 16 bytes (SSE2 packets)
+    const size_t dd = (static_cast<size_t>(sl.dim) * static_cast<size_t>(sl.dim) + 1) / 2 * 2;
+    const size_t dp = (static_cast<size_t>(sl.dim) * static_cast<size_t>(sl.pdim) + 1) / 2 * 2;
+    if (nstore + 2 * dd + 2 * dp > std::numeric_limits<unsigned>::max())
+      throw UnsupportedModel("tree solver: the factor would need more than 2^32 numbers");
+    sl.D = static_cast<unsigned>(nstore);
+    sl.Dinv = static_cast<unsigned>(nstore + dd);
+    sl.Hp = static_cast<unsigned>(nstore + 2 * dd);
+    sl.T = static_cast<unsigned>(nstore + 2 * dd + dp);
+    nstore += 2 * dd + 2 * dp;
+    sl.z = static_cast<unsigned>(nz);
+    nz += (static_cast<size_t>(sl.dim) + 1) / 2 * 2;
     if (kernel_[i] == Kernel::General) fac_[i] = nfac++;
   }
   store_.assign(nstore, 0.0);
-  zbuf_.assign(static_cast<size_t>(nz), 0.0);
+  zbuf_.assign(nz, 0.0);
   Dfac_ = std::vector<Eigen::LDLT<Block>>(static_cast<size_t>(nfac));  // default-constructed in place: Eigen leaves m_info unset
   nnz_L_ = nnz_H_ = factor_ops_ = solve_ops_ = 0;
 }

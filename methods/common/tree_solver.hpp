@@ -143,20 +143,21 @@ class TreeSolver {
   // T_i = D_i^-1 H_i,p(i) (d x d_p, empty for roots); z_i (d) the solve's scratch.
   using BlockMap = Eigen::Map<Block>;
   using VecMap = Eigen::Map<Vec>;
-  BlockMap D(int i) { return {store_.data() + off_[i], nodes_[i].dim, nodes_[i].dim}; }
-  BlockMap Dinv(int i) { return {store_.data() + off_[i] + sq(i), nodes_[i].dim, nodes_[i].dim}; }
-  BlockMap Hp(int i) { return {store_.data() + off_[i] + 2 * sq(i), nodes_[i].dim, pdim(i)}; }
-  BlockMap T(int i) { return {store_.data() + off_[i] + 2 * sq(i) + nodes_[i].dim * pdim(i), nodes_[i].dim, pdim(i)}; }
-  const double* Dinv_data(int i) const { return store_.data() + off_[i] + sq(i); }
-  const double* T_data(int i) const { return store_.data() + off_[i] + 2 * sq(i) + nodes_[i].dim * pdim(i); }
-  Eigen::Map<const Block> T(int i) const { return {T_data(i), nodes_[i].dim, pdim(i)}; }
-  VecMap z(int i) const { return {zbuf_.data() + zoff_[i], nodes_[i].dim}; }
-  size_t sq(int i) const { return static_cast<size_t>(nodes_[i].dim) * static_cast<size_t>(nodes_[i].dim); }
-  int pdim(int i) const { return nodes_[i].parent >= 0 ? nodes_[nodes_[i].parent].dim : 0; }
+  BlockMap D(int i) { return {store_.data() + slot_[i].D, slot_[i].dim, slot_[i].dim}; }
+  BlockMap Dinv(int i) { return {store_.data() + slot_[i].Dinv, slot_[i].dim, slot_[i].dim}; }
+  BlockMap Hp(int i) { return {store_.data() + slot_[i].Hp, slot_[i].dim, slot_[i].pdim}; }
+  BlockMap T(int i) { return {store_.data() + slot_[i].T, slot_[i].dim, slot_[i].pdim}; }
+  const double* Dinv_data(int i) const { return store_.data() + slot_[i].Dinv; }
+  const double* T_data(int i) const { return store_.data() + slot_[i].T; }
+  Eigen::Map<const Block> T(int i) const { return {T_data(i), slot_[i].dim, slot_[i].pdim}; }
+  VecMap z(int i) const { return {zbuf_.data() + slot_[i].z, slot_[i].dim}; }
 
-  std::vector<size_t> off_;                  // (nnodes) offset of node i's blocks in store_
+  struct Slot {
+    unsigned D = 0, Dinv = 0, Hp = 0, T = 0, z = 0;  // offsets in store_ (z: in zbuf_)
+    int dim = 0, pdim = 0;                           // d_i and d_p(i) (0 for a root)
+  };
+  std::vector<Slot> slot_;                   // (nnodes)
   std::vector<double> store_;
-  std::vector<int> zoff_;                    // (nnodes) offset of z_i in zbuf_
   mutable std::vector<double> zbuf_;
   std::vector<int> fac_;                     // (nnodes) index into Dfac_ (general kernel), -1
   std::vector<Eigen::LDLT<Block>> Dfac_;     // factorizations of D_i of the general-kernel nodes
