@@ -173,12 +173,22 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
   }
 }
 
+namespace {
+// rows [row, row + dim) of e from the block's vector (a ball joint's 3 at a compile-time size)
+void put_block(const Vec6& eb, const JointBlock& b, Eigen::VectorXd& e) {
+  if (b.dim == 3)
+    e.segment<3>(b.row) = eb.head<3>();
+  else
+    e.segment(b.row, b.dim) = eb.head(b.dim);
+}
+}  // namespace
+
 void ConstraintSystem::position_error(const Model& m, const State& s, Eigen::VectorXd& e) const {
   e.resize(nrows_);
   Vec6 eb;
   for (const auto& b : blocks_) {
     block_position_error(m, s, b, eb);
-    e.segment(b.row, b.dim) = eb.head(b.dim);
+    put_block(eb, b, e);
   }
 }
 
@@ -207,7 +217,7 @@ void ConstraintSystem::velocity_error(const State& s, Eigen::VectorXd& e) const 
   Vec6 eb;
   for (const auto& b : blocks_) {
     block_velocity_error(s, b, eb);
-    e.segment(b.row, b.dim) = eb.head(b.dim);
+    put_block(eb, b, e);
   }
 }
 
@@ -271,7 +281,10 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
 void ConstraintSystem::apply_impulse(const Eigen::VectorXd& x, State& s) const {
   Vec6 xb = Vec6::Zero();
   for (const auto& b : blocks_) {
-    xb.head(b.dim) = x.segment(b.row, b.dim);
+    if (b.dim == 3)
+      xb.head<3>() = x.segment<3>(b.row);  // a ball joint: the copy at a compile-time size
+    else
+      xb.head(b.dim) = x.segment(b.row, b.dim);
     apply_block_impulse(b, xb, s);
   }
 }

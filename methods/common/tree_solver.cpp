@@ -261,7 +261,12 @@ void TreeSolver::factor(const ConstraintSystem& cs) {
   // D_i = H_ii; each child c subtracts T_c^T H_c,i when it is visited (children come first)
   for (int i = 0; i < n; ++i) {
     const Node& nd = nodes_[i];
-    if (nd.is_joint)
+    double* d = store_.data() + slot_[i].D;
+    if (nd.dim == 3 && nd.is_joint)
+      Eigen::Map<Mat3d>{d}.setZero();  // the common sizes at compile time
+    else if (nd.dim == 6 && !nd.is_joint)
+      Eigen::Map<Mat6>{d} = cs.mass(nd.index);
+    else if (nd.is_joint)
       D(i).setZero();
     else
       D(i) = cs.mass(nd.index).topLeftCorner(nd.dim, nd.dim);
@@ -320,8 +325,14 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
 
   // z = (0; -b) in node order
   for (int i = 0; i < n; ++i) {
-    if (nodes_[i].is_joint)
-      z(i) = -b.segment(row_[i], nodes_[i].dim);
+    const Node& nd = nodes_[i];
+    double* zi = zbuf_.data() + slot_[i].z;
+    if (nd.is_joint && nd.dim == 3)
+      Eigen::Map<Eigen::Vector3d>{zi} = -b.segment<3>(row_[i]);  // the common sizes at compile time
+    else if (nd.is_joint)
+      z(i) = -b.segment(row_[i], nd.dim);
+    else if (nd.dim == 6)
+      Eigen::Map<Eigen::Matrix<double, 6, 1>>{zi}.setZero();
     else
       z(i).setZero();
   }
@@ -348,8 +359,13 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
   }
 
   // x: the joint part of u
-  for (int i = 0; i < n; ++i)
-    if (nodes_[i].is_joint) x.segment(row_[i], nodes_[i].dim) = z(i);
+  for (int i = 0; i < n; ++i) {
+    if (!nodes_[i].is_joint) continue;
+    if (nodes_[i].dim == 3)
+      x.segment<3>(row_[i]) = Eigen::Map<const Eigen::Vector3d>{zbuf_.data() + slot_[i].z};
+    else
+      x.segment(row_[i], nodes_[i].dim) = z(i);
+  }
 }
 
 template <int DI, int DP>
