@@ -163,6 +163,8 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
       e[0] = r1.dot(d);
       e[1] = sign * r2.dot(d);
     }
+  } else if (nt == 3) {
+    e.head<3>() = b.P_trans * d;  // a ball joint: the product at its compile-time size (the same sums)
   } else if (nt > 0) {
     e.head(nt) = b.P_trans.topRows(nt) * d;
   }
