@@ -63,14 +63,8 @@ Mat3 times_skew(const Mat3& M, const Mat3& K) {
   }
   return out;
 }
-Mat3 skew_times(const Mat3& K, const Mat3& M) {
-  Mat3 out;
-  for (int i = 0; i < 3; ++i) {
-    const int a = (i + 1) % 3, b = (i + 2) % 3;
-    for (int j = 0; j < 3; ++j) out(i, j) = K(i, a) * M(a, j) + K(i, b) * M(b, j);
-  }
-  return out;
-}
+// K M = (M^T K^T)^T: the same products, each entry's two summed in either order
+Mat3 skew_times(const Mat3& K, const Mat3& M) { return times_skew(M.transpose(), K.transpose()).transpose(); }
 
 // an inertia at o + r expressed at o: X^T I X with X = [1 0; -rx 1] (blocks of I: [A B; C D])
 Mat6 shift_inertia(const Mat6& I, const Vec3& r) {
