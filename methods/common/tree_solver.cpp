@@ -195,7 +195,7 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
     if (d == 3 && dp == 6) kernel_[i] = Kernel::Joint3Body6;
   }
 
-  // numeric buffers, sized once (fixed maximum size: resizing never allocates)
+  // numeric buffers, sized once at their sizes (nothing allocates after analyze)
   slot_.assign(n, Slot());
   fac_.assign(n, -1);
   size_t nstore = 0, nz = 0;
@@ -207,13 +207,12 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
     // each block padded to an even number of entries: every block starts on 16 bytes (SSE2 packets)
     const size_t dd = (static_cast<size_t>(sl.dim) * static_cast<size_t>(sl.dim) + 1) / 2 * 2;
     const size_t dp = (static_cast<size_t>(sl.dim) * static_cast<size_t>(sl.pdim) + 1) / 2 * 2;
-    if (nstore + 2 * dd + 2 * dp > std::numeric_limits<unsigned>::max())
+    if (nstore + 2 * dd + dp > std::numeric_limits<unsigned>::max())
       throw UnsupportedModel("tree solver: the factor would need more than 2^32 numbers");
     sl.D = static_cast<unsigned>(nstore);
     sl.Dinv = static_cast<unsigned>(nstore + dd);
-    sl.Hp = static_cast<unsigned>(nstore + 2 * dd);
-    sl.T = static_cast<unsigned>(nstore + 2 * dd + dp);
-    nstore += 2 * dd + 2 * dp;
+    sl.T = static_cast<unsigned>(nstore + 2 * dd);
+    nstore += 2 * dd + dp;
     sl.z = static_cast<unsigned>(nz);
     nz += (static_cast<size_t>(sl.dim) + 1) / 2 * 2;
     if (kernel_[i] == Kernel::General) fac_[i] = nfac++;
@@ -295,7 +294,6 @@ void TreeSolver::factor_fixed(const ConstraintSystem& cs, int i) {
   Eigen::Matrix<double, DI, DP> H;
   parent_block(cs, i, H);
   const Eigen::Matrix<double, DI, DP> T = Dinv * H;
-  Eigen::Map<Eigen::Matrix<double, DI, DP>>(Hp(i).data()) = H;
   Eigen::Map<Eigen::Matrix<double, DI, DP>>(this->T(i).data()) = T;
   Eigen::Map<Eigen::Matrix<double, DP, DP>>(D(p).data()).noalias() -= T.transpose() * H;
   nnz_H_ += nonzero(H);
@@ -308,7 +306,8 @@ void TreeSolver::factor_general(const ConstraintSystem& cs, int i) {
   check_pivots(cs, i, F);
   const int p = nodes_[i].parent;
   if (p < 0) return;
-  BlockMap H = Hp(i), Ti = T(i);
+  Block H(nodes_[i].dim, slot_[i].pdim);  // H_i,p(i): used here only (fixed maximum size: no allocation)
+  BlockMap Ti = T(i);
   parent_block(cs, i, H);
   Ti = F.solve(H);
   D(p).noalias() -= Ti.transpose() * H;

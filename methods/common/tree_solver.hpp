@@ -138,14 +138,14 @@ class TreeSolver {
   std::vector<int> row_;                     // (nnodes) first row of a joint node in b and x, -1 for bodies
   std::vector<Kernel> kernel_;               // (nnodes)
   // The numeric blocks of node i at their sizes, one after the other in elimination order (a
-  // ball-joint tree needs 1.3 KB per joint, not the 3.4 of blocks kept at the maximum size 6 x 6):
-  // D_i (d x d, accumulated over the children), D_i^-1 (d x d, fixed-size kernels), H_i,p(i) and
-  // T_i = D_i^-1 H_i,p(i) (d x d_p, empty for roots); z_i (d) the solve's scratch.
+  // ball-joint tree needs 1.0 KB per joint, not the 3.4 of four blocks kept at the maximum size
+  // 6 x 6): D_i (d x d, accumulated over the children), D_i^-1 (d x d, fixed-size kernels) and
+  // T_i = D_i^-1 H_i,p(i) (d x d_p, empty for roots); z_i (d) the solve's scratch. H_i,p(i) = -J
+  // is read from the constraint system where it is needed and not kept.
   using BlockMap = Eigen::Map<Block>;
   using VecMap = Eigen::Map<Vec>;
   BlockMap D(int i) { return {store_.data() + slot_[i].D, slot_[i].dim, slot_[i].dim}; }
   BlockMap Dinv(int i) { return {store_.data() + slot_[i].Dinv, slot_[i].dim, slot_[i].dim}; }
-  BlockMap Hp(int i) { return {store_.data() + slot_[i].Hp, slot_[i].dim, slot_[i].pdim}; }
   BlockMap T(int i) { return {store_.data() + slot_[i].T, slot_[i].dim, slot_[i].pdim}; }
   const double* Dinv_data(int i) const { return store_.data() + slot_[i].Dinv; }
   const double* T_data(int i) const { return store_.data() + slot_[i].T; }
@@ -153,8 +153,8 @@ class TreeSolver {
   VecMap z(int i) const { return {zbuf_.data() + slot_[i].z, slot_[i].dim}; }
 
   struct Slot {
-    unsigned D = 0, Dinv = 0, Hp = 0, T = 0, z = 0;  // offsets in store_ (z: in zbuf_)
-    int dim = 0, pdim = 0;                           // d_i and d_p(i) (0 for a root)
+    unsigned D = 0, Dinv = 0, T = 0, z = 0;  // offsets in store_ (z: in zbuf_)
+    int dim = 0, pdim = 0;                   // d_i and d_p(i) (0 for a root)
   };
   std::vector<Slot> slot_;                   // (nnodes)
   std::vector<double> store_;
