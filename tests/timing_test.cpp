@@ -128,3 +128,17 @@ TEST_CASE("a timing experiment names a family's size option and stays in its ran
   CHECK_THROWS_WITH(mb::read_timing_experiment(write("model = \"spider\"\nsize = \"legs\"\njoints = [0]")), Catch::Contains("joints"));
   CHECK_THROWS_WITH(mb::read_timing_experiment(write("model = \"no-such-family\"\njoints = [10]")), Catch::Contains("catalog family"));
 }
+
+TEST_CASE("the speed experiments of docs/performance.md: the O(n) methods to 16383 joints, GC4 beside the engines", "[timing]") {
+  const mb::TimingExperiment s = mb::read_timing_experiment(kRoot + "/results/experiments/speed.toml");
+  CHECK(s.model == "tree");
+  CHECK(s.joints.front() == 31);
+  CHECK(s.joints.back() == 16383);
+  CHECK(s.reference == "linear:tol_p=1e-6,tol_v=1e-6");
+  CHECK(mb::timing_cases(s).size() == 5 * s.joints.size());
+  const mb::TimingExperiment p = mb::read_timing_experiment(kRoot + "/results/experiments/speed-peers.toml");
+  CHECK(p.reference == "GC4");
+  CHECK(p.joints == std::vector<int>{63, 255, 1023});
+  // GC4, linear and five engine configurations at every size: the ratios of the docs' table
+  CHECK(mb::timing_cases(p).size() == 7 * p.joints.size());
+}
