@@ -1,6 +1,8 @@
 // Timing experiments (experiments/, analysis/timing.hpp, report/timing.cpp): the bender2007 experiment file, and the analysis of
 // Google Benchmark JSON: median and spread over repetitions, ratios to linear, and the scaling
 // exponent recovered exactly from synthetic n^p timings.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -141,4 +143,11 @@ TEST_CASE("the speed experiments of docs/performance.md: the O(n) methods to 163
   CHECK(p.joints == std::vector<int>{63, 255, 1023});
   // GC4, linear and five engine configurations at every size: the ratios of the docs' table
   CHECK(mb::timing_cases(p).size() == 7 * p.joints.size());
+  // the engines' scaling run stops DART, whose set-up is cubic in the tree's size, at 1023 joints
+  const mb::TimingExperiment t = mb::read_timing_experiment(kRoot + "/results/experiments/peers-scaling-tree.toml");
+  int dart = 0, largest = 0;
+  for (const auto& c : mb::timing_cases(t))
+    if (c.first == "dart") ++dart, largest = std::max(largest, c.second);
+  CHECK(dart == 6);
+  CHECK(largest == 1023);
 }

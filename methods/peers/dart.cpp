@@ -69,6 +69,37 @@ class Dart final : public Method {
  private:
   using Frame = PeerFrame;  // a rod's universal joint: x, y = u1, u2 perpendicular to the rod (world)
 
+  // DART keeps four dense dofs x dofs matrices (M, its augmented form and their inverses) for the
+  // skeleton and four for each of its trees, and resizes them at every body it adds: 8 x 8 d^2
+  // bytes for one tree of d degrees of freedom, built in time cubic in d (measured: 100 s and
+  // 640 MB at tree:joints=1023, d = 3075; docs/peers.md, "Known traps"). Refused before building
+  // where those matrices alone would take more than 4 GiB (d > 8192: tree:joints=4095 and up), instead
+  // of hours of set-up and an allocation the machine may not survive.
+  static constexpr long long kMaxDofs = 8192;
+  static void refuse_large(const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    long long dofs = 0;
+    for (int i : tree.order) {
+      const int jk = tree.joint[static_cast<size_t>(i)];
+      if (jk < 0) {
+        dofs += 6;
+        continue;
+      }
+      switch (joints[static_cast<size_t>(jk)].type) {
+        case JointType::Ball: dofs += 3; break;
+        case JointType::Cardan:
+        case JointType::Distance: dofs += 2; break;
+        case JointType::Hinge:
+        case JointType::Slider: dofs += 1; break;
+        default: break;
+      }
+    }
+    if (dofs > kMaxDofs)
+      throw UnsupportedModel(fmt::format(
+          "dart: {} degrees of freedom: DART keeps 8 dense matrices of dofs x dofs ({:.1f} GiB here) and builds them in "
+          "time cubic in the dofs (100 s at 3075); refused above {}",
+          dofs, 64.0 * static_cast<double>(dofs) * static_cast<double>(dofs) / (1024.0 * 1024.0 * 1024.0), kMaxDofs));
+  }
+
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "dart", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
     check_shapes(model);
@@ -77,6 +108,7 @@ class Dart final : public Method {
     const PeerTree tree = peer_tree(model, joints, "dart", true);
     const size_t n = model.bodies.size();
     frames_ = peer_frames(model, state, joints, tree, "dart");
+    refuse_large(joints, tree);
     nodes_.assign(n, nullptr);
     skel_ = dd::Skeleton::create("mbbench");
     for (int i : tree.order) {
