@@ -55,6 +55,7 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     b.rot_row = trans_rows(parts.trans);
     b.dim = b.rot_row + rot_rows(parts.rot);
     b.row = nrows_;
+    b.ball = parts.trans == TransPart::Point && parts.rot == RotPart::None;
     const int ends[2] = {J.a, J.b};
     for (int s = 0; s < 2; ++s) {
       int k = ends[s];
@@ -119,8 +120,9 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
     for (int side = 0; side < 2; ++side) {
       const int k = b.body[side];
-      b.J[side].setZero();
-      if (k < 0) continue;
+      if (k < 0) continue;  // its block stays zero (set by the constructor)
+      // a ball joint writes its three rows whole below (a particle's rotational columns stay zero)
+      if (!b.ball) b.J[side].setZero();
       const double sign = side == 0 ? 1.0 : -1.0;
       // lever arm: for a line or plane the force acts at b's point, which slides along the line or
       // plane of a (lever r_a - d); this is the exact derivative of n(q_a).(a - b), including the
@@ -131,6 +133,7 @@ void ConstraintSystem::update(const Model& m, const State& s) {
         // P = 1 (a ball joint's three rows): the blocks without the product by P (the same numbers)
         b.J[side].topLeftCorner<3, 3>() = sign * Mat3::Identity();
         if (body_dim_[k] == 6) b.J[side].block<3, 3>(0, 3) = -sign * cross_matrix(r);
+        b.lever[side] = r;
       } else {
         b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
         if (body_dim_[k] == 6) b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
@@ -194,6 +197,18 @@ void ConstraintSystem::position_error(const Model& m, const State& s, Eigen::Vec
   }
 }
 
+namespace {
+// A ball joint's rows on a rigid body, J V = sign (v - r x w), with J = sign [I, -r*]: each row's
+// two nonzero products of the rotational part added in the order of the fixed-size product
+// J V (columns in ascending order, the zero products left out): the same bits, a tenth of the work.
+Vec3 ball_velocity(const Vec3& r, int side, const BodyState& body) {
+  const Vec3 &v = body.v, &w = body.w;
+  const Vec3 e((v.x() + r.z() * w.y()) - r.y() * w.z(), (v.y() - r.z() * w.x()) + r.x() * w.z(),
+               (v.z() + r.y() * w.x()) - r.x() * w.y());
+  return side == 0 ? e : Vec3(-e);
+}
+}  // namespace
+
 void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b, Vec6& e) const {
   e.setZero();
   for (int side = 0; side < 2; ++side) {
@@ -203,6 +218,10 @@ void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b,
     V.head<3>() = s.bodies[k].v;
     V.tail<3>() = s.bodies[k].w;
     const int n = body_dim_[k];
+    if (n == 6 && b.ball) {
+      e.head<3>() += ball_velocity(b.lever[side], side, s.bodies[k]);
+      continue;
+    }
     if (n == 6) {
       e.noalias() += b.J[side] * V;  // fixed size: the rows past dim are zero in J
       continue;
@@ -259,6 +278,18 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
     const int k = b.body[side];
     if (k < 0) continue;
     const int n = body_dim_[k];
+    if (n == 6 && b.ball) {
+      // a ball joint on a rigid body: J^T x = sign (x, r x x), and M^-1 = diag(1/m, the world
+      // inverse inertia W): the products of the fixed-size ones below that are not zero, in their
+      // order (each sum of J^T x has two nonzero terms; the 6 x 6 M^-1 times a vector sums its
+      // columns in ascending order, which a 3 x 3 product does not for its last row): the same bits
+      const Mat6& Mi = Minv_[k];
+      const Vec3 xs = side == 0 ? Vec3(x.head<3>()) : Vec3(-x.head<3>());
+      const Vec3 y = b.lever[side].cross(xs);
+      s.bodies[k].v += Mi(0, 0) * xs;
+      for (int a = 0; a < 3; ++a) s.bodies[k].w[a] += (Mi(3 + a, 3) * y[0] + Mi(3 + a, 4) * y[1]) + Mi(3 + a, 5) * y[2];
+      continue;
+    }
     if (n == 6) {
       // a rigid body: fixed-size products (the rows of J past dim are zero; the entries of x past
       // dim are ignored that way, both callers pass finite ones)

@@ -46,6 +46,11 @@ struct JointBlock {
   Mat6 J[2] = {Mat6::Zero(), Mat6::Zero()};  // (dim x bodydim) Jacobian blocks, top-left part valid
   Mat3 P_trans = Mat3::Identity();  // projection of the translational rows (rod: 1, line: 2, plane: 1), set by update()
   Mat3 P_rot = Mat3::Identity();    // projection of the rotational rows (axis: 2, twist: 1), set by update()
+  // A ball joint (three translational rows, P = 1): J[side] = sign [I, -lever[side]*] for a rigid
+  // body (sign +1 for a, -1 for b), J[side] = sign [I] for a particle. The kernels that act on its
+  // blocks by cross products instead of 6 x 6 products read the lever arms (set by update()).
+  bool ball = false;
+  Vec3 lever[2] = {Vec3::Zero(), Vec3::Zero()};
 };
 
 class ConstraintSystem {

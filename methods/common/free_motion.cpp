@@ -41,11 +41,17 @@ void free_motion_body(const Body& b, const Vec3& F, const Vec3& tau, double h, c
   Rot x = {wb.x(), wb.y(), wb.z(), in.q.w(), in.q.x(), in.q.y(), in.q.z()};
   // without a torque its body-frame image is zero: not rotated at every stage (the same numbers)
   const bool torque = (tau.array() != 0.0).any();
+  // a body-frame inertia that is diagonal (principal axes: boxes, spheres, cylinders) has a
+  // diagonal inverse (the cofactors of the zeros are zero), and the products J w and J^-1 y are
+  // then their diagonal products: the sums of the full 3 x 3 products add zeros to them (the same
+  // numbers, but for the sign of an exact zero)
+  const bool diagonal = J(0, 1) == 0 && J(0, 2) == 0 && J(1, 0) == 0 && J(1, 2) == 0 && J(2, 0) == 0 && J(2, 1) == 0;
+  const Vec3 Jd = J.diagonal(), Jinvd = Jinv.diagonal();
   auto rhs = [&](const Rot& s, Rot& ds, double) {
     const Vec3 w(s[0], s[1], s[2]);
     const Quat q(s[3], s[4], s[5], s[6]);
     const Vec3 tb = torque ? Vec3(q.conjugate() * tau) : Vec3::Zero();  // Eigen normalises nothing here: q is near unit within a step
-    const Vec3 dw = Jinv * (tb - w.cross(J * w));
+    const Vec3 dw = diagonal ? Vec3(Jinvd.cwiseProduct(tb - w.cross(Jd.cwiseProduct(w)))) : Vec3(Jinv * (tb - w.cross(J * w)));
     // q' = 1/2 q [0, w_b]
     const Quat dq = q * Quat(0, w.x(), w.y(), w.z());
     ds = {dw.x(), dw.y(), dw.z(), 0.5 * dq.w(), 0.5 * dq.x(), 0.5 * dq.y(), 0.5 * dq.z()};

@@ -110,7 +110,9 @@ class TreeSolver {
 
  private:
   // the kernel of a node: block sizes (own, parent's) fixed at compile time, or General
-  enum class Kernel : unsigned char { General, Body6Joint3, Joint3Body6 };
+  // (Body6Ball, BallBody6: the edge is a ball joint's, JointBlock::ball, whose blocks H_i,p(i) are
+  // products by lever-arm cross products: factor_ball)
+  enum class Kernel : unsigned char { General, Body6Joint3, Joint3Body6, Body6Ball, BallBody6 };
 
   void analyze_impl(const Model* model, const ConstraintSystem& cs);
   // H_i,p(i) (dim_i x dim_p(i)) of non-root node i: -J_i,k or -J_i,k^T
@@ -120,6 +122,11 @@ class TreeSolver {
   template <int DI, int DP>
   void factor_fixed(const ConstraintSystem& cs, int i);
   void factor_general(const ConstraintSystem& cs, int i);
+  template <int DI, int DP>
+  void factor_ball(const ConstraintSystem& cs, int i);
+  // D_i^-1 of a fixed-size node, kept and returned (throws SimulationError when singular)
+  template <int DI>
+  Eigen::Matrix<double, DI, DI> invert_fixed(const ConstraintSystem& cs, int i);
   template <int DI, int DP>
   void forward_fixed(int i) const;
   template <int DI, int DP>
