@@ -20,6 +20,11 @@ using Vec3 = Eigen::Vector3d;
 using Mat3 = Eigen::Matrix3d;
 using Quat = Eigen::Quaterniond;
 
+// true when every off-diagonal entry is zero (a body-frame inertia about principal axes)
+inline bool is_diagonal(const Mat3& m) {
+  return m(0, 1) == 0 && m(0, 2) == 0 && m(1, 0) == 0 && m(1, 2) == 0 && m(2, 0) == 0 && m(2, 1) == 0;
+}
+
 constexpr int kWorld = -1;  // body index of the fixed world frame in a joint
 
 struct Body {

@@ -82,8 +82,22 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     // the translational part is constant (set by the constructor); the rotational one turns with the body
     if (body_dim_[k] == 6) {
       Mat3 R = s.bodies[k].q.toRotationMatrix();
-      M_[k].bottomRightCorner<3, 3>() = R * b.inertia * R.transpose();
-      Minv_[k].bottomRightCorner<3, 3>() = R * inertia_inv_[k] * R.transpose();
+      if (!is_diagonal(b.inertia)) {
+        M_[k].bottomRightCorner<3, 3>() = R * b.inertia * R.transpose();
+        Minv_[k].bottomRightCorner<3, 3>() = R * inertia_inv_[k] * R.transpose();
+        continue;
+      }
+      // a diagonal I (principal axes; its inverse's cofactors are then diagonal too): R I scales
+      // the columns of R (the numbers of the full product, whose sums add zeros to them, but for
+      // the sign of an exact zero), and (R I) R^T is summed as Eigen sums R I R^T into a block of
+      // the 6 x 6 matrix, r_0 + (r_1 + r_2): the same bits
+      const Vec3 I = b.inertia.diagonal(), Iinv = inertia_inv_[k].diagonal();
+      for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 3; ++c) {
+          M_[k](3 + a, 3 + c) = (R(a, 0) * I[0]) * R(c, 0) + ((R(a, 1) * I[1]) * R(c, 1) + (R(a, 2) * I[2]) * R(c, 2));
+          Minv_[k](3 + a, 3 + c) =
+              (R(a, 0) * Iinv[0]) * R(c, 0) + ((R(a, 1) * Iinv[1]) * R(c, 1) + (R(a, 2) * Iinv[2]) * R(c, 2));
+        }
     }
   }
   // Jacobian blocks

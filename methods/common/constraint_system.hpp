@@ -68,6 +68,7 @@ class ConstraintSystem {
   const std::vector<int>& blocks_of(int body) const { return touching_[static_cast<size_t>(body)]; }  // blocks acting on a body
   const Mat6& mass(int body) const { return M_[body]; }          // (dim x dim) M_k
   const Mat6& mass_inverse(int body) const { return Minv_[body]; }
+  const Mat3& inertia_inverse(int body) const { return inertia_inv_[body]; }  // body frame (rigid bodies; zero else)
 
   // Jacobians, masses and inverse masses at state s (world inertia depends on orientation).
   void update(const Model& model, const State& s);

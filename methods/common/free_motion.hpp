@@ -25,6 +25,10 @@ void loads_at(const Model& model, const State& state, const StepLoads& step, Ste
 
 void free_motion_body(const Body& body, const Vec3& force, const Vec3& torque, double h, const BodyState& in,
                       BodyState& out);
+// the same with the inverse of the body-frame inertia given (body.inertia.inverse(), which the
+// first form computes at every call; ConstraintSystem::inertia_inverse keeps it)
+void free_motion_body(const Body& body, const Mat3& inertia_inverse, const Vec3& force, const Vec3& torque, double h,
+                      const BodyState& in, BodyState& out);
 
 // out = free motion of every dynamic body of `in` over h (static bodies are copied).
 void free_motion(const Model& model, const StepLoads& loads, double h, const State& in, State& out);
