@@ -65,6 +65,8 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
                                            joint_type_name(J.type), m.bodies[k].name));
     }
     if (b.body[0] < 0 && b.body[1] < 0) continue;  // joins two fixed frames: nothing to do
+    for (int s = 0; s < 2; ++s)  // a ball joint's constant part of J (update() writes the rest)
+      if (b.ball && b.body[s] >= 0) b.J[s].topLeftCorner<3, 3>() = (s == 0 ? 1.0 : -1.0) * Mat3::Identity();
     nrows_ += b.dim;
     blocks_.push_back(b);
   }
@@ -104,6 +106,18 @@ void ConstraintSystem::update(const Model& m, const State& s) {
   for (size_t bi = 0; bi < blocks_.size(); ++bi) {
     JointBlock& b = blocks_[bi];
     const Joint& J = m.joints[b.joint];
+    if (b.ball) {
+      // P = 1 (the projections stay the identity) and J = sign [I, -r*], whose identity part the
+      // constructor wrote: only the lever arms turn (the numbers of the general form below)
+      const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
+      for (int side = 0; side < 2; ++side) {
+        const int k = b.body[side];
+        if (k < 0) continue;
+        b.lever[side] = s.bodies[k].q * anchors[side];
+        if (body_dim_[k] == 6) b.J[side].block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * cross_matrix(b.lever[side]);
+      }
+      continue;
+    }
     // projections of the translational and rotational rows at this state
     const JointParts parts = joint_parts(J.type);
     const bool axial = parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
@@ -135,8 +149,7 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     for (int side = 0; side < 2; ++side) {
       const int k = b.body[side];
       if (k < 0) continue;  // its block stays zero (set by the constructor)
-      // a ball joint writes its three rows whole below (a particle's rotational columns stay zero)
-      if (!b.ball) b.J[side].setZero();
+      b.J[side].setZero();
       const double sign = side == 0 ? 1.0 : -1.0;
       // lever arm: for a line or plane the force acts at b's point, which slides along the line or
       // plane of a (lever r_a - d); this is the exact derivative of n(q_a).(a - b), including the
@@ -144,10 +157,9 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       Vec3 r = s.bodies[k].q * anchors[side];
       if (side == 0 && (parts.trans == TransPart::Line || parts.trans == TransPart::Plane)) r -= joint_separation(m, s, J);
       if (parts.trans == TransPart::Point) {
-        // P = 1 (a ball joint's three rows): the blocks without the product by P (the same numbers)
+        // P = 1 (a fixed joint's three translational rows): the blocks without the product by P (the same numbers)
         b.J[side].topLeftCorner<3, 3>() = sign * Mat3::Identity();
         if (body_dim_[k] == 6) b.J[side].block<3, 3>(0, 3) = -sign * cross_matrix(r);
-        b.lever[side] = r;
       } else {
         b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
         if (body_dim_[k] == 6) b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
@@ -160,6 +172,11 @@ void ConstraintSystem::update(const Model& m, const State& s) {
 void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
   // the raw errors of models/kinematics, projected with the rows the Jacobian was built with
   const Joint& J = m.joints[b.joint];
+  if (b.ball) {  // P = 1: the separation itself (the numbers of the product by P)
+    e.head<3>() = joint_separation(m, s, J);
+    e.tail<3>().setZero();
+    return;
+  }
   const JointParts parts = joint_parts(J.type);
   e.setZero();
   const int nt = b.rot_row, nr = b.dim - b.rot_row;
@@ -251,6 +268,13 @@ void ConstraintSystem::velocity_error(const State& s, Eigen::VectorXd& e) const 
   e.resize(nrows_);
   Vec6 eb;
   for (const auto& b : blocks_) {
+    if (b.ball && rigid_ends(b)) {  // the path of block_velocity_error, without the call
+      Vec3 ej = Vec3::Zero();
+      for (int side = 0; side < 2; ++side)
+        if (b.body[side] >= 0) ej += ball_velocity(b.lever[side], side, s.bodies[b.body[side]]);
+      e.segment<3>(b.row) = ej;
+      continue;
+    }
     block_velocity_error(s, b, eb);
     put_block(eb, b, e);
   }
@@ -259,13 +283,14 @@ void ConstraintSystem::velocity_error(const State& s, Eigen::VectorXd& e) const 
 namespace {
 // |(e_0, .., e_n-1)| for n <= 3, summed as Eigen sums the run-time-size norm of a segment that
 // starts at an aligned address, ((e0^2 + e1^2) + e2^2): the same bits without its dispatch
-double head_norm(const double* e, int n) {
+double head_squared_norm(const double* e, int n) {
   double s = 0;
   if (n >= 1) s = e[0] * e[0];
   if (n >= 2) s += e[1] * e[1];
   if (n >= 3) s += e[2] * e[2];
-  return std::sqrt(s);
+  return s;
 }
+double head_norm(const double* e, int n) { return std::sqrt(head_squared_norm(e, n)); }
 }  // namespace
 
 double ConstraintSystem::joint_norm(const JointBlock& b, const Vec6& e) {
@@ -274,18 +299,33 @@ double ConstraintSystem::joint_norm(const JointBlock& b, const Vec6& e) {
 }
 
 double ConstraintSystem::max_joint_norm(const Eigen::VectorXd& e) const {
-  double m = 0;
+  // the translational-only blocks by their squared norms, and one square root of their largest
+  // (the square root is monotone and correctly rounded: the same number as the largest root)
+  double m = 0, m2 = 0;
   Vec6 eb = Vec6::Zero();
   for (const auto& b : blocks_) {
     if (b.dim == b.rot_row) {  // translational rows only (a ball joint, a rod)
-      m = std::max(m, head_norm(e.data() + b.row, b.dim));
+      m2 = std::max(m2, head_squared_norm(e.data() + b.row, b.dim));
       continue;
     }
     eb.head(b.dim) = e.segment(b.row, b.dim);
     m = std::max(m, joint_norm(b, eb));
   }
-  return m;
+  return std::max(m, std::sqrt(m2));
 }
+
+namespace {
+// A ball joint's impulse x on a rigid body: J^T x = sign (x, r x x), and M^-1 = diag(1/m, the
+// world inverse inertia W): the products of the fixed-size M^-1 (J^T x) that are not zero, in
+// their order (each sum of J^T x has two nonzero terms; the 6 x 6 M^-1 times a vector sums its
+// columns in ascending order, which a 3 x 3 product does not for its last row): the same bits
+inline void ball_impulse(const Mat6& Mi, const Vec3& r, int side, const Vec3& x, BodyState& body) {
+  const Vec3 xs = side == 0 ? x : Vec3(-x);
+  const Vec3 y = r.cross(xs);
+  body.v += Mi(0, 0) * xs;
+  for (int a = 0; a < 3; ++a) body.w[a] += (Mi(3 + a, 3) * y[0] + Mi(3 + a, 4) * y[1]) + Mi(3 + a, 5) * y[2];
+}
+}  // namespace
 
 void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const {
   for (int side = 0; side < 2; ++side) {
@@ -293,15 +333,7 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
     if (k < 0) continue;
     const int n = body_dim_[k];
     if (n == 6 && b.ball) {
-      // a ball joint on a rigid body: J^T x = sign (x, r x x), and M^-1 = diag(1/m, the world
-      // inverse inertia W): the products of the fixed-size ones below that are not zero, in their
-      // order (each sum of J^T x has two nonzero terms; the 6 x 6 M^-1 times a vector sums its
-      // columns in ascending order, which a 3 x 3 product does not for its last row): the same bits
-      const Mat6& Mi = Minv_[k];
-      const Vec3 xs = side == 0 ? Vec3(x.head<3>()) : Vec3(-x.head<3>());
-      const Vec3 y = b.lever[side].cross(xs);
-      s.bodies[k].v += Mi(0, 0) * xs;
-      for (int a = 0; a < 3; ++a) s.bodies[k].w[a] += (Mi(3 + a, 3) * y[0] + Mi(3 + a, 4) * y[1]) + Mi(3 + a, 5) * y[2];
+      ball_impulse(Minv_[k], b.lever[side], side, x.head<3>(), s.bodies[k]);
       continue;
     }
     if (n == 6) {
@@ -328,6 +360,12 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
 void ConstraintSystem::apply_impulse(const Eigen::VectorXd& x, State& s) const {
   Vec6 xb = Vec6::Zero();
   for (const auto& b : blocks_) {
+    if (b.ball && rigid_ends(b)) {  // the path of apply_block_impulse, without the call
+      const Vec3 xj = x.segment<3>(b.row);
+      for (int side = 0; side < 2; ++side)
+        if (b.body[side] >= 0) ball_impulse(Minv_[b.body[side]], b.lever[side], side, xj, s.bodies[b.body[side]]);
+      continue;
+    }
     if (b.dim == 3)
       xb.head<3>() = x.segment<3>(b.row);  // a ball joint: the copy at a compile-time size
     else

@@ -111,6 +111,10 @@ class ConstraintSystem {
   std::vector<Mat6> M_, Minv_;
   std::vector<Mat3> inertia_inv_;  // per body: the inverse of its body-frame inertia (constant)
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
+  // both ends of the block rigid bodies or fixed frames (no particle)
+  bool rigid_ends(const JointBlock& b) const {
+    return (b.body[0] < 0 || body_dim_[b.body[0]] == 6) && (b.body[1] < 0 || body_dim_[b.body[1]] == 6);
+  }
 };
 
 template <class F>

@@ -56,6 +56,16 @@ double definite_inverse(const Mat3d& D, Mat3d& Dinv) {
 // X = A^-1 B (a block LDL^T; A and S are definite when D is). Returns the smaller ratio of A and S.
 double definite_inverse(const Eigen::Matrix<double, 6, 6>& D, Eigen::Matrix<double, 6, 6>& Dinv) {
   Mat3d Ainv, Sinv;
+  if ((D.topRightCorner<3, 3>().array() == 0.0).all() && (D.bottomLeftCorner<3, 3>().array() == 0.0).all()) {
+    // B = 0 (a body's mass matrix, the block of a body without children): X = 0, S = C, and D^-1
+    // is block diagonal, the numbers of the general form (which adds zeros to them)
+    const double ra = definite_inverse(D.topLeftCorner<3, 3>(), Ainv);
+    const double rs = definite_inverse(D.bottomRightCorner<3, 3>(), Sinv);
+    Dinv.setZero();
+    Dinv.topLeftCorner<3, 3>() = Ainv;
+    Dinv.bottomRightCorner<3, 3>() = Sinv;
+    return std::min(ra, rs);
+  }
   const double ra = definite_inverse(D.topLeftCorner<3, 3>(), Ainv);
   const Mat3d X = Ainv * D.topRightCorner<3, 3>();
   const Mat3d S = D.bottomRightCorner<3, 3>() - D.topRightCorner<3, 3>().transpose() * X;
@@ -412,7 +422,7 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
     ++solve_ops_;
   }
 
-  // diagonal and backward: D L^T u = w, parents before children
+  // diagonal and backward: D L^T u = w, parents before children; x is the joint part of u
   for (int i = n - 1; i >= 0; --i) {
     switch (kernel_[i]) {
       case Kernel::Body6Joint3:
@@ -421,16 +431,13 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
       case Kernel::BallBody6: backward_fixed<3, 6>(i); break;
       case Kernel::General: backward_general(i); break;
     }
+    if (nodes_[i].is_joint) {
+      if (nodes_[i].dim == 3)
+        x.segment<3>(row_[i]) = Eigen::Map<const Eigen::Vector3d>{zbuf_.data() + slot_[i].z};
+      else
+        x.segment(row_[i], nodes_[i].dim) = z(i);
+    }
     solve_ops_ += nodes_[i].parent >= 0 ? 2 : 1;  // D_i^-1, and T_i for a non-root
-  }
-
-  // x: the joint part of u
-  for (int i = 0; i < n; ++i) {
-    if (!nodes_[i].is_joint) continue;
-    if (nodes_[i].dim == 3)
-      x.segment<3>(row_[i]) = Eigen::Map<const Eigen::Vector3d>{zbuf_.data() + slot_[i].z};
-    else
-      x.segment(row_[i], nodes_[i].dim) = z(i);
   }
 }
 
