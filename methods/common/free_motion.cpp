@@ -4,7 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include <boost/numeric/odeint/stepper/runge_kutta4.hpp>
+#include <boost/numeric/odeint/stepper/runge_kutta4_classic.hpp>
 
 #include "models/kinematics.hpp"
 
@@ -69,7 +69,7 @@ void free_motion_body(const Body& b, const Mat3& Jinv, const Vec3& F, const Vec3
       ds = {dw.x(), dw.y(), dw.z(), 0.5 * dq.w(), 0.5 * dq.x(), 0.5 * dq.y(), 0.5 * dq.z()};
     };
   };
-  boost::numeric::odeint::runge_kutta4<Rot> rk4;
+  boost::numeric::odeint::runge_kutta4_classic<Rot> rk4;
   if (is_diagonal(J))
     rk4.do_step(rhs_of(std::true_type{}), x, 0.0, h);
   else
