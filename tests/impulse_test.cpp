@@ -1,5 +1,10 @@
 // The impulse-based methods (iterative, sle, linear): agreement, tolerances, order against ref,
 // conservation, and the correction of a broken joint.
+#include <array>
+#include <cstring>
+#include <random>
+
+#include <boost/numeric/odeint/stepper/runge_kutta4_classic.hpp>
 #include <catch2/catch.hpp>
 
 #include "methods/common/free_motion.hpp"
@@ -169,6 +174,80 @@ TEST_CASE("a remembered free motion is the free motion of the current inputs", "
   mb::BodyState other;
   memo.predict(b, 0, F, tau2, 2 * h, s, other);
   CHECK(same(other, expect));
+}
+
+namespace {
+// The rotation of a free motion in Eigen's own expressions (the form free_motion.cpp writes out
+// term by term, and the one it had before): the oracle of the test below.
+void eigen_free_rotation(const mb::Body& b, const mb::Vec3& tau, double h, const mb::BodyState& in, mb::BodyState& out) {
+  using Rot = std::array<double, 7>;
+  const mb::Mat3& J = b.inertia;
+  const mb::Mat3 Jinv = J.inverse();
+  const bool torque = (tau.array() != 0.0).any();
+  const mb::Vec3 wb = in.q.conjugate() * in.w;
+  Rot x = {wb.x(), wb.y(), wb.z(), in.q.w(), in.q.x(), in.q.y(), in.q.z()};
+  auto rhs = [&](const Rot& s, Rot& ds, double) {
+    const mb::Vec3 w(s[0], s[1], s[2]);
+    const mb::Quat q(s[3], s[4], s[5], s[6]);
+    const mb::Vec3 tb = torque ? mb::Vec3(q.conjugate() * tau) : mb::Vec3::Zero();
+    const mb::Vec3 dw = Jinv * (tb - w.cross(J * w));
+    const mb::Quat dq = q * mb::Quat(0, w.x(), w.y(), w.z());
+    ds = {dw.x(), dw.y(), dw.z(), 0.5 * dq.w(), 0.5 * dq.x(), 0.5 * dq.y(), 0.5 * dq.z()};
+  };
+  boost::numeric::odeint::runge_kutta4_classic<Rot> rk4;
+  rk4.do_step(rhs, x, 0.0, h);
+  out.q = mb::Quat(x[3], x[4], x[5], x[6]).normalized();
+  out.w = out.q * mb::Vec3(x[0], x[1], x[2]);
+}
+bool same_bits(const mb::BodyState& a, const mb::BodyState& b) {
+  return std::memcmp(a.q.coeffs().data(), b.q.coeffs().data(), 4 * sizeof(double)) == 0 &&
+         std::memcmp(a.w.data(), b.w.data(), 3 * sizeof(double)) == 0 && std::memcmp(a.x.data(), b.x.data(), 3 * sizeof(double)) == 0 &&
+         std::memcmp(a.v.data(), b.v.data(), 3 * sizeof(double)) == 0;
+}
+}  // namespace
+
+TEST_CASE("the free motion's rotation has the bits of Eigen's expressions, alone and two bodies at a time", "[methods][free]") {
+  // bodies of diagonal and of full inertia, with and without a torque, moved one at a time
+  // (free_motion_body) and in pairs (free_motion_bodies: one per lane of an SSE2 packet)
+  std::mt19937_64 gen(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  mb::Model m;
+  mb::StepLoads loads;
+  mb::State in;
+  for (int k = 0; k < 24; ++k) {
+    mb::Body b = mb::make_box(std::to_string(k), 0.2 + 0.1 * std::abs(u(gen)), 0.1, 500);
+    if (k % 3 == 1) {  // a full inertia: the box turned
+      const mb::Mat3 R = mb::Quat(u(gen), u(gen), u(gen), u(gen)).normalized().toRotationMatrix();
+      b.inertia = R * b.inertia * R.transpose();
+    }
+    m.bodies.push_back(b);
+    loads.force.push_back(mb::Vec3(0, 0, -9.81 * b.mass));
+    loads.torque.push_back(k % 4 == 0 ? mb::Vec3(u(gen), u(gen), u(gen)) : mb::Vec3::Zero());
+    in.bodies.push_back({mb::Vec3(u(gen), u(gen), u(gen)), mb::Quat(u(gen), u(gen), u(gen), u(gen)).normalized(),
+                         mb::Vec3(u(gen), u(gen), u(gen)), 5 * mb::Vec3(u(gen), u(gen), u(gen))});
+  }
+  const double h = 0.02;
+  mb::State alone = in, paired = in, all = in;
+  std::vector<int> order;
+  for (int k = 23; k >= 0; --k) order.push_back(k);  // any order
+  int diagonal = 0;
+  for (int k = 0; k < 24; ++k) {
+    const mb::Body& b = m.bodies[k];
+    diagonal += mb::is_diagonal(b.inertia);
+    mb::free_motion_body(b, loads.force[k], loads.torque[k], h, in.bodies[k], alone.bodies[k]);
+    mb::BodyState expect = alone.bodies[k];
+    eigen_free_rotation(b, loads.torque[k], h, in.bodies[k], expect);
+    INFO("body " << k << (mb::is_diagonal(b.inertia) ? " (diagonal inertia)" : " (full inertia)"));
+    CHECK(same_bits(alone.bodies[k], expect));
+  }
+  CHECK(diagonal == 16);
+  mb::free_motion_bodies(m, loads, nullptr, order, h, in, paired);
+  mb::free_motion(m, loads, h, in, all);
+  for (int k = 0; k < 24; ++k) {
+    INFO("body " << k);
+    CHECK(same_bits(paired.bodies[k], alone.bodies[k]));
+    CHECK(same_bits(all.bodies[k], alone.bodies[k]));
+  }
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // A x = b, A = J M^-1 J^T, its fill-in, its loop detection and the acyclic split of bender2007 s.5.
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <set>
 #include <string>
@@ -483,5 +484,62 @@ TEST_CASE("on the catalog tree:joints=127 the tree solver makes no fill-in and e
     const double rel = (x - xd).norm() / xd.norm();
     INFO(spec << ": |x_tree - x_dense| / |x_dense| = " << rel);
     CHECK(rel < 1e-10);
+  }
+}
+
+TEST_CASE("ball joints by cross products give the bits of the full-size block products", "[methods][tree_solver]") {
+  // the tree solver's ball kernels against its fixed-size kernels, and a ball joint's impulses and
+  // J V against the 6 x 6 products of its stored Jacobian blocks, on a moved state
+  for (const char* spec : {"tree:joints=127", "tree:joints=63,anchor=ball", "chain:n=12,body=box"}) {
+    INFO(spec);
+    const mb::Model m = mb::build_model(spec);
+    mb::ConstraintSystem cs(m);
+    mb::State s = mb::initial_state(m);
+    for (size_t k = 0; k < s.bodies.size(); ++k) {
+      s.bodies[k].q = mb::Quat(Eigen::AngleAxisd(0.1 * static_cast<double>(k % 7), mb::Vec3(1, 2, 3).normalized())) * s.bodies[k].q;
+      s.bodies[k].v = mb::Vec3(0.1 * static_cast<double>(k % 5), -0.2, 0.3);
+      s.bodies[k].w = mb::Vec3(-0.4, 0.05 * static_cast<double>(k % 3), 0.6);
+    }
+    cs.update(m, s);
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(cs.rows(), -1, 2);
+    Eigen::VectorXd x[2];
+    for (int on = 0; on < 2; ++on) {
+      mb::TreeSolver ts;
+      ts.use_ball_kernels(on == 1);
+      ts.analyze(m, cs);
+      ts.factor(cs);
+      ts.solve(b, x[on]);
+    }
+    CHECK(std::memcmp(x[0].data(), x[1].data(), sizeof(double) * static_cast<size_t>(x[0].size())) == 0);
+    // J V and M^-1 J^T x by the stored 6 x 6 blocks (Eigen's fixed-size products)
+    Eigen::VectorXd e;
+    cs.velocity_error(s, e);
+    mb::State moved = s, expect = s;
+    cs.apply_impulse(x[1], moved);
+    long checked = 0;
+    for (const mb::JointBlock& blk : cs.blocks()) {
+      REQUIRE(blk.ball);
+      mb::Vec6 ej = mb::Vec6::Zero();
+      for (int side = 0; side < 2; ++side) {
+        const int k = blk.body[side];
+        if (k < 0) continue;
+        mb::Vec6 V;
+        V << s.bodies[k].v, s.bodies[k].w;
+        ej.noalias() += blk.J[side] * V;
+        mb::Vec6 xb = mb::Vec6::Zero();
+        xb.head<3>() = x[1].segment<3>(blk.row);
+        const mb::Vec6 dV = cs.mass_inverse(k) * (blk.J[side].transpose() * xb).eval();
+        expect.bodies[k].v += dV.head<3>();
+        expect.bodies[k].w += dV.tail<3>();
+      }
+      const mb::Vec3 got = e.segment<3>(blk.row), want = ej.head<3>();
+      CHECK(std::memcmp(got.data(), want.data(), 3 * sizeof(double)) == 0);
+      ++checked;
+    }
+    CHECK(checked > 10);
+    for (size_t k = 0; k < s.bodies.size(); ++k) {
+      CHECK(std::memcmp(moved.bodies[k].v.data(), expect.bodies[k].v.data(), 3 * sizeof(double)) == 0);
+      CHECK(std::memcmp(moved.bodies[k].w.data(), expect.bodies[k].w.data(), 3 * sizeof(double)) == 0);
+    }
   }
 }

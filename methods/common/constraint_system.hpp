@@ -69,6 +69,7 @@ class ConstraintSystem {
   const Mat6& mass(int body) const { return M_[body]; }          // (dim x dim) M_k
   const Mat6& mass_inverse(int body) const { return Minv_[body]; }
   const Mat3& inertia_inverse(int body) const { return inertia_inv_[body]; }  // body frame (rigid bodies; zero else)
+  const std::vector<Mat3>& inertia_inverses() const { return inertia_inv_; }     // (nbody)
 
   // Jacobians, masses and inverse masses at state s (world inertia depends on orientation).
   void update(const Model& model, const State& s);

@@ -1,6 +1,7 @@
 #include "methods/common/free_motion.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -23,8 +24,131 @@ void loads_at(const Model& m, const State& s, const StepLoads& step, StepLoads& 
 }
 
 namespace {
-using Rot = std::array<double, 7>;  // body angular velocity (3), quaternion w, x, y, z (4)
+
+// The rotation of a free motion on a number type T: double (one body) or Eigen::Array2d (two
+// bodies, one per lane of an SSE2 packet). Every operation acts lane by lane, so a body gets the
+// same bits on a lane as alone; the formulas are Eigen's, term by term (its cross product, its
+// Quaternion<double> product and q * v, its 3 x 3 matrix-vector product and its normalized()),
+// so they give the bits of the Eigen expressions they replace (tests/impulse_test.cpp checks both
+// against those expressions). Two bodies per pass save about a tenth of the instructions.
+template <class T>
+struct V3 {
+  T x, y, z;
+};
+template <class T>
+struct Q {
+  T w, x, y, z;
+};
+template <class T>
+V3<T> cross(const V3<T>& a, const V3<T>& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
+template <class T>
+Q<T> product(const Q<T>& a, const Q<T>& b) {  // Eigen's SSE2 form (Geometry_SIMD.h)
+  return {(a.w * b.w - a.y * b.y) - (a.z * b.z + a.x * b.x), (a.w * b.x + a.y * b.z) - (a.z * b.y - a.x * b.w),
+          (a.w * b.y + a.y * b.w) + (a.z * b.x - a.x * b.z), (a.w * b.z - a.y * b.x) + (a.z * b.w + a.x * b.y)};
+}
+template <class T>
+V3<T> rotate(const Q<T>& q, const V3<T>& v) {  // q * v: uv = 2 q.vec x v, v + w uv + q.vec x uv
+  const V3<T> qv{q.x, q.y, q.z};
+  V3<T> uv = cross(qv, v);
+  uv = {uv.x + uv.x, uv.y + uv.y, uv.z + uv.z};
+  const V3<T> c = cross(qv, uv);
+  return {(v.x + q.w * uv.x) + c.x, (v.y + q.w * uv.y) + c.y, (v.z + q.w * uv.z) + c.z};
+}
+template <class T>
+Q<T> conjugate(const Q<T>& q) {
+  return {q.w, -q.x, -q.y, -q.z};
+}
+// a body-frame inertia (or its inverse), row by row; Diagonal: only the diagonal is used
+template <class T>
+struct M3 {
+  T m[3][3];
+};
+// M v as Eigen's Matrix3d * Vector3d sums it (rows 0 and 1 in column order, row 2 as
+// m20 v0 + (m21 v1 + m22 v2)). A diagonal M (the zeros of a diagonal inertia's cofactor inverse
+// are zeros) by its diagonal products: the sums add zeros to them, the same numbers but for the
+// sign of an exact zero.
+template <bool Diagonal, class T>
+V3<T> times(const M3<T>& M, const V3<T>& v) {
+  const auto& m = M.m;
+  if constexpr (Diagonal) {
+    return {m[0][0] * v.x, m[1][1] * v.y, m[2][2] * v.z};
+  } else {
+    return {(m[0][0] * v.x + m[0][1] * v.y) + m[0][2] * v.z, (m[1][0] * v.x + m[1][1] * v.y) + m[1][2] * v.z,
+            m[2][0] * v.x + (m[2][1] * v.y + m[2][2] * v.z)};
+  }
+}
+inline double sqrt_of(double x) { return std::sqrt(x); }
+inline Eigen::Array2d sqrt_of(const Eigen::Array2d& x) { return x.sqrt(); }
+
+// One RK4 step (Boost.Odeint's runge_kutta4_classic) of w' = J^-1 (tau_b - w x J w) and
+// q' = 1/2 q [0, w] in body coordinates (w_b = q^-1 w, tau_b = q^-1 tau at every stage, none
+// when `torque` is false), then q renormalised (/ sqrt((x^2 + z^2) + (y^2 + w^2))) and w turned
+// back to world coordinates.
+template <bool Diagonal, class T>
+void rotate_free(const M3<T>& J, const M3<T>& Jinv, const V3<T>& tau, bool torque, double h, Q<T>& q, V3<T>& w) {
+  using Rot = std::array<T, 7>;  // body angular velocity (3), quaternion w, x, y, z (4)
+  const V3<T> wb = rotate(conjugate(q), w);
+  Rot x = {wb.x, wb.y, wb.z, q.w, q.x, q.y, q.z};
+  const T zero = T(0.0);
+  auto rhs = [&](const Rot& s, Rot& ds, double) {
+    const V3<T> ws{s[0], s[1], s[2]};
+    const Q<T> qs{s[3], s[4], s[5], s[6]};
+    const V3<T> tb = torque ? rotate(conjugate(qs), tau) : V3<T>{zero, zero, zero};
+    const V3<T> c = cross(ws, times<Diagonal>(J, ws));
+    const V3<T> dw = times<Diagonal>(Jinv, V3<T>{tb.x - c.x, tb.y - c.y, tb.z - c.z});
+    const Q<T> dq = product(qs, Q<T>{zero, ws.x, ws.y, ws.z});  // q' = 1/2 q [0, w_b]
+    ds = {dw.x, dw.y, dw.z, 0.5 * dq.w, 0.5 * dq.x, 0.5 * dq.y, 0.5 * dq.z};
+  };
+  boost::numeric::odeint::runge_kutta4_classic<Rot> rk4;
+  rk4.do_step(rhs, x, 0.0, h);
+  const T n = sqrt_of((x[4] * x[4] + x[6] * x[6]) + (x[5] * x[5] + x[3] * x[3]));
+  q = {x[3] / n, x[4] / n, x[5] / n, x[6] / n};
+  w = rotate(q, V3<T>{x[0], x[1], x[2]});
+}
+
+void translate(const Body& b, const Vec3& F, double h, const BodyState& in, BodyState& out) {
+  // translation: exact for a constant force
+  out.x = in.x + in.v * h + F / (2 * b.mass) * h * h;
+  out.v = in.v + F / b.mass * h;
+}
+
+// The rotations of n = 1 or 2 rigid bodies (lane l: body `body[l]`), T = double or Array2d.
+template <bool Diagonal, class T>
+void rotate_bodies(int n, const Body* const* body, const Mat3* const* Jinv, const Vec3* const* tau, double h,
+                   const BodyState* const* in, BodyState* const* out) {
+  auto lane = [](T& t, int l) -> double& {
+    if constexpr (std::is_same_v<T, double>)
+      return t;
+    else
+      return t[l];
+  };
+  M3<T> J{}, Ji{};
+  V3<T> w{}, tq{};
+  Q<T> q{};
+  bool torque = false;
+  for (int l = 0; l < n; ++l) {
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        lane(J.m[r][c], l) = body[l]->inertia(r, c);
+        lane(Ji.m[r][c], l) = (*Jinv[l])(r, c);
+      }
+    lane(q.w, l) = in[l]->q.w(), lane(q.x, l) = in[l]->q.x(), lane(q.y, l) = in[l]->q.y(), lane(q.z, l) = in[l]->q.z();
+    lane(w.x, l) = in[l]->w.x(), lane(w.y, l) = in[l]->w.y(), lane(w.z, l) = in[l]->w.z();
+    lane(tq.x, l) = tau[l]->x(), lane(tq.y, l) = tau[l]->y(), lane(tq.z, l) = tau[l]->z();
+    // without a torque its body-frame image is zero: not rotated at every stage (a lane without
+    // one beside a lane with one gets q^-1 0 = 0, the same numbers but for the sign of a zero)
+    torque = torque || (tau[l]->array() != 0.0).any();
+  }
+  rotate_free<Diagonal>(J, Ji, tq, torque, h, q, w);
+  for (int l = 0; l < n; ++l) {
+    out[l]->q = Quat(lane(q.w, l), lane(q.x, l), lane(q.y, l), lane(q.z, l));
+    out[l]->w = Vec3(lane(w.x, l), lane(w.y, l), lane(w.z, l));
+  }
+}
+
+}  // namespace
 
 void free_motion_body(const Body& b, const Vec3& F, const Vec3& tau, double h, const BodyState& in, BodyState& out) {
   free_motion_body(b, b.particle ? Mat3::Zero() : Mat3(b.inertia.inverse()), F, tau, h, in, out);
@@ -32,50 +156,77 @@ void free_motion_body(const Body& b, const Vec3& F, const Vec3& tau, double h, c
 
 void free_motion_body(const Body& b, const Mat3& Jinv, const Vec3& F, const Vec3& tau, double h, const BodyState& in,
                       BodyState& out) {
-  // translation: exact for a constant force
-  out.x = in.x + in.v * h + F / (2 * b.mass) * h * h;
-  out.v = in.v + F / b.mass * h;
+  translate(b, F, h, in, out);
   if (b.particle) {
     out.q = in.q;
     out.w = in.w;
     return;
   }
-  // rotation: one RK4 step of Euler's equation and the quaternion equation in body coordinates
-  const Mat3& J = b.inertia;
-  const Vec3 wb = in.q.conjugate() * in.w;
-  Rot x = {wb.x(), wb.y(), wb.z(), in.q.w(), in.q.x(), in.q.y(), in.q.z()};
-  // without a torque its body-frame image is zero: not rotated at every stage (the same numbers)
-  const bool torque = (tau.array() != 0.0).any();
-  // a body-frame inertia that is diagonal (principal axes: boxes, spheres, cylinders) has a
-  // diagonal inverse (the cofactors of the zeros are zero), and the products J w and J^-1 y are
-  // then their diagonal products: the sums of the full 3 x 3 products add zeros to them (the same
-  // numbers, but for the sign of an exact zero). The choice is made once per step, not per stage
-  // (a branch inside the stage's function made it slower than the full products).
-  auto rhs_of = [&](auto diagonal) {
-    return [&](const Rot& s, Rot& ds, double) {
-      const Vec3 w(s[0], s[1], s[2]);
-      const Quat q(s[3], s[4], s[5], s[6]);
-      const Vec3 tb = torque ? Vec3(q.conjugate() * tau) : Vec3::Zero();  // Eigen normalises nothing here: q is near unit within a step
-      Vec3 dw;
-      if constexpr (decltype(diagonal)::value) {
-        const Vec3 Jw(J(0, 0) * w[0], J(1, 1) * w[1], J(2, 2) * w[2]);
-        const Vec3 y = tb - w.cross(Jw);
-        dw = Vec3(Jinv(0, 0) * y[0], Jinv(1, 1) * y[1], Jinv(2, 2) * y[2]);
-      } else {
-        dw = Jinv * (tb - w.cross(J * w));
-      }
-      // q' = 1/2 q [0, w_b]
-      const Quat dq = q * Quat(0, w.x(), w.y(), w.z());
-      ds = {dw.x(), dw.y(), dw.z(), 0.5 * dq.w(), 0.5 * dq.x(), 0.5 * dq.y(), 0.5 * dq.z()};
-    };
-  };
-  boost::numeric::odeint::runge_kutta4_classic<Rot> rk4;
-  if (is_diagonal(J))
-    rk4.do_step(rhs_of(std::true_type{}), x, 0.0, h);
+  const Body* body[1] = {&b};
+  const Mat3* ji[1] = {&Jinv};
+  const Vec3* t[1] = {&tau};
+  const BodyState* i[1] = {&in};
+  BodyState* o[1] = {&out};
+  if (is_diagonal(b.inertia))
+    rotate_bodies<true, double>(1, body, ji, t, h, i, o);
   else
-    rk4.do_step(rhs_of(std::false_type{}), x, 0.0, h);
-  out.q = Quat(x[3], x[4], x[5], x[6]).normalized();
-  out.w = out.q * Vec3(x[0], x[1], x[2]);
+    rotate_bodies<false, double>(1, body, ji, t, h, i, o);
+}
+
+namespace {
+// free_motion_bodies over the bodies for_each(f) passes to f: the rigid ones in pairs of the same
+// kind (diagonal inertia or not), in the order they come
+template <class ForEach>
+void free_motion_each(const Model& m, const StepLoads& loads, const std::vector<Mat3>* inertia_inverse, double h,
+                      const State& in, State& out, ForEach&& for_each) {
+  std::array<Mat3, 2> computed;  // inverse inertias when none are given
+  auto Jinv = [&](int k, int slot) -> const Mat3* {
+    if (inertia_inverse) return &(*inertia_inverse)[static_cast<size_t>(k)];
+    computed[static_cast<size_t>(slot)] = m.bodies[k].inertia.inverse();
+    return &computed[static_cast<size_t>(slot)];
+  };
+  int pending[2] = {-1, -1};  // a rigid body waiting for a second of its kind: [0] full inertia, [1] diagonal
+  auto move = [&](int n, const int* ks, bool diagonal) {
+    const Body* body[2];
+    const Mat3* ji[2];
+    const Vec3* t[2];
+    const BodyState* i[2];
+    BodyState* o[2];
+    for (int l = 0; l < n; ++l) {
+      const int k = ks[l];
+      body[l] = &m.bodies[k], ji[l] = Jinv(k, l), t[l] = &loads.torque[k], i[l] = &in.bodies[k], o[l] = &out.bodies[k];
+      translate(m.bodies[k], loads.force[k], h, in.bodies[k], out.bodies[k]);
+    }
+    if (n == 2 && diagonal) rotate_bodies<true, Eigen::Array2d>(2, body, ji, t, h, i, o);
+    if (n == 2 && !diagonal) rotate_bodies<false, Eigen::Array2d>(2, body, ji, t, h, i, o);
+    if (n == 1 && diagonal) rotate_bodies<true, double>(1, body, ji, t, h, i, o);
+    if (n == 1 && !diagonal) rotate_bodies<false, double>(1, body, ji, t, h, i, o);
+  };
+  for_each([&](int k) {
+    const Body& b = m.bodies[k];
+    if (b.particle) {
+      free_motion_body(b, Mat3::Zero(), loads.force[k], loads.torque[k], h, in.bodies[k], out.bodies[k]);
+      return;
+    }
+    const int kind = is_diagonal(b.inertia) ? 1 : 0;
+    if (pending[kind] < 0) {
+      pending[kind] = k;
+      return;
+    }
+    const int ks[2] = {pending[kind], k};
+    pending[kind] = -1;
+    move(2, ks, kind == 1);
+  });
+  for (int kind = 0; kind < 2; ++kind)
+    if (pending[kind] >= 0) move(1, &pending[kind], kind == 1);
+}
+}  // namespace
+
+void free_motion_bodies(const Model& m, const StepLoads& loads, const std::vector<Mat3>* inertia_inverse,
+                        const std::vector<int>& bodies, double h, const State& in, State& out) {
+  free_motion_each(m, loads, inertia_inverse, h, in, out, [&](auto&& f) {
+    for (int k : bodies) f(k);
+  });
 }
 
 namespace {
@@ -107,13 +258,12 @@ void RememberedFreeMotion::predict(const Body& body, int k, const Vec3& force, c
 void free_motion(const Model& m, const StepLoads& loads, double h, const State& in, State& out) {
   out.t = in.t;
   out.bodies.resize(in.bodies.size());
-  for (size_t k = 0; k < m.bodies.size(); ++k) {
-    if (m.bodies[k].is_static) {
-      out.bodies[k] = in.bodies[k];
-      continue;
-    }
-    free_motion_body(m.bodies[k], loads.force[k], loads.torque[k], h, in.bodies[k], out.bodies[k]);
-  }
+  for (size_t k = 0; k < m.bodies.size(); ++k)
+    if (m.bodies[k].is_static) out.bodies[k] = in.bodies[k];
+  free_motion_each(m, loads, nullptr, h, in, out, [&](auto&& f) {
+    for (size_t k = 0; k < m.bodies.size(); ++k)
+      if (!m.bodies[k].is_static) f(static_cast<int>(k));
+  });
 }
 
 }  // namespace mb

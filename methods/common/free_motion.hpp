@@ -33,6 +33,13 @@ void free_motion_body(const Body& body, const Vec3& force, const Vec3& torque, d
 void free_motion_body(const Body& body, const Mat3& inertia_inverse, const Vec3& force, const Vec3& torque, double h,
                       const BodyState& in, BodyState& out);
 
+// out.bodies[k] = free motion of `in`'s body k over h, for each k in `bodies` (dynamic bodies),
+// the inverse body-frame inertias from `inertia_inverse` (indexed by body; nullptr: computed).
+// Rigid bodies of diagonal inertia are moved two at a time, one per lane of an SSE2 packet (the same
+// operations on each lane: each body gets the bits it gets alone from free_motion_body).
+void free_motion_bodies(const Model& model, const StepLoads& loads, const std::vector<Mat3>* inertia_inverse,
+                        const std::vector<int>& bodies, double h, const State& in, State& out);
+
 // out = free motion of every dynamic body of `in` over h (static bodies are copied).
 void free_motion(const Model& model, const StepLoads& loads, double h, const State& in, State& out);
 

@@ -205,8 +205,9 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
     if (d == 3 && dp == 6) kernel_[i] = Kernel::Joint3Body6;
     // a ball joint on the edge to the parent: the blocks by cross products
     const int edge_block = nodes_[i].is_joint ? nodes_[i].index : dp > 0 ? nodes_[nodes_[i].parent].index : -1;
-    if (kernel_[i] == Kernel::Body6Joint3 && dp == 3 && blocks[edge_block].ball) kernel_[i] = Kernel::Body6Ball;
-    if (kernel_[i] == Kernel::Joint3Body6 && blocks[edge_block].ball) kernel_[i] = Kernel::BallBody6;
+    if (!ball_kernels_ || edge_block < 0 || !blocks[edge_block].ball) continue;
+    if (kernel_[i] == Kernel::Body6Joint3 && dp == 3) kernel_[i] = Kernel::Body6Ball;
+    if (kernel_[i] == Kernel::Joint3Body6) kernel_[i] = Kernel::BallBody6;
   }
 
   // numeric buffers, sized once at their sizes (nothing allocates after analyze)

@@ -84,6 +84,9 @@ class TreeSolver {
   // static bodies as one node). The overload with the model names the joint by name.
   void analyze(const ConstraintSystem& cs);
   void analyze(const Model& model, const ConstraintSystem& cs);
+  // Ball joints' edges by cross products (factor_ball, the default) or by the fixed-size products
+  // (factor_fixed): the same bits either way (tests compare them); takes effect at analyze().
+  void use_ball_kernels(bool on) { ball_kernels_ = on; }
 
   // O(n) block LDL^T of H with the current Jacobians cs.blocks()[i].J and masses cs.mass(k) (call
   // cs.update() first); cs must have the structure analyze() saw. No heap allocation. Throws
@@ -168,6 +171,7 @@ class TreeSolver {
   mutable std::vector<double> zbuf_;
   std::vector<int> fac_;                     // (nnodes) index into Dfac_ (general kernel), -1
   std::vector<Eigen::LDLT<Block>> Dfac_;     // factorizations of D_i of the general-kernel nodes
+  bool ball_kernels_ = true;
   long nnz_L_ = 0, nnz_H_ = 0;
   long factor_ops_ = 0;
   mutable long solve_ops_ = 0;

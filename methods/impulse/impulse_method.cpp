@@ -292,9 +292,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     if (pred_.bodies.size() != state.bodies.size()) pred_ = state;
     for (size_t k = 0; k < model.bodies.size(); ++k)
       if (model.bodies[k].is_static) pred_.bodies[k] = state.bodies[k];
-    for (int k : g.bodies)
-      free_motion_body(model.bodies[k], g.cs.inertia_inverse(k), loads.force[k], loads.torque[k], h, state.bodies[k],
-                       pred_.bodies[k]);
+    free_motion_bodies(model, loads, &g.cs.inertia_inverses(), g.bodies, h, state, pred_);
     stats.t_integration += since(t0);
     predicted_ = predicts_all_ ? &state : nullptr;
     g.cs.position_error(model, pred_, g.e);
