@@ -39,4 +39,15 @@ inline double max_position_difference(const mb::State& a, const mb::State& b) {
   return e;
 }
 
+
+// The bit-level checks of hand-ordered sums against Eigen's products hold for the build the
+// presets make: x86-64 with SSE2 packets of two doubles and no FMA (Eigen's summation orders
+// follow the packet width). Elsewhere they are skipped with a warning.
+constexpr bool kEigenSse2Order =
+#if defined(__x86_64__) && !defined(__AVX__) && !defined(__FMA__)
+    true;
+#else
+    false;
+#endif
+
 }  // namespace mbtest

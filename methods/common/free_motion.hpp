@@ -35,8 +35,9 @@ void free_motion_body(const Body& body, const Mat3& inertia_inverse, const Vec3&
 
 // out.bodies[k] = free motion of `in`'s body k over h, for each k in `bodies` (dynamic bodies),
 // the inverse body-frame inertias from `inertia_inverse` (indexed by body; nullptr: computed).
-// Rigid bodies of diagonal inertia are moved two at a time, one per lane of an SSE2 packet (the same
-// operations on each lane: each body gets the bits it gets alone from free_motion_body).
+// Rigid bodies are moved two at a time (pairs of one kind: diagonal inertia or full), one per lane
+// of an SSE2 packet (the same operations on each lane: each body gets the bits it gets alone from
+// free_motion_body).
 void free_motion_bodies(const Model& model, const StepLoads& loads, const std::vector<Mat3>* inertia_inverse,
                         const std::vector<int>& bodies, double h, const State& in, State& out);
 
