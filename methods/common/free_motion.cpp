@@ -131,6 +131,7 @@ void rotate_bodies(int n, const Body* const* body, const Mat3* const* Jinv, cons
   for (int l = 0; l < n; ++l) {
     for (int r = 0; r < 3; ++r)
       for (int c = 0; c < 3; ++c) {
+        if (Diagonal && r != c) continue;  // times<true> reads the diagonal only
         lane(J.m[r][c], l) = body[l]->inertia(r, c);
         lane(Ji.m[r][c], l) = (*Jinv[l])(r, c);
       }
