@@ -242,6 +242,8 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
       }
     }
     L.nd = degrees(L.kind);
+    if (L.kind == Kind::Ball)  // the parallel-axis theorem to the joint point (the COM is at -anchor_c)
+      L.inertia_j = L.inertia + L.mass * (L.anchor_c.squaredNorm() * Mat3::Identity() - L.anchor_c * L.anchor_c.transpose());
     L.iq = t.nq_;
     L.iv = t.nv_;
     t.nq_ += coordinates(L.kind);
@@ -298,9 +300,8 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
   t.w_.resize(t.link_.size());
   size_t nblocks = 0;
   for (size_t i = 0; i < t.link_.size(); ++i) {
-    const size_t nd = static_cast<size_t>(t.link_[i].nd);
     t.w_[i].blocks = nblocks;
-    nblocks += (14 + nd) * nd;
+    nblocks += block_size(t.link_[i]);
   }
   t.blocks_.assign(nblocks, 0.0);
   return t;
@@ -374,6 +375,10 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
     Work& W = w_[i];
+    if (L.kind == Kind::Ball) {
+      kinematics_ball(static_cast<int>(i), q, v, dynamics);
+      continue;
+    }
     // pose, reference point and motion subspace
     if (L.kind == Kind::Free) {
       W.x = Eigen::Map<const Vec3>(q + L.iq);
@@ -412,16 +417,11 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
         Si.block<3, 2>(0, 0) = W.R.leftCols<2>();
       } else {
         Quat rel = L.q0;
-        if (L.kind == Kind::Ball) rel = load_quat(q + L.iq).normalized();
         if (L.kind == Kind::Hinge) rel = L.q0 * Quat(Eigen::AngleAxisd(q[L.iq], L.axis_c));
         W.Q = (qp * rel).normalized();
         W.R = W.Q.toRotationMatrix();
         W.x = W.j - W.R * L.anchor_c;
-        if (L.kind == Kind::Ball) {
-          MapS Si = S(static_cast<int>(i));
-          Si.topRows<3>() = W.R;
-          Si.bottomRows<3>().setZero();
-        } else if (L.kind == Kind::Hinge) {
+        if (L.kind == Kind::Hinge) {
           S(static_cast<int>(i)).col(0) << W.R * L.axis_c, 0, 0, 0;
         }
       }
@@ -460,6 +460,96 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
     // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
     W.pA = crf(W.v, W.IA * W.v) - external_force(static_cast<int>(i));
   }
+}
+
+void ArticulatedTree::kinematics_ball(int i, const double* q, const double* v, bool dynamics) const {
+  const Link& L = link_[i];
+  Work& W = w_[i];
+  const Work* P = L.parent >= 0 ? &w_[L.parent] : nullptr;
+  if (P) {
+    W.j = P->x + P->R * L.anchor_p;
+    W.r = W.j - P->o;
+  } else {
+    W.j = L.base_x + L.base_q * L.anchor_p;
+    W.r.setZero();
+  }
+  W.o = W.j;
+  // |q_parent q_rel| = |q_rel| (q_parent is unit): one normalization of the product
+  W.Q = ((P ? P->Q : L.base_q) * load_quat(q + L.iq)).normalized();
+  W.R = W.Q.toRotationMatrix();
+  const Vec3 d = -(W.R * L.anchor_c);  // x - o
+  W.x = W.j + d;
+  if (dynamics) {
+    // the spatial inertia at o: [A, m dx; (m dx)^T, m 1] with A = R J R^T, J the body's inertia
+    // about the joint point (symmetric: the upper triangle, mirrored)
+    const Mat3 RJ = W.R * L.inertia_j;
+    for (int c = 0; c < 3; ++c)
+      for (int r = 0; r <= c; ++r) W.IA(r, c) = W.IA(c, r) = RJ.row(r).dot(W.R.row(c));
+    const Mat3 mD = L.mass * skew(d);
+    W.IA.topRightCorner<3, 3>() = mD;
+    W.IA.bottomLeftCorner<3, 3>() = mD.transpose();
+    W.IA.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+  }
+  if (!v) return;
+  // v = X v_parent + (s, 0), s = R qd the relative angular velocity (world); c = v x (s, 0)
+  const Vec3 s = W.R * Eigen::Map<const Vec3>(v + L.iv);
+  Vec3 w = s, vo = Vec3::Zero();
+  if (P) {
+    w += P->v.head<3>();
+    vo = P->v.tail<3>() + P->v.head<3>().cross(W.r);
+  }
+  W.v << w, vo;
+  if (!dynamics) return;
+  W.c << w.cross(s), vo.cross(s);
+  // pass 1: p^A = v x* (I v) - f_ext, I v = (A w + m d x v_o, m (v_o - d x w)) by the blocks of I
+  const Vec3 ht = W.IA.topLeftCorner<3, 3>() * w + L.mass * d.cross(vo);
+  const Vec3 hb = L.mass * (vo - d.cross(w));
+  const Vec3 fg = L.mass * g_;
+  W.pA << w.cross(ht) + vo.cross(hb) - (d.cross(fg) + tau_[L.body]), w.cross(hb) - fg;
+}
+
+void ArticulatedTree::articulate_ball(int i) const {
+  // S = [R; 0] = S' R with the world-aligned S' = [1; 0] (R cancels from every product below).
+  // With I^A = [A B; B^T D]: U' = I^A S' = [A; B^T], D' = A, u' = -p^A_top, and
+  //   I^a = I^A - U' A^-1 U'^T = [0 0; 0 K],  K = D - B^T A^-1 B  (a Schur complement, symmetric)
+  //   p^a = p^A + I^a c + U' A^-1 u' = (0, p^A_bot + K c_bot + B^T g),  g = A^-1 u'
+  // exactly zero where the full products leave rounding: a ball joint transmits no moment. Pass 3
+  // needs G = A^-1 B and g.
+  const Link& L = link_[i];
+  Work& W = w_[i];
+  const Mat3 B = W.IA.topRightCorner<3, 3>();
+  const Mat3 Ainv = W.IA.topLeftCorner<3, 3>().inverse();  // Eigen's closed form (cofactors) of the SPD block
+  Eigen::Map<Mat3> G = ball_G(i);
+  Eigen::Map<Vec3> g = ball_g(i);
+  G.noalias() = Ainv * B;
+  g.noalias() = -(Ainv * W.pA.head<3>());
+  Mat3 K;
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r <= c; ++r) K(r, c) = K(c, r) = W.IA(3 + r, 3 + c) - B.col(r).dot(G.col(c));
+  const Vec3 f = W.pA.tail<3>() + K * W.c.tail<3>() + B.transpose() * g;
+  if (L.parent < 0) return;
+  // into the parent: X^T [0 0; 0 K] X = [rx K rx^T, rx K; (rx K)^T, K], X^T (0, f) = (r x f, f)
+  Work& Pw = w_[L.parent];
+  Mat3 M, T;
+  for (int c = 0; c < 3; ++c) M.col(c) = W.r.cross(K.col(c));
+  for (int c = 0; c < 3; ++c) T.col(c) = W.r.cross(Vec3(M.row(c).transpose()));
+  Pw.IA.topLeftCorner<3, 3>() += T;
+  Pw.IA.topRightCorner<3, 3>() += M;
+  Pw.IA.bottomLeftCorner<3, 3>() += M.transpose();
+  Pw.IA.bottomRightCorner<3, 3>() += K;
+  Pw.pA.head<3>() += W.r.cross(f);
+  Pw.pA.tail<3>() += f;
+}
+
+void ArticulatedTree::accelerate_ball(int i, const Vec6& a1) const {
+  // pass 3 in the basis of articulate_ball: qdd' = A^-1 (u' - A a'_top - B a'_bot), so the angular
+  // acceleration a_top = a'_top + qdd' = g - G a'_bot and a_bot = a'_bot; the state's rate is in
+  // the child frame, qdd = R^T qdd'
+  Work& W = w_[i];
+  const Vec3 at = ball_g(i) - ball_G(i) * a1.tail<3>();
+  W.a.head<3>() = at;
+  W.a.tail<3>() = a1.tail<3>();
+  Eigen::Map<Vec3>(qdd(i).data()) = W.R.transpose() * (at - a1.head<3>());
 }
 
 ArticulatedTree::Vec6 ArticulatedTree::parent_motion(int i, const Vec6& m_parent) const {
@@ -504,34 +594,6 @@ void ArticulatedTree::articulate(int i, Mat6& Ia, Vec6& pa) const {
   pa += Ia * W.c + UD * u;
 }
 
-void ArticulatedTree::articulate_ball(int i, Mat6& Ia, Vec6& pa) const {
-  // S = [R; 0] = S' R with the world-aligned S' = [1; 0]: U' = I^A S' is I^A's left columns,
-  // D' = S'^T U' its top-left block, u' = -S'^T p^A its top half, and U D^-1 U^T = U' D'^-1 U'^T,
-  // U D^-1 u = U' D'^-1 u' (R cancels): pass 2 without the products by S
-  Work& W = w_[i];
-  using Mat63 = Eigen::Matrix<double, 6, 3>;
-  const Mat63 U = W.IA.leftCols<3>();
-  Eigen::Map<Mat3> Dinv(this->Dinv(i).data());
-  Dinv = W.IA.topLeftCorner<3, 3>().inverse();  // Eigen's closed form (cofactors) of the SPD block
-  Eigen::Map<Vec3> u(this->u(i).data());
-  u = -W.pA.head<3>();
-  Eigen::Map<Mat63>(this->U(i).data()) = U;
-  const Mat63 UD = U * Dinv;
-  Ia.noalias() -= UD * U.transpose();
-  pa += Ia * W.c + UD * u;
-}
-
-void ArticulatedTree::accelerate_ball(int i, const Vec6& a1) const {
-  // pass 3 in the world-aligned basis of articulate_ball: qdd' = D'^-1 (u' - U'^T a'), a = a' +
-  // (qdd', 0); the state's rate is in the child frame, qdd = R^T qdd'
-  Work& W = w_[i];
-  const Eigen::Map<const Eigen::Matrix<double, 6, 3>> U(this->U(i).data());
-  const Vec3 qw = Eigen::Map<const Mat3>(Dinv(i).data()) * (Eigen::Map<const Vec3>(u(i).data()) - U.transpose() * a1);
-  W.a = a1;
-  W.a.head<3>() += qw;
-  Eigen::Map<Vec3>(qdd(i).data()) = W.R.transpose() * qw;
-}
-
 template <int ND>
 void ArticulatedTree::accelerate(int i, const Vec6& a1) const {
   constexpr int MX = ND == Eigen::Dynamic ? 6 : ND;
@@ -552,12 +614,14 @@ void ArticulatedTree::aba() const {
   // pass 1 (I^A = I, p^A = v x* I v - f_ext) ran in kinematics(); pass 2: articulated inertias and bias forces, leaves to root
   for (int i = n - 1; i >= 0; --i) {
     const Link& L = link_[i];
+    if (L.kind == Kind::Ball) {
+      articulate_ball(i);
+      continue;
+    }
     Work& W = w_[i];
     Mat6 Ia = W.IA;
     Vec6 pa = W.pA;
-    if (L.kind == Kind::Ball)
-      articulate_ball(i, Ia, pa);
-    else if (L.nd > 0)
+    if (L.nd > 0)
       articulate<Eigen::Dynamic>(i, Ia, pa);
     else
       pa += Ia * W.c;
@@ -672,15 +736,31 @@ Eigen::VectorXd ArticulatedTree::accelerations_aba(const std::vector<double>& x)
   return a;
 }
 
-// The cross-check works at the world origin: motion subspaces and inertias of the last
-// kinematics() shifted there (S_O, I_O; a free root's S_O = 1 for its velocity (omega, v_O)), no
-// transforms between links.
+// The cross-check works at the world origin: motion subspaces of the last kinematics() shifted
+// there (S_O; a free root's S_O = 1 for its velocity (omega, v_O)) and inertias formed there from
+// each body's COM inertia (I_O), no transforms between links.
 ArticulatedTree::Mat6X ArticulatedTree::subspace_at_origin(int i) const {
   const int nd = link_[i].nd;
   if (link_[i].kind == Kind::Free) return Mat6X::Identity(6, 6);
   Mat6X S(6, nd);
-  for (int k = 0; k < nd; ++k) S.col(k) = shift_motion(this->S(i).col(k), -w_[i].o);
+  for (int k = 0; k < nd; ++k) {
+    Vec6 s;  // S at o (a ball joint keeps no S: [R; 0])
+    if (link_[i].kind == Kind::Ball)
+      s << w_[i].R.col(k), Vec3::Zero();
+    else
+      s = this->S(i).col(k);
+    S.col(k) = shift_motion(s, -w_[i].o);
+  }
   return S;
+}
+
+ArticulatedTree::Mat6 ArticulatedTree::inertia_at_origin(int i) const {
+  const Link& L = link_[i];
+  const Work& W = w_[i];
+  Mat6 Ic = Mat6::Zero();  // at the COM: [R I R^T, 0; 0, m 1] (a point mass: no rotational inertia)
+  if (L.kind != Kind::Rod && L.kind != Kind::Swing) Ic.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose();
+  Ic.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+  return shift_inertia(Ic, W.x);
 }
 
 Eigen::MatrixXd ArticulatedTree::mass_matrix(const std::vector<double>& x) const {
@@ -690,7 +770,7 @@ Eigen::MatrixXd ArticulatedTree::mass_matrix(const std::vector<double>& x) const
   std::vector<Mat6> Ic(n);
   for (int i = 0; i < n; ++i) {
     S[i] = subspace_at_origin(i);
-    Ic[i] = shift_inertia(w_[i].IA, w_[i].o);  // the spatial inertia: kinematics() only
+    Ic[i] = inertia_at_origin(i);
   }
   // composite inertias, leaves to root
   for (int i = n - 1; i >= 0; --i)
@@ -720,7 +800,7 @@ Eigen::VectorXd ArticulatedTree::accelerations_crba(const std::vector<double>& x
   std::vector<Vec6> a(n), f(n);
   for (int i = 0; i < n; ++i) {
     const Work& W = w_[i];
-    const Mat6 I = shift_inertia(W.IA, W.o);  // the spatial inertia: no ABA since kinematics()
+    const Mat6 I = inertia_at_origin(i);
     const Vec6 v = shift_motion(W.v, -W.o);
     a[i] = (link_[i].parent >= 0 ? a[link_[i].parent] : Vec6(Vec6::Zero())) + shift_motion(W.c, -W.o);
     f[i] = I * a[i] + crf(v, I * v) - shift_force(external_force(i), W.o);

@@ -56,7 +56,12 @@
 //   pass 2 (leaves->root): U = I^A S, D = S^T U, u = -S^T p^A, I^a = I^A - U D^-1 U^T,
 //                          I^A_p += X^T I^a X,  p^A_p += X^T (p^A + I^a c + U D^-1 u)
 //   pass 3 (root->leaves): a' = X a_p + c_i, qdd_i = D^-1 (u - U^T a'), a_i = a' + S qdd_i
-// O(n) per evaluation; gyroscopic terms enter through v x* I v. The CRBA cross-check builds the
+// O(n) per evaluation; gyroscopic terms enter through v x* I v.
+// Ball joints (S = [R; 0]) take these passes in world-aligned joint axes (S' = [1; 0], R cancels):
+// with I^A = [A B; B^T D], I^a = [0 0; 0 D - B^T A^-1 B] and p^a = (0, f) exactly (a ball passes
+// no moment to its parent), so pass 2 forms a 3 x 3 Schur complement instead of the 6 x 6 update,
+// and pass 3 gives the angular acceleration g - G a'_bot (g = A^-1 u', G = A^-1 B). A ball link's
+// spatial inertia at o comes from its inertia about the joint point (constant in the body frame). The CRBA cross-check builds the
 // dense mass matrix H from composite inertias and the bias C by recursive Newton-Euler with
 // qdd = 0, both referred to the world origin (the former absolute-coordinates form, an independent
 // check of the transforms), then solves H qdd = -C by Cholesky (O(n^2) memory, tests only).
@@ -128,7 +133,10 @@ class ArticulatedTree {
     Vec3 base_x = Vec3::Zero();
     double mass = 0;
     Mat3 inertia = Mat3::Zero();   // body frame, about the COM
+    Mat3 inertia_j = Mat3::Zero();  // body frame, about the joint point (a ball joint's inertia block at o)
   };
+  static size_t block_size(const Link& L) { return L.kind == Kind::Ball ? 15 : static_cast<size_t>((14 + L.nd) * L.nd); }
+  static size_t qdd_offset(const Link& L) { return L.kind == Kind::Ball ? 12 : static_cast<size_t>((13 + L.nd) * L.nd); }
   // per-link scratch of one evaluation, in link order (the passes stream through it)
   struct Work {
     Quat Q;          // body->world, unit
@@ -144,11 +152,15 @@ class ArticulatedTree {
   using MapS = Eigen::Map<Mat6X>;    // (6 x nd)
   using MapD = Eigen::Map<MatXX6>;   // (nd x nd)
   using MapV = Eigen::Map<VecX6>;    // (nd)
+  // (every joint but the ball: (14 + nd) nd numbers; a ball joint: G, g and qdd, 15 numbers)
   MapS S(int i) const { return MapS(blocks_.data() + w_[i].blocks, 6, link_[i].nd); }  // motion subspace at o
   MapS U(int i) const { return MapS(blocks_.data() + w_[i].blocks + 6 * link_[i].nd, 6, link_[i].nd); }  // I^A S
   MapD Dinv(int i) const { return MapD(blocks_.data() + w_[i].blocks + 12 * link_[i].nd, link_[i].nd, link_[i].nd); }
   MapV u(int i) const { return MapV(blocks_.data() + w_[i].blocks + (12 + link_[i].nd) * link_[i].nd, link_[i].nd); }
-  MapV qdd(int i) const { return MapV(blocks_.data() + w_[i].blocks + (13 + link_[i].nd) * link_[i].nd, link_[i].nd); }
+  MapV qdd(int i) const { return MapV(blocks_.data() + w_[i].blocks + qdd_offset(link_[i]), link_[i].nd); }
+  // a ball joint's pass-2 results for pass 3 (articulate_ball): G = A^-1 B and g = A^-1 u'
+  Eigen::Map<Mat3> ball_G(int i) const { return Eigen::Map<Mat3>(blocks_.data() + w_[i].blocks); }
+  Eigen::Map<Vec3> ball_g(int i) const { return Eigen::Map<Vec3>(blocks_.data() + w_[i].blocks + 9); }
 
   // Q, R, x, j, o, r, S and the spatial inertia (in IA) of every link; with velocities also v, c
   // and the ABA's pass 1 (I^A = the spatial inertia, p^A)
@@ -163,13 +175,19 @@ class ArticulatedTree {
   void articulate(int i, Mat6& Ia, Vec6& pa) const;
   template <int ND>
   void accelerate(int i, const Vec6& a1) const;
-  // ball joints (S = [R; 0]): passes 2 and 3 in world-aligned joint axes, without the products
-  // by S (the same accelerations; the rate returned in the child frame)
-  void articulate_ball(int i, Mat6& Ia, Vec6& pa) const;
+  // ball joints (S = [R; 0]): their own kinematics (pose, velocity, the spatial inertia at the
+  // joint point from the inertia about it, pass 1 by the blocks of I) and passes 2 and 3 in
+  // world-aligned joint axes, where a ball joint passes on an articulated inertia [0 0; 0 K] and a
+  // bias force (0, f): no moment through a ball (see articulate_ball)
+  void kinematics_ball(int i, const double* q, const double* v, bool dynamics) const;
+  void articulate_ball(int i) const;  // pass 2 of link i, added into its parent
   void accelerate_ball(int i, const Vec6& a1) const;
   Vec6 external_force(int i) const;  // at o_i
   Vec6 parent_motion(int i, const Vec6& m_parent) const;  // X m_parent (0 at a fixed parent)
   Mat6X subspace_at_origin(int i) const;  // S_i referred to the world origin (CRBA check)
+  // the spatial inertia of link i at the world origin from its body's mass and inertia about the
+  // COM (CRBA check: independent of the inertia the kinematics form at o)
+  Mat6 inertia_at_origin(int i) const;
 
   std::vector<Link> link_;
   int nq_ = 0, nv_ = 0;
