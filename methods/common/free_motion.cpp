@@ -3,10 +3,10 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 
 #include <boost/numeric/odeint/stepper/runge_kutta4_classic.hpp>
 
+#include "methods/common/lanes.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -26,61 +26,19 @@ void loads_at(const Model& m, const State& s, const StepLoads& step, StepLoads& 
 namespace {
 
 // The rotation of a free motion on a number type T: double (one body) or Eigen::Array2d (two
-// bodies, one per lane of an SSE2 packet). Every operation acts lane by lane, so a body gets the
-// same bits on a lane as alone; the formulas are Eigen's, term by term (its cross product, its
-// Quaternion<double> product and q * v, its 3 x 3 matrix-vector product and its normalized()),
-// so they give the bits of the Eigen expressions they replace (tests/impulse_test.cpp checks both
-// against those expressions). Two bodies per pass save about a tenth of the instructions.
-template <class T>
-struct V3 {
-  T x, y, z;
-};
-template <class T>
-struct Q {
-  T w, x, y, z;
-};
-template <class T>
-V3<T> cross(const V3<T>& a, const V3<T>& b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
-}
-template <class T>
-Q<T> product(const Q<T>& a, const Q<T>& b) {  // Eigen's SSE2 form (Geometry_SIMD.h)
-  return {(a.w * b.w - a.y * b.y) - (a.z * b.z + a.x * b.x), (a.w * b.x + a.y * b.z) - (a.z * b.y - a.x * b.w),
-          (a.w * b.y + a.y * b.w) + (a.z * b.x - a.x * b.z), (a.w * b.z - a.y * b.x) + (a.z * b.w + a.x * b.y)};
-}
-template <class T>
-V3<T> rotate(const Q<T>& q, const V3<T>& v) {  // q * v: uv = 2 q.vec x v, v + w uv + q.vec x uv
-  const V3<T> qv{q.x, q.y, q.z};
-  V3<T> uv = cross(qv, v);
-  uv = {uv.x + uv.x, uv.y + uv.y, uv.z + uv.z};
-  const V3<T> c = cross(qv, uv);
-  return {(v.x + q.w * uv.x) + c.x, (v.y + q.w * uv.y) + c.y, (v.z + q.w * uv.z) + c.z};
-}
-template <class T>
-Q<T> conjugate(const Q<T>& q) {
-  return {q.w, -q.x, -q.y, -q.z};
-}
-// a body-frame inertia (or its inverse), row by row; Diagonal: only the diagonal is used
-template <class T>
-struct M3 {
-  T m[3][3];
-};
-// M v as Eigen's Matrix3d * Vector3d sums it (rows 0 and 1 in column order, row 2 as
-// m20 v0 + (m21 v1 + m22 v2)). A diagonal M (the zeros of a diagonal inertia's cofactor inverse
-// are zeros) by its diagonal products: the sums add zeros to them, the same numbers but for the
-// sign of an exact zero.
-template <bool Diagonal, class T>
-V3<T> times(const M3<T>& M, const V3<T>& v) {
-  const auto& m = M.m;
-  if constexpr (Diagonal) {
-    return {m[0][0] * v.x, m[1][1] * v.y, m[2][2] * v.z};
-  } else {
-    return {(m[0][0] * v.x + m[0][1] * v.y) + m[0][2] * v.z, (m[1][0] * v.x + m[1][1] * v.y) + m[1][2] * v.z,
-            m[2][0] * v.x + (m[2][1] * v.y + m[2][2] * v.z)};
-  }
-}
-inline double sqrt_of(double x) { return std::sqrt(x); }
-inline Eigen::Array2d sqrt_of(const Eigen::Array2d& x) { return x.sqrt(); }
+// bodies, one per lane of an SSE2 packet), by the lane helpers (lanes.hpp): a body gets the same
+// bits on a lane as alone, and the formulas are Eigen's, term by term, so they give the bits of the
+// Eigen expressions they replace (tests/impulse_test.cpp checks both against those expressions).
+// Two bodies per pass save about a tenth of the instructions.
+using lanes::conjugate;
+using lanes::cross;
+using lanes::M3;
+using lanes::product;
+using lanes::Q;
+using lanes::rotate;
+using lanes::sqrt_of;
+using lanes::times;
+using lanes::V3;
 
 // One RK4 step (Boost.Odeint's runge_kutta4_classic) of w' = J^-1 (tau_b - w x J w) and
 // q' = 1/2 q [0, w] in body coordinates (w_b = q^-1 w, tau_b = q^-1 tau at every stage, none
@@ -118,12 +76,7 @@ void translate(const Body& b, const Vec3& F, double h, const BodyState& in, Body
 template <bool Diagonal, class T>
 void rotate_bodies(int n, const Body* const* body, const Mat3* const* Jinv, const Vec3* const* tau, double h,
                    const BodyState* const* in, BodyState* const* out) {
-  auto lane = [](T& t, int l) -> double& {
-    if constexpr (std::is_same_v<T, double>)
-      return t;
-    else
-      return t[l];
-  };
+  using lanes::lane;
   M3<T> J{}, Ji{};
   V3<T> w{}, tq{};
   Q<T> q{};

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <type_traits>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/common/lanes.hpp"
 
 namespace mb {
 
@@ -113,6 +115,19 @@ int coordinates(ArticulatedTree::Kind k) {
   return 0;
 }
 
+// q' = 1/2 q [0, w] of one quaternion (T = double) or two (Array2d) stored (w, x, y, z) at q[l], w
+// at w[l], into dq[l]: Eigen's quaternion product (lanes.hpp), the bits of Quat * Quat
+template <class T>
+void quaternion_rates(const double* const* q, const double* const* w, double* const* dq) {
+  using namespace lanes;
+  constexpr int n = std::is_same_v<T, double> ? 1 : 2;
+  const Q<T> a{gather<T>(q, 0), gather<T>(q, 1), gather<T>(q, 2), gather<T>(q, 3)};
+  const Q<T> d = product(a, Q<T>{T(0.0), gather<T>(w, 0), gather<T>(w, 1), gather<T>(w, 2)});
+  const T out[4] = {0.5 * d.w, 0.5 * d.x, 0.5 * d.y, 0.5 * d.z};
+  for (int l = 0; l < n; ++l)
+    for (int k = 0; k < 4; ++k) dq[l][k] = lane(out[k], l);
+}
+
 // the rod of a swing link points along -z of its frame
 const Vec3 kRodAxis(0, 0, -1);
 
@@ -206,6 +221,7 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
       if (is_fixed(parent)) {
         L.base_q = pose_q(parent);
         L.base_x = pose_x(parent);
+        L.base_j = L.base_x + L.base_q * L.anchor_p;
       }
       const Quat qp = pose_q(parent), qc = b.orientation.normalized();
       switch (J.type) {
@@ -298,12 +314,14 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
   t.point_masses_ = std::all_of(t.link_.begin(), t.link_.end(),
                                 [](const Link& L) { return L.kind == Kind::Rod || L.kind == Kind::Swing; });
   t.w_.resize(t.link_.size());
+  for (Work& W : t.w_) W.IA.setZero();  // (a ball link's blocks that are not kept stay defined)
   size_t nblocks = 0;
   for (size_t i = 0; i < t.link_.size(); ++i) {
     t.w_[i].blocks = nblocks;
     nblocks += block_size(t.link_[i]);
   }
   t.blocks_.assign(nblocks, 0.0);
+  t.set_pairs(true);
   return t;
 }
 
@@ -376,7 +394,13 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
     const Link& L = link_[i];
     Work& W = w_[i];
     if (L.kind == Kind::Ball) {
-      kinematics_ball(static_cast<int>(i), q, v, dynamics);
+      const int link[2] = {static_cast<int>(i), static_cast<int>(i) + 1};
+      if (pair_[i]) {
+        kinematics_ball<Eigen::Array2d>(link, q, v, dynamics);
+        ++i;
+      } else {
+        kinematics_ball<double>(link, q, v, dynamics);
+      }
       continue;
     }
     // pose, reference point and motion subspace
@@ -462,94 +486,210 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
   }
 }
 
-void ArticulatedTree::kinematics_ball(int i, const double* q, const double* v, bool dynamics) const {
-  const Link& L = link_[i];
-  Work& W = w_[i];
-  const Work* P = L.parent >= 0 ? &w_[L.parent] : nullptr;
-  if (P) {
-    W.j = P->x + P->R * L.anchor_p;
-    W.r = W.j - P->o;
-  } else {
-    W.j = L.base_x + L.base_q * L.anchor_p;
-    W.r.setZero();
+// The ball joints' kernels on lanes (lanes.hpp): n = 1 (T = double) or 2 (T = Array2d) links,
+// gathered from and scattered to their Work, every operation lane by lane. A link at a fixed frame
+// (parent -1) is given a fixed parent at its joint point: R_p = 0, o_p = j, v_p = a_p = 0.
+template <class T>
+void ArticulatedTree::kinematics_ball(const int* link, const double* q, const double* v, bool dynamics) const {
+  using namespace lanes;
+  constexpr int n = std::is_same_v<T, double> ? 1 : 2;
+  static constexpr double zero[9] = {};
+  const double *px[2], *po[2], *pR[2], *pv[2], *pQ[2], *pq[2], *pap[2], *pac[2], *pJ[2], *ptau[2], *pqd[2], *pm[2];
+  for (int l = 0; l < n; ++l) {
+    const Link& L = link_[link[l]];
+    if (L.parent >= 0) {
+      const Work& P = w_[L.parent];
+      px[l] = P.x.data(), po[l] = P.o.data(), pR[l] = P.R.data(), pv[l] = P.v.data(), pQ[l] = P.Q.coeffs().data();
+    } else {
+      px[l] = po[l] = L.base_j.data(), pR[l] = pv[l] = zero, pQ[l] = L.base_q.coeffs().data();
+    }
+    pq[l] = q + L.iq, pap[l] = L.anchor_p.data(), pac[l] = L.anchor_c.data(), pJ[l] = L.inertia_j.data();
+    ptau[l] = tau_[L.body].data(), pm[l] = &L.mass, pqd[l] = v ? v + L.iv : zero;
   }
-  W.o = W.j;
-  // |q_parent q_rel| = |q_rel| (q_parent is unit): one normalization of the product
-  W.Q = ((P ? P->Q : L.base_q) * load_quat(q + L.iq)).normalized();
-  W.R = W.Q.toRotationMatrix();
-  const Vec3 d = -(W.R * L.anchor_c);  // x - o
-  W.x = W.j + d;
+  const V3<T> xp = gather3<T>(px), op = gather3<T>(po), wp = gather3<T>(pv), ap = gather3<T>(pap),
+              ac = gather3<T>(pac), tau = gather3<T>(ptau), qd = gather3<T>(pqd);
+  const double* pvo[2] = {pv[0] + 3, pv[n - 1] + 3};
+  const V3<T> vop = gather3<T>(pvo);
+  const M3<T> Rp = gather33<T>(pR), J = gather33<T>(pJ);
+  // Eigen's quaternions store (x, y, z, w); the state (w, x, y, z)
+  const Q<T> Qp{gather<T>(pQ, 3), gather<T>(pQ, 0), gather<T>(pQ, 1), gather<T>(pQ, 2)};
+  const Q<T> qr{gather<T>(pq, 0), gather<T>(pq, 1), gather<T>(pq, 2), gather<T>(pq, 3)};
+  const T m = gather<T>(pm, 0);
+  // pose: Q = q_parent q_rel normalised (|q_parent| = 1: the one normalisation), R as Eigen's
+  // toRotationMatrix forms it, j = x_p + R_p anchor_p, d = x - o = -R anchor_c
+  Q<T> Qc = product(Qp, qr);
+  const T one(1.0), inv = one / sqrt_of(((Qc.w * Qc.w + Qc.x * Qc.x) + Qc.y * Qc.y) + Qc.z * Qc.z);
+  Qc = {Qc.w * inv, Qc.x * inv, Qc.y * inv, Qc.z * inv};
+  const T tx = Qc.x + Qc.x, ty = Qc.y + Qc.y, tz = Qc.z + Qc.z;
+  const T twx = tx * Qc.w, twy = ty * Qc.w, twz = tz * Qc.w, txx = tx * Qc.x, txy = ty * Qc.x, txz = tz * Qc.x,
+          tyy = ty * Qc.y, tyz = tz * Qc.y, tzz = tz * Qc.z;
+  const M3<T> R{{{one - (tyy + tzz), txy - twz, txz + twy}, {txy + twz, one - (txx + tzz), tyz - twx},
+                 {txz - twy, tyz + twx, one - (txx + tyy)}}};
+  const V3<T> j = xp + times(Rp, ap), r = j - op, Rac = times(R, ac), d{-Rac.x, -Rac.y, -Rac.z}, x = j + d;
+  // the spatial inertia at o: [A, m dx; (m dx)^T, m 1], A = R J R^T (symmetric: the upper triangle, mirrored)
+  M3<T> A{};
   if (dynamics) {
-    // the spatial inertia at o: [A, m dx; (m dx)^T, m 1] with A = R J R^T, J the body's inertia
-    // about the joint point (symmetric: the upper triangle, mirrored)
-    const Mat3 RJ = W.R * L.inertia_j;
-    for (int c = 0; c < 3; ++c)
-      for (int r = 0; r <= c; ++r) W.IA(r, c) = W.IA(c, r) = RJ.row(r).dot(W.R.row(c));
-    const Mat3 mD = L.mass * skew(d);
-    W.IA.topRightCorner<3, 3>() = mD;
-    W.IA.bottomLeftCorner<3, 3>() = mD.transpose();
-    W.IA.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+    M3<T> RJ;
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) RJ.m[a][b] = (R.m[a][0] * J.m[0][b] + R.m[a][1] * J.m[1][b]) + R.m[a][2] * J.m[2][b];
+    for (int a = 0; a < 3; ++a)
+      for (int b = a; b < 3; ++b) A.m[a][b] = A.m[b][a] = dot(row(RJ, a), row(R, b));
   }
-  if (!v) return;
-  // v = X v_parent + (s, 0), s = R qd the relative angular velocity (world); c = v x (s, 0)
-  const Vec3 s = W.R * Eigen::Map<const Vec3>(v + L.iv);
-  Vec3 w = s, vo = Vec3::Zero();
-  if (P) {
-    w += P->v.head<3>();
-    vo = P->v.tail<3>() + P->v.head<3>().cross(W.r);
+  const V3<T> md = scaled(m, d);
+  // velocity: v = X v_p + (s, 0) with s = R qd; c = v x (s, 0); pass 1: p^A = v x* (I v) - f_ext,
+  // I v = (A w + m d x v_o, m (v_o - d x w)) by the blocks of I, f_ext = (d x m g + tau, m g)
+  V3<T> w{}, vo{}, ct{}, cb{}, pt{}, pb{};
+  if (v) {
+    const V3<T> s = times(R, qd);
+    w = wp + s;
+    vo = vop + cross(wp, r);
+    if (dynamics) {
+      ct = cross(w, s), cb = cross(vo, s);
+      const V3<T> ht = times(A, w) + cross(md, vo), hb = scaled(m, vo - cross(d, w));
+      const V3<T> fg{m * g_.x(), m * g_.y(), m * g_.z()};
+      pt = (cross(w, ht) + cross(vo, hb)) - (cross(d, fg) + tau);
+      pb = cross(w, hb) - fg;
+    }
   }
-  W.v << w, vo;
-  if (!dynamics) return;
-  W.c << w.cross(s), vo.cross(s);
-  // pass 1: p^A = v x* (I v) - f_ext, I v = (A w + m d x v_o, m (v_o - d x w)) by the blocks of I
-  const Vec3 ht = W.IA.topLeftCorner<3, 3>() * w + L.mass * d.cross(vo);
-  const Vec3 hb = L.mass * (vo - d.cross(w));
-  const Vec3 fg = L.mass * g_;
-  W.pA << w.cross(ht) + vo.cross(hb) - (d.cross(fg) + tau_[L.body]), w.cross(hb) - fg;
+  for (int l = 0; l < n; ++l) {
+    const int i = link[l];
+    Work& W = w_[i];
+    W.Q = Quat(lane(Qc.w, l), lane(Qc.x, l), lane(Qc.y, l), lane(Qc.z, l));
+    store(R, l, W.R);
+    store(j, l, W.o);
+    if (link_[i].parent >= 0)
+      store(r, l, W.r);
+    else
+      W.r.setZero();
+    store(x, l, W.x);
+    if (dynamics) {  // the blocks pass 2 reads (Work::IA)
+      const double ml = lane(m, l), dx = lane(md.x, l), dy = lane(md.y, l), dz = lane(md.z, l);
+      for (int a = 0; a < 3; ++a)
+        for (int b = a; b < 3; ++b) W.IA(a, b) = lane(A.m[a][b], l), W.IA(3 + a, 3 + b) = a == b ? ml : 0.0;
+      W.IA.topRightCorner<3, 3>() << 0, -dz, dy, dz, 0, -dx, -dy, dx, 0;
+    }
+    if (!v) continue;
+    store(w, l, W.v.head<3>()), store(vo, l, W.v.tail<3>());
+    if (!dynamics) continue;
+    store(ct, l, W.c.head<3>()), store(cb, l, W.c.tail<3>()), store(pt, l, W.pA.head<3>()), store(pb, l, W.pA.tail<3>());
+  }
 }
 
-void ArticulatedTree::articulate_ball(int i) const {
-  // S = [R; 0] = S' R with the world-aligned S' = [1; 0] (R cancels from every product below).
-  // With I^A = [A B; B^T D]: U' = I^A S' = [A; B^T], D' = A, u' = -p^A_top, and
-  //   I^a = I^A - U' A^-1 U'^T = [0 0; 0 K],  K = D - B^T A^-1 B  (a Schur complement, symmetric)
-  //   p^a = p^A + I^a c + U' A^-1 u' = (0, p^A_bot + K c_bot + B^T g),  g = A^-1 u'
-  // exactly zero where the full products leave rounding: a ball joint transmits no moment. Pass 3
-  // needs G = A^-1 B and g.
-  const Link& L = link_[i];
-  Work& W = w_[i];
-  const Mat3 B = W.IA.topRightCorner<3, 3>();
-  const Mat3 Ainv = W.IA.topLeftCorner<3, 3>().inverse();  // Eigen's closed form (cofactors) of the SPD block
-  Eigen::Map<Mat3> G = ball_G(i);
-  Eigen::Map<Vec3> g = ball_g(i);
-  G.noalias() = Ainv * B;
-  g.noalias() = -(Ainv * W.pA.head<3>());
-  Mat3 K;
-  for (int c = 0; c < 3; ++c)
-    for (int r = 0; r <= c; ++r) K(r, c) = K(c, r) = W.IA(3 + r, 3 + c) - B.col(r).dot(G.col(c));
-  const Vec3 f = W.pA.tail<3>() + K * W.c.tail<3>() + B.transpose() * g;
-  if (L.parent < 0) return;
-  // into the parent: X^T [0 0; 0 K] X = [rx K rx^T, rx K; (rx K)^T, K], X^T (0, f) = (r x f, f)
-  Work& Pw = w_[L.parent];
-  Mat3 M, T;
-  for (int c = 0; c < 3; ++c) M.col(c) = W.r.cross(K.col(c));
-  for (int c = 0; c < 3; ++c) T.col(c) = W.r.cross(Vec3(M.row(c).transpose()));
-  Pw.IA.topLeftCorner<3, 3>() += T;
-  Pw.IA.topRightCorner<3, 3>() += M;
-  Pw.IA.bottomLeftCorner<3, 3>() += M.transpose();
-  Pw.IA.bottomRightCorner<3, 3>() += K;
-  Pw.pA.head<3>() += W.r.cross(f);
-  Pw.pA.tail<3>() += f;
+// Pass 2 of a ball joint. S = [R; 0] = S' R with the world-aligned S' = [1; 0] (R cancels from
+// every product below). With I^A = [A B; B^T D]: U' = I^A S' = [A; B^T], D' = A, u' = -p^A_top, and
+//   I^a = I^A - U' A^-1 U'^T = [0 0; 0 K],  K = D - B^T A^-1 B  (a Schur complement, symmetric)
+//   p^a = p^A + I^a c + U' A^-1 u' = (0, p^A_bot + K c_bot + B^T g),  g = A^-1 u'
+// exactly zero where the full products leave rounding: a ball joint transmits no moment. Pass 3
+// needs G = A^-1 B and g. A, D and K are taken as symmetric (upper triangles).
+template <class T>
+void ArticulatedTree::articulate_ball(const int* link) const {
+  using namespace lanes;
+  constexpr int n = std::is_same_v<T, double> ? 1 : 2;
+  const double *pI[2], *pp[2], *pc[2], *pr[2];
+  for (int l = 0; l < n; ++l) {
+    const Work& W = w_[link[l]];
+    pI[l] = W.IA.data(), pp[l] = W.pA.data(), pc[l] = W.c.data() + 3, pr[l] = W.r.data();
+  }
+  const double* pB[2] = {pI[0] + 18, pI[n - 1] + 18};  // I^A's blocks in its column-major storage
+  const double* pD[2] = {pI[0] + 21, pI[n - 1] + 21};
+  const double* ppb[2] = {pp[0] + 3, pp[n - 1] + 3};
+  const M3<T> A = gather33<T>(pI, 6), B = gather33<T>(pB, 6), D = gather33<T>(pD, 6);
+  const V3<T> pt = gather3<T>(pp), pb = gather3<T>(ppb), cb = gather3<T>(pc), r = gather3<T>(pr);
+  const auto& a = A.m;
+  // A^-1 by the cofactors of the symmetric A
+  const T c00 = a[1][1] * a[2][2] - a[1][2] * a[1][2], c01 = a[1][2] * a[0][2] - a[0][1] * a[2][2],
+          c02 = a[0][1] * a[1][2] - a[1][1] * a[0][2], c11 = a[0][0] * a[2][2] - a[0][2] * a[0][2],
+          c12 = a[0][2] * a[0][1] - a[0][0] * a[1][2], c22 = a[0][0] * a[1][1] - a[0][1] * a[0][1];
+  const T s = T(1.0) / ((a[0][0] * c00 + a[0][1] * c01) + a[0][2] * c02);  // 1 / det A
+  const M3<T> Ai{{{c00 * s, c01 * s, c02 * s}, {c01 * s, c11 * s, c12 * s}, {c02 * s, c12 * s, c22 * s}}};
+  M3<T> G;
+  for (int b = 0; b < 3; ++b) {
+    const V3<T> gb = times(Ai, column(B, b));
+    G.m[0][b] = gb.x, G.m[1][b] = gb.y, G.m[2][b] = gb.z;
+  }
+  const V3<T> Aip = times(Ai, pt), g{-Aip.x, -Aip.y, -Aip.z};
+  M3<T> K;
+  for (int b = 0; b < 3; ++b)
+    for (int c = b; c < 3; ++c) K.m[b][c] = K.m[c][b] = D.m[b][c] - dot(column(B, b), column(G, c));
+  const V3<T> f = (pb + times(K, cb)) + times_transpose(B, g);
+  // into the parent: X^T [0 0; 0 K] X = [rx K rx^T, rx K; (rx K)^T, K], X^T (0, f) = (r x f, f);
+  // M = rx K by columns, rx K rx^T = rx M^T by the columns r x (row c of M) (mirrored)
+  M3<T> M, Tm;
+  for (int c = 0; c < 3; ++c) {
+    const V3<T> mc = cross(r, column(K, c));
+    M.m[0][c] = mc.x, M.m[1][c] = mc.y, M.m[2][c] = mc.z;
+  }
+  for (int c = 0; c < 3; ++c) {
+    const V3<T> tc = cross(r, row(M, c));
+    Tm.m[0][c] = tc.x, Tm.m[1][c] = tc.y, Tm.m[2][c] = tc.z;
+  }
+  for (int b = 0; b < 3; ++b)
+    for (int c = 0; c < b; ++c) Tm.m[b][c] = Tm.m[c][b];
+  const V3<T> rf = cross(r, f);
+  for (int l = n - 1; l >= 0; --l) {  // the higher link first, as one at a time (pass 2 runs backwards)
+    const int i = link[l];
+    store(G, l, ball_G(i));
+    store(g, l, ball_g(i));
+    const int p = link_[i].parent;
+    if (p < 0) continue;
+    Work& P = w_[p];
+    if (link_[p].kind == Kind::Ball) {  // the blocks a ball's pass 2 reads (Work::IA)
+      for (int b = 0; b < 3; ++b)
+        for (int c = 0; c < 3; ++c) {
+          if (c >= b) P.IA(b, c) += lane(Tm.m[b][c], l), P.IA(3 + b, 3 + c) += lane(K.m[b][c], l);
+          P.IA(b, 3 + c) += lane(M.m[b][c], l);
+        }
+    } else {
+      for (int b = 0; b < 3; ++b)
+        for (int c = 0; c < 3; ++c) {
+          P.IA(b, c) += lane(Tm.m[b][c], l);
+          P.IA(b, 3 + c) += lane(M.m[b][c], l);
+          P.IA(3 + b, c) += lane(M.m[c][b], l);
+          P.IA(3 + b, 3 + c) += lane(K.m[b][c], l);
+        }
+    }
+    P.pA(0) += lane(rf.x, l), P.pA(1) += lane(rf.y, l), P.pA(2) += lane(rf.z, l);
+    P.pA(3) += lane(f.x, l), P.pA(4) += lane(f.y, l), P.pA(5) += lane(f.z, l);
+  }
 }
 
-void ArticulatedTree::accelerate_ball(int i, const Vec6& a1) const {
-  // pass 3 in the basis of articulate_ball: qdd' = A^-1 (u' - A a'_top - B a'_bot), so the angular
-  // acceleration a_top = a'_top + qdd' = g - G a'_bot and a_bot = a'_bot; the state's rate is in
-  // the child frame, qdd = R^T qdd'
-  Work& W = w_[i];
-  const Vec3 at = ball_g(i) - ball_G(i) * a1.tail<3>();
-  W.a.head<3>() = at;
-  W.a.tail<3>() = a1.tail<3>();
-  Eigen::Map<Vec3>(qdd(i).data()) = W.R.transpose() * (at - a1.head<3>());
+// Pass 3 of a ball joint in the basis of articulate_ball: a' = X a_p + c, qdd' = A^-1 (u' - A a'_top
+// - B a'_bot), so the angular acceleration a_top = a'_top + qdd' = g - G a'_bot and a_bot = a'_bot;
+// the state's rate is in the child frame, qdd = R^T qdd'
+template <class T>
+void ArticulatedTree::accelerate_ball(const int* link) const {
+  using namespace lanes;
+  constexpr int n = std::is_same_v<T, double> ? 1 : 2;
+  static constexpr double zero[6] = {};
+  const double *pa[2], *pao[2], *pr[2], *pc[2], *pcb[2], *pG[2], *pg[2], *pR[2];
+  for (int l = 0; l < n; ++l) {
+    const int i = link[l];
+    const Work& W = w_[i];
+    pa[l] = link_[i].parent >= 0 ? w_[link_[i].parent].a.data() : zero, pao[l] = pa[l] + 3;
+    pr[l] = W.r.data(), pc[l] = W.c.data(), pcb[l] = W.c.data() + 3, pG[l] = ball_G(i).data(), pg[l] = ball_g(i).data();
+    pR[l] = W.R.data();
+  }
+  const V3<T> aw = gather3<T>(pa), ao = gather3<T>(pao), r = gather3<T>(pr), ct = gather3<T>(pc), cb = gather3<T>(pcb),
+              g = gather3<T>(pg);
+  const M3<T> G = gather33<T>(pG), R = gather33<T>(pR);
+  const V3<T> a1t = aw + ct, a1b = (ao + cross(aw, r)) + cb;
+  const V3<T> at = g - times(G, a1b), qdd = times_transpose(R, at - a1t);
+  for (int l = 0; l < n; ++l) {
+    const int i = link[l];
+    Work& W = w_[i];
+    store(at, l, W.a.head<3>()), store(a1b, l, W.a.tail<3>());
+    store(qdd, l, Eigen::Map<Vec3>(this->qdd(i).data()));
+  }
+}
+
+void ArticulatedTree::set_pairs(bool on) {
+  const int n = static_cast<int>(link_.size());
+  pair_.assign(link_.size(), 0);
+  if (!on) return;
+  for (int i = 0; i + 1 < n; ++i) {
+    const Link &L = link_[i], &N = link_[i + 1];
+    if (L.kind == Kind::Ball && N.kind == Kind::Ball && L.parent >= 0 && L.parent == N.parent) pair_[i++] = 1;
+  }
 }
 
 ArticulatedTree::Vec6 ArticulatedTree::parent_motion(int i, const Vec6& m_parent) const {
@@ -615,7 +755,13 @@ void ArticulatedTree::aba() const {
   for (int i = n - 1; i >= 0; --i) {
     const Link& L = link_[i];
     if (L.kind == Kind::Ball) {
-      articulate_ball(i);
+      if (i > 0 && pair_[i - 1]) {  // the second of a pair: both
+        const int link[2] = {i - 1, i};
+        articulate_ball<Eigen::Array2d>(link);
+        --i;
+      } else {
+        articulate_ball<double>(&i);
+      }
       continue;
     }
     Work& W = w_[i];
@@ -633,11 +779,19 @@ void ArticulatedTree::aba() const {
   // pass 3: accelerations, root to leaves
   for (int i = 0; i < n; ++i) {
     const Link& L = link_[i];
+    if (L.kind == Kind::Ball) {
+      const int link[2] = {i, i + 1};
+      if (pair_[i]) {
+        accelerate_ball<Eigen::Array2d>(link);
+        ++i;
+      } else {
+        accelerate_ball<double>(link);
+      }
+      continue;
+    }
     Work& W = w_[i];
     const Vec6 a1 = parent_motion(i, L.parent >= 0 ? w_[L.parent].a : Vec6(Vec6::Zero())) + W.c;
-    if (L.kind == Kind::Ball)
-      accelerate_ball(i, a1);
-    else if (L.nd > 0)
+    if (L.nd > 0)
       accelerate<Eigen::Dynamic>(i, a1);
     else
       W.a = a1;
@@ -666,10 +820,19 @@ void ArticulatedTree::derivative(const std::vector<double>& x, std::vector<doubl
         continue;
       }
       case Kind::Ball: {
-        // q_rel' = 1/2 q_rel [0, w_rel] (w_rel in the child frame)
-        const Quat qd = load_quat(q + L.iq) * Quat(0, v[L.iv], v[L.iv + 1], v[L.iv + 2]);
-        store_quat(Quat(0.5 * qd.coeffs()), dq + L.iq);
-        break;
+        // q_rel' = 1/2 q_rel [0, w_rel] (w_rel in the child frame), a pair of ball links on two lanes
+        const size_t k = pair_[i] ? i + 1 : i;
+        const double* qs[2] = {q + L.iq, q + link_[k].iq};
+        const double* ws[2] = {v + L.iv, v + link_[k].iv};
+        double* dqs[2] = {dq + L.iq, dq + link_[k].iq};
+        if (k > i)
+          quaternion_rates<Eigen::Array2d>(qs, ws, dqs);
+        else
+          quaternion_rates<double>(qs, ws, dqs);
+        for (size_t j = i; j <= k; ++j)
+          Eigen::Map<Vec3>(dv + link_[j].iv) = Eigen::Map<const Vec3>(qdd(static_cast<int>(j)).data());
+        i = k;
+        continue;
       }
       case Kind::Swing: {
         // the same with w_rel = (wx, wy, 0): no spin about the rod

@@ -108,6 +108,9 @@ class ArticulatedTree {
   void set_torques(const std::vector<Vec3>& tau);
   // dxdt = (q', qdd) with qdd from the articulated-body algorithm; mutable scratch (not thread-shared)
   void derivative(const std::vector<double>& x, std::vector<double>& dxdt) const;
+  // ball joints on one parent in pairs (two per SSE2 packet, the default) or one at a time: the
+  // same bits either way (tests)
+  void set_pairs(bool on);
   // projects the quaternions of x to unit length
   void normalize(std::vector<double>& x) const;
 
@@ -131,6 +134,7 @@ class ArticulatedTree {
     Quat q0 = Quat::Identity();    // hinge/fixed: parent->child relative orientation at theta = 0
     Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
     Vec3 base_x = Vec3::Zero();
+    Vec3 base_j = Vec3::Zero();      // the joint point in the world (parent = -1: fixed)
     double mass = 0;
     Mat3 inertia = Mat3::Zero();   // body frame, about the COM
     Mat3 inertia_j = Mat3::Zero();  // body frame, about the joint point (a ball joint's inertia block at o)
@@ -141,10 +145,12 @@ class ArticulatedTree {
   struct Work {
     Quat Q;          // body->world, unit
     Mat3 R;
-    Vec3 x, j, o;    // COM, joint point and reference point o (j; x for a free root), world
+    Vec3 x, j, o;    // COM, joint point and reference point o (j; x for a free root), world (a ball link keeps o only)
     Vec3 r;          // o - o_parent (X from the parent's point to o; 0 at a fixed parent)
     Vec6 v, c, pA, a;
     Mat6 IA;         // the spatial inertia at o after kinematics(), the articulated inertia after pass 2
+                     // (a ball link keeps the blocks its pass 2 reads: the upper triangles of the
+                     // diagonal blocks and the upper-right block; the rest is not kept)
     size_t blocks = 0;  // offset of the link's run-time-size blocks in blocks_ (S, U, D^-1, u, qdd)
   };
   // The run-time-size blocks of link i at their sizes (no room kept for 6 degrees of freedom at
@@ -179,9 +185,14 @@ class ArticulatedTree {
   // joint point from the inertia about it, pass 1 by the blocks of I) and passes 2 and 3 in
   // world-aligned joint axes, where a ball joint passes on an articulated inertia [0 0; 0 K] and a
   // bias force (0, f): no moment through a ball (see articulate_ball)
-  void kinematics_ball(int i, const double* q, const double* v, bool dynamics) const;
-  void articulate_ball(int i) const;  // pass 2 of link i, added into its parent
-  void accelerate_ball(int i, const Vec6& a1) const;
+  // On a number type T: double for one link (link[0]), Eigen::Array2d for two (link[0], link[1]:
+  // ball joints on one parent, one per SSE2 lane; lanes.hpp) with the same bits as one at a time.
+  template <class T>
+  void kinematics_ball(const int* link, const double* q, const double* v, bool dynamics) const;
+  template <class T>
+  void articulate_ball(const int* link) const;  // pass 2, added into the parent (link[1] first)
+  template <class T>
+  void accelerate_ball(const int* link) const;  // pass 3 (a' = X a_parent + c formed here)
   Vec6 external_force(int i) const;  // at o_i
   Vec6 parent_motion(int i, const Vec6& m_parent) const;  // X m_parent (0 at a fixed parent)
   Mat6X subspace_at_origin(int i) const;  // S_i referred to the world origin (CRBA check)
@@ -194,6 +205,9 @@ class ArticulatedTree {
   bool point_masses_ = false;
   Vec3 g_ = Vec3::Zero();
   std::vector<Vec3> tau_;  // (nbody) applied torques
+  // pair_[i]: links i and i + 1 are ball joints on one parent, taken as a pair in every pass
+  // (greedily in link order; set_pairs(false) takes every link alone)
+  std::vector<char> pair_;
   mutable std::vector<Work> w_;
   mutable std::vector<double> blocks_;  // (sum over links of (14 + nd) nd)
 };
