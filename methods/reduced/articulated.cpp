@@ -204,10 +204,11 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
   // a link for body `child` attached by joint ji to `parent` (a body, fixed or not); -1: free root
   auto add_link = [&](int child, int ji, int parent) {
     Link L;
+    Shape F;
     L.body = child;
     const Body& b = m.bodies[child];
     L.mass = b.mass;
-    L.inertia = b.inertia;
+    F.inertia = b.inertia;
     if (ji < 0) {
       L.kind = Kind::Free;
     } else {
@@ -219,9 +220,9 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
       const Vec3 axis_c = child_is_a ? J.axis_a : J.axis_b, axis_p = child_is_a ? J.axis_b : J.axis_a;
       L.parent = is_fixed(parent) ? -1 : link_of[parent];
       if (is_fixed(parent)) {
-        L.base_q = pose_q(parent);
-        L.base_x = pose_x(parent);
-        L.base_j = L.base_x + L.base_q * L.anchor_p;
+        F.base_q = pose_q(parent);
+        F.base_x = pose_x(parent);
+        F.base_j = F.base_x + F.base_q * L.anchor_p;
       }
       const Quat qp = pose_q(parent), qc = b.orientation.normalized();
       switch (J.type) {
@@ -230,9 +231,9 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
           L.kind = Kind::Hinge;
           if (!(axis_c.norm() > 0) || !(axis_p.norm() > 0))
             throw fail(fmt::format("hinge '{}' has a zero axis", J.name));
-          L.axis_c = axis_c.normalized();
-          L.q0 = qp.conjugate() * qc;
-          const Vec3 uc = qc * L.axis_c, up = qp * axis_p.normalized();
+          F.axis_c = axis_c.normalized();
+          F.q0 = qp.conjugate() * qc;
+          const Vec3 uc = qc * F.axis_c, up = qp * axis_p.normalized();
           if (uc.cross(up).norm() > 1e-9 || uc.dot(up) < 0)
             throw fail(fmt::format("the axes of hinge '{}' differ in the initial state", J.name));
           break;
@@ -240,11 +241,11 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
         case JointType::Fixed:
           L.kind = Kind::Fixed;
           // rel_orientation = q_a^-1 q_b
-          L.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
+          F.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
           break;
         case JointType::Distance:  // between point masses or to a fixed point (checked above)
           L.kind = spatial ? Kind::Swing : Kind::Rod;
-          L.length = J.length;
+          F.length = J.length;
           break;
         case JointType::Slider:
         case JointType::PointOnLine:
@@ -259,13 +260,14 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
     }
     L.nd = degrees(L.kind);
     if (L.kind == Kind::Ball)  // the parallel-axis theorem to the joint point (the COM is at -anchor_c)
-      L.inertia_j = L.inertia + L.mass * (L.anchor_c.squaredNorm() * Mat3::Identity() - L.anchor_c * L.anchor_c.transpose());
+      L.inertia_j = F.inertia + L.mass * (L.anchor_c.squaredNorm() * Mat3::Identity() - L.anchor_c * L.anchor_c.transpose());
     L.iq = t.nq_;
     L.iv = t.nv_;
     t.nq_ += coordinates(L.kind);
     t.nv_ += L.nd;
     link_of[child] = static_cast<int>(t.link_.size());
     t.link_.push_back(L);
+    t.shape_.push_back(F);
   };
 
   // breadth-first from the queued links, so that every parent precedes its children
@@ -314,7 +316,10 @@ ArticulatedTree ArticulatedTree::extract(const Model& m) {
   t.point_masses_ = std::all_of(t.link_.begin(), t.link_.end(),
                                 [](const Link& L) { return L.kind == Kind::Rod || L.kind == Kind::Swing; });
   t.w_.resize(t.link_.size());
-  for (Work& W : t.w_) W.IA.setZero();  // (a ball link's blocks that are not kept stay defined)
+  size_t nia = 0;
+  for (size_t i = 0; i < t.link_.size(); ++i)
+    if (t.link_[i].kind != Kind::Ball) t.w_[i].ia = nia++;
+  t.IA_.assign(nia, Mat6::Zero());
   size_t nblocks = 0;
   for (size_t i = 0; i < t.link_.size(); ++i) {
     t.w_[i].blocks = nblocks;
@@ -336,8 +341,9 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
   std::vector<Vec3> omega(link_.size(), Vec3::Zero());
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
+    const Shape& F = shape_[i];
     const BodyState& B = s.bodies[L.body];
-    const Quat qp = L.parent >= 0 ? s.bodies[link_[L.parent].body].q : L.base_q;
+    const Quat qp = L.parent >= 0 ? s.bodies[link_[L.parent].body].q : F.base_q;
     const Vec3 wp = L.parent >= 0 ? s.bodies[link_[L.parent].body].w : Vec3::Zero();
     switch (L.kind) {
       case Kind::Free:
@@ -351,15 +357,15 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
         Eigen::Map<Vec3>(v + L.iv) = B.q.conjugate() * (B.w - wp);
         break;
       case Kind::Hinge: {
-        const Quat d = L.q0.conjugate() * qp.conjugate() * B.q;
-        q[L.iq] = 2 * std::atan2(d.vec().dot(L.axis_c), d.w());
-        v[L.iv] = (B.q * L.axis_c).dot(B.w - wp);
+        const Quat d = F.q0.conjugate() * qp.conjugate() * B.q;
+        q[L.iq] = 2 * std::atan2(d.vec().dot(F.axis_c), d.w());
+        v[L.iv] = (B.q * F.axis_c).dot(B.w - wp);
         break;
       }
       case Kind::Fixed: break;
       case Kind::Rod: {
         // the rod's angle from -y and its rate, from the point mass relative to the parent point
-        const Vec3 pp = L.parent >= 0 ? s.bodies[link_[L.parent].body].x : Vec3(L.base_x + L.base_q * L.anchor_p);
+        const Vec3 pp = L.parent >= 0 ? s.bodies[link_[L.parent].body].x : Vec3(F.base_x + F.base_q * L.anchor_p);
         const Vec3 vp = L.parent >= 0 ? s.bodies[link_[L.parent].body].v : Vec3(Vec3::Zero());
         const Vec3 d = B.x - pp, dv = B.v - vp;
         q[L.iq] = std::atan2(d.x(), -d.y());
@@ -370,9 +376,9 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
         // the frame: the parent's turned by the smallest rotation that takes its -z to the rod (the
         // spin about the rod is free: a null direction of the point mass); the velocity: the rod's
         // turn rate normal to the rod less the parent frame's, in the child frame (its z part is 0)
-        const Vec3 pp = L.parent >= 0 ? s.bodies[link_[L.parent].body].x : Vec3(L.base_x + L.base_q * L.anchor_p);
+        const Vec3 pp = L.parent >= 0 ? s.bodies[link_[L.parent].body].x : Vec3(F.base_x + F.base_q * L.anchor_p);
         const Vec3 vp = L.parent >= 0 ? s.bodies[link_[L.parent].body].v : Vec3(Vec3::Zero());
-        const Quat qp = L.parent >= 0 ? frame[L.parent] : L.base_q;
+        const Quat qp = L.parent >= 0 ? frame[L.parent] : F.base_q;
         const Vec3 wp = L.parent >= 0 ? omega[L.parent] : Vec3(Vec3::Zero());
         const Vec3 d = B.x - pp, n = d.normalized();
         const Quat rel = Quat::FromTwoVectors(kRodAxis, qp.conjugate() * n).normalized();
@@ -392,6 +398,7 @@ void ArticulatedTree::read(const State& s, std::vector<double>& x) const {
 void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics) const {
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
+    const Shape& F = shape_[i];
     Work& W = w_[i];
     if (L.kind == Kind::Ball) {
       const int link[2] = {static_cast<int>(i), static_cast<int>(i) + 1};
@@ -406,7 +413,6 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
     // pose, reference point and motion subspace
     if (L.kind == Kind::Free) {
       W.x = Eigen::Map<const Vec3>(q + L.iq);
-      W.j = W.x;
       W.o = W.x;
       W.r.setZero();
       W.Q = load_quat(q + L.iq + 3).normalized();
@@ -414,54 +420,56 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
       S(static_cast<int>(i)).setIdentity();
     } else {
       Quat qp;
+      Vec3 j;
       if (L.parent >= 0) {
         const Work& P = w_[L.parent];
         qp = P.Q;
-        W.j = P.x + P.R * L.anchor_p;
+        j = P.x + P.R * L.anchor_p;
       } else {
-        qp = L.base_q;
-        W.j = L.base_x + L.base_q * L.anchor_p;
+        qp = F.base_q;
+        j = F.base_x + F.base_q * L.anchor_p;
       }
-      W.o = W.j;
+      W.o = j;
       W.r = L.parent >= 0 ? Vec3(W.o - w_[L.parent].o) : Vec3(Vec3::Zero());
       if (L.kind == Kind::Rod) {
         // a point mass: no orientation of its own
         const double phi = q[L.iq];
         W.Q = Quat::Identity();
         W.R.setIdentity();
-        W.x = W.j + L.length * Vec3(std::sin(phi), -std::cos(phi), 0);
+        W.x = j + F.length * Vec3(std::sin(phi), -std::cos(phi), 0);
         S(static_cast<int>(i)).col(0) << 0, 0, 1, 0, 0, 0;
       } else if (L.kind == Kind::Swing) {
         // a point mass on a rod along -z of the link frame; turns about the frame's x and y axes
         W.Q = (qp * load_quat(q + L.iq).normalized()).normalized();
         W.R = W.Q.toRotationMatrix();
-        W.x = W.j + L.length * (W.R * kRodAxis);
+        W.x = j + F.length * (W.R * kRodAxis);
         MapS Si = S(static_cast<int>(i));
         Si.setZero();
         Si.block<3, 2>(0, 0) = W.R.leftCols<2>();
       } else {
-        Quat rel = L.q0;
-        if (L.kind == Kind::Hinge) rel = L.q0 * Quat(Eigen::AngleAxisd(q[L.iq], L.axis_c));
+        Quat rel = F.q0;
+        if (L.kind == Kind::Hinge) rel = F.q0 * Quat(Eigen::AngleAxisd(q[L.iq], F.axis_c));
         W.Q = (qp * rel).normalized();
         W.R = W.Q.toRotationMatrix();
-        W.x = W.j - W.R * L.anchor_c;
+        W.x = j - W.R * L.anchor_c;
         if (L.kind == Kind::Hinge) {
-          S(static_cast<int>(i)).col(0) << W.R * L.axis_c, 0, 0, 0;
+          S(static_cast<int>(i)).col(0) << W.R * F.axis_c, 0, 0, 0;
         }
       }
     }
     // spatial inertia at o
     if (dynamics) {
+      Mat6& I = IA(static_cast<int>(i));
       const Mat3 C = skew(W.x - W.o);
       const Mat3 mC = L.mass * C;
       const Mat3 mCCt = times_skew(mC, C.transpose());  // (m C) C^T, both skew
       if (L.kind == Kind::Rod || L.kind == Kind::Swing)
-        W.IA.topLeftCorner<3, 3>() = mCCt;
+        I.topLeftCorner<3, 3>() = mCCt;
       else
-        W.IA.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose() + mCCt;
-      W.IA.topRightCorner<3, 3>() = mC;
-      W.IA.bottomLeftCorner<3, 3>() = mC.transpose();
-      W.IA.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
+        I.topLeftCorner<3, 3>() = W.R * F.inertia * W.R.transpose() + mCCt;
+      I.topRightCorner<3, 3>() = mC;
+      I.bottomLeftCorner<3, 3>() = mC.transpose();
+      I.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
     }
     if (!v) continue;
     // velocity and the velocity-product acceleration c = v x S qd
@@ -482,7 +490,7 @@ void ArticulatedTree::kinematics(const double* q, const double* v, bool dynamics
     }
     if (!dynamics) continue;
     // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
-    W.pA = crf(W.v, W.IA * W.v) - external_force(static_cast<int>(i));
+    W.pA = crf(W.v, IA(static_cast<int>(i)) * W.v) - external_force(static_cast<int>(i));
   }
 }
 
@@ -497,11 +505,12 @@ void ArticulatedTree::kinematics_ball(const int* link, const double* q, const do
   const double *px[2], *po[2], *pR[2], *pv[2], *pQ[2], *pq[2], *pap[2], *pac[2], *pJ[2], *ptau[2], *pqd[2], *pm[2];
   for (int l = 0; l < n; ++l) {
     const Link& L = link_[link[l]];
+    const Shape& F = shape_[link[l]];
     if (L.parent >= 0) {
       const Work& P = w_[L.parent];
       px[l] = P.x.data(), po[l] = P.o.data(), pR[l] = P.R.data(), pv[l] = P.v.data(), pQ[l] = P.Q.coeffs().data();
     } else {
-      px[l] = po[l] = L.base_j.data(), pR[l] = pv[l] = zero, pQ[l] = L.base_q.coeffs().data();
+      px[l] = po[l] = F.base_j.data(), pR[l] = pv[l] = zero, pQ[l] = F.base_q.coeffs().data();
     }
     pq[l] = q + L.iq, pap[l] = L.anchor_p.data(), pac[l] = L.anchor_c.data(), pJ[l] = L.inertia_j.data();
     ptau[l] = tau_[L.body].data(), pm[l] = &L.mass, pqd[l] = v ? v + L.iv : zero;
@@ -562,11 +571,13 @@ void ArticulatedTree::kinematics_ball(const int* link, const double* q, const do
     else
       W.r.setZero();
     store(x, l, W.x);
-    if (dynamics) {  // the blocks pass 2 reads (Work::IA)
+    if (dynamics) {  // ball_I: A's upper triangle, B = m dx by columns, D = m 1's upper triangle
       const double ml = lane(m, l), dx = lane(md.x, l), dy = lane(md.y, l), dz = lane(md.z, l);
-      for (int a = 0; a < 3; ++a)
-        for (int b = a; b < 3; ++b) W.IA(a, b) = lane(A.m[a][b], l), W.IA(3 + a, 3 + b) = a == b ? ml : 0.0;
-      W.IA.topRightCorner<3, 3>() << 0, -dz, dy, dz, 0, -dx, -dy, dx, 0;
+      double* I = ball_I(i);
+      I[0] = lane(A.m[0][0], l), I[1] = lane(A.m[0][1], l), I[2] = lane(A.m[0][2], l);
+      I[3] = lane(A.m[1][1], l), I[4] = lane(A.m[1][2], l), I[5] = lane(A.m[2][2], l);
+      I[6] = 0, I[7] = dz, I[8] = -dy, I[9] = -dz, I[10] = 0, I[11] = dx, I[12] = dy, I[13] = -dx, I[14] = 0;
+      I[15] = ml, I[16] = 0, I[17] = 0, I[18] = ml, I[19] = 0, I[20] = ml;
     }
     if (!v) continue;
     store(w, l, W.v.head<3>()), store(vo, l, W.v.tail<3>());
@@ -588,12 +599,16 @@ void ArticulatedTree::articulate_ball(const int* link) const {
   const double *pI[2], *pp[2], *pc[2], *pr[2];
   for (int l = 0; l < n; ++l) {
     const Work& W = w_[link[l]];
-    pI[l] = W.IA.data(), pp[l] = W.pA.data(), pc[l] = W.c.data() + 3, pr[l] = W.r.data();
+    pI[l] = ball_I(link[l]), pp[l] = W.pA.data(), pc[l] = W.c.data() + 3, pr[l] = W.r.data();
   }
-  const double* pB[2] = {pI[0] + 18, pI[n - 1] + 18};  // I^A's blocks in its column-major storage
-  const double* pD[2] = {pI[0] + 21, pI[n - 1] + 21};
+  const double* pB[2] = {pI[0] + 6, pI[n - 1] + 6};
   const double* ppb[2] = {pp[0] + 3, pp[n - 1] + 3};
-  const M3<T> A = gather33<T>(pI, 6), B = gather33<T>(pB, 6), D = gather33<T>(pD, 6);
+  auto sym = [&](int at) {  // a symmetric block from its upper triangle at ball_I + at
+    const T s0 = gather<T>(pI, at), s1 = gather<T>(pI, at + 1), s2 = gather<T>(pI, at + 2), s3 = gather<T>(pI, at + 3),
+            s4 = gather<T>(pI, at + 4), s5 = gather<T>(pI, at + 5);
+    return M3<T>{{{s0, s1, s2}, {s1, s3, s4}, {s2, s4, s5}}};
+  };
+  const M3<T> A = sym(0), B = gather33<T>(pB), D = sym(15);
   const V3<T> pt = gather3<T>(pp), pb = gather3<T>(ppb), cb = gather3<T>(pc), r = gather3<T>(pr);
   const auto& a = A.m;
   // A^-1 by the cofactors of the symmetric A
@@ -633,19 +648,22 @@ void ArticulatedTree::articulate_ball(const int* link) const {
     const int p = link_[i].parent;
     if (p < 0) continue;
     Work& P = w_[p];
-    if (link_[p].kind == Kind::Ball) {  // the blocks a ball's pass 2 reads (Work::IA)
-      for (int b = 0; b < 3; ++b)
-        for (int c = 0; c < 3; ++c) {
-          if (c >= b) P.IA(b, c) += lane(Tm.m[b][c], l), P.IA(3 + b, 3 + c) += lane(K.m[b][c], l);
-          P.IA(b, 3 + c) += lane(M.m[b][c], l);
-        }
+    if (link_[p].kind == Kind::Ball) {  // ball_I: upper triangles and B
+      double* I = ball_I(p);
+      I[0] += lane(Tm.m[0][0], l), I[1] += lane(Tm.m[0][1], l), I[2] += lane(Tm.m[0][2], l);
+      I[3] += lane(Tm.m[1][1], l), I[4] += lane(Tm.m[1][2], l), I[5] += lane(Tm.m[2][2], l);
+      for (int c = 0; c < 3; ++c)
+        for (int b = 0; b < 3; ++b) I[6 + 3 * c + b] += lane(M.m[b][c], l);
+      I[15] += lane(K.m[0][0], l), I[16] += lane(K.m[0][1], l), I[17] += lane(K.m[0][2], l);
+      I[18] += lane(K.m[1][1], l), I[19] += lane(K.m[1][2], l), I[20] += lane(K.m[2][2], l);
     } else {
+      Mat6& I = IA(p);
       for (int b = 0; b < 3; ++b)
         for (int c = 0; c < 3; ++c) {
-          P.IA(b, c) += lane(Tm.m[b][c], l);
-          P.IA(b, 3 + c) += lane(M.m[b][c], l);
-          P.IA(3 + b, c) += lane(M.m[c][b], l);
-          P.IA(3 + b, 3 + c) += lane(K.m[b][c], l);
+          I(b, c) += lane(Tm.m[b][c], l);
+          I(b, 3 + c) += lane(M.m[b][c], l);
+          I(3 + b, c) += lane(M.m[c][b], l);
+          I(3 + b, 3 + c) += lane(K.m[b][c], l);
         }
     }
     P.pA(0) += lane(rf.x, l), P.pA(1) += lane(rf.y, l), P.pA(2) += lane(rf.z, l);
@@ -718,7 +736,7 @@ void ArticulatedTree::articulate(int i, Mat6& Ia, Vec6& pa) const {
   Eigen::Map<MatS> U(this->U(i).data(), 6, nd);
   Eigen::Map<MatD> Dinv(this->Dinv(i).data(), nd, nd);
   Eigen::Map<VecD> u(this->u(i).data(), nd);
-  U.noalias() = W.IA * S;
+  U.noalias() = IA(i) * S;
   const MatD D = S.transpose() * U;
   if constexpr (ND == Eigen::Dynamic) {
     if (nd == 1)
@@ -749,6 +767,18 @@ void ArticulatedTree::accelerate(int i, const Vec6& a1) const {
   W.a = a1 + S * qdd;
 }
 
+void ArticulatedTree::add_inertia(int i, const Mat6& I) const {
+  if (link_[i].kind != Kind::Ball) {
+    IA(i) += I;
+    return;
+  }
+  double* b = ball_I(i);
+  b[0] += I(0, 0), b[1] += I(0, 1), b[2] += I(0, 2), b[3] += I(1, 1), b[4] += I(1, 2), b[5] += I(2, 2);
+  for (int c = 0; c < 3; ++c)
+    for (int r = 0; r < 3; ++r) b[6 + 3 * c + r] += I(r, 3 + c);
+  b[15] += I(3, 3), b[16] += I(3, 4), b[17] += I(3, 5), b[18] += I(4, 4), b[19] += I(4, 5), b[20] += I(5, 5);
+}
+
 void ArticulatedTree::aba() const {
   const int n = static_cast<int>(link_.size());
   // pass 1 (I^A = I, p^A = v x* I v - f_ext) ran in kinematics(); pass 2: articulated inertias and bias forces, leaves to root
@@ -765,14 +795,14 @@ void ArticulatedTree::aba() const {
       continue;
     }
     Work& W = w_[i];
-    Mat6 Ia = W.IA;
+    Mat6 Ia = IA(i);
     Vec6 pa = W.pA;
     if (L.nd > 0)
       articulate<Eigen::Dynamic>(i, Ia, pa);
     else
       pa += Ia * W.c;
     if (L.parent >= 0) {
-      w_[L.parent].IA += shift_inertia(Ia, W.r);
+      add_inertia(L.parent, shift_inertia(Ia, W.r));
       w_[L.parent].pA += shift_force(pa, W.r);
     }
   }
@@ -867,6 +897,7 @@ void ArticulatedTree::write(const std::vector<double>& x, State& s) const {
   const double* v = x.data() + nq_;
   for (size_t i = 0; i < link_.size(); ++i) {
     const Link& L = link_[i];
+    const Shape& F = shape_[i];
     const Work& W = w_[i];
     BodyState& B = s.bodies[L.body];
     B.x = W.x;
@@ -874,7 +905,7 @@ void ArticulatedTree::write(const std::vector<double>& x, State& s) const {
       // the point mass's velocity: the parent point's plus the rod's turn (q and w untouched)
       const double phi = x[L.iq], w = v[L.iv];
       B.v = (L.parent >= 0 ? s.bodies[link_[L.parent].body].v : Vec3(Vec3::Zero())) +
-            L.length * w * Vec3(std::cos(phi), std::sin(phi), 0);
+            F.length * w * Vec3(std::cos(phi), std::sin(phi), 0);
       continue;
     }
     const Vec3 w = W.v.head<3>();
@@ -919,9 +950,10 @@ ArticulatedTree::Mat6X ArticulatedTree::subspace_at_origin(int i) const {
 
 ArticulatedTree::Mat6 ArticulatedTree::inertia_at_origin(int i) const {
   const Link& L = link_[i];
+  const Shape& F = shape_[i];
   const Work& W = w_[i];
   Mat6 Ic = Mat6::Zero();  // at the COM: [R I R^T, 0; 0, m 1] (a point mass: no rotational inertia)
-  if (L.kind != Kind::Rod && L.kind != Kind::Swing) Ic.topLeftCorner<3, 3>() = W.R * L.inertia * W.R.transpose();
+  if (L.kind != Kind::Rod && L.kind != Kind::Swing) Ic.topLeftCorner<3, 3>() = W.R * F.inertia * W.R.transpose();
   Ic.bottomRightCorner<3, 3>() = L.mass * Mat3::Identity();
   return shift_inertia(Ic, W.x);
 }

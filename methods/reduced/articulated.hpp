@@ -122,43 +122,45 @@ class ArticulatedTree {
   Eigen::MatrixXd mass_matrix(const std::vector<double>& x) const;
 
  private:
+  // What every pass reads of a link (a ball joint's kernels read nothing else: 152 bytes per link)
   struct Link {
     int body = 0;           // model body index
     int parent = -1;        // parent link, -1 for a fixed frame (world or static body)
     Kind kind = Kind::Ball;
     int iq = 0, iv = 0, nd = 0;  // offsets into q and v, degrees of freedom
+    double mass = 0;
     Vec3 anchor_p = Vec3::Zero();  // joint point in the parent's frame (in the base frame if parent = -1)
     Vec3 anchor_c = Vec3::Zero();  // joint point in the child's frame
+    Mat3 inertia_j = Mat3::Zero();  // body frame, about the joint point (a ball joint's inertia block at o)
+  };
+  // The rest, kept apart so that the passes over a ball-joint tree stream through fewer bytes
+  struct Shape {
     Vec3 axis_c = Vec3::UnitZ();   // hinge axis in the child's frame (unit)
     double length = 0;             // rod length (rod, swing)
     Quat q0 = Quat::Identity();    // hinge/fixed: parent->child relative orientation at theta = 0
     Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
     Vec3 base_x = Vec3::Zero();
     Vec3 base_j = Vec3::Zero();      // the joint point in the world (parent = -1: fixed)
-    double mass = 0;
     Mat3 inertia = Mat3::Zero();   // body frame, about the COM
-    Mat3 inertia_j = Mat3::Zero();  // body frame, about the joint point (a ball joint's inertia block at o)
   };
-  static size_t block_size(const Link& L) { return L.kind == Kind::Ball ? 15 : static_cast<size_t>((14 + L.nd) * L.nd); }
+  static size_t block_size(const Link& L) { return L.kind == Kind::Ball ? 36 : static_cast<size_t>((14 + L.nd) * L.nd); }
   static size_t qdd_offset(const Link& L) { return L.kind == Kind::Ball ? 12 : static_cast<size_t>((13 + L.nd) * L.nd); }
   // per-link scratch of one evaluation, in link order (the passes stream through it)
   struct Work {
     Quat Q;          // body->world, unit
     Mat3 R;
-    Vec3 x, j, o;    // COM, joint point and reference point o (j; x for a free root), world (a ball link keeps o only)
+    Vec3 x, o;       // COM and reference point o (the joint point; the COM for a free root), world
     Vec3 r;          // o - o_parent (X from the parent's point to o; 0 at a fixed parent)
     Vec6 v, c, pA, a;
-    Mat6 IA;         // the spatial inertia at o after kinematics(), the articulated inertia after pass 2
-                     // (a ball link keeps the blocks its pass 2 reads: the upper triangles of the
-                     // diagonal blocks and the upper-right block; the rest is not kept)
     size_t blocks = 0;  // offset of the link's run-time-size blocks in blocks_ (S, U, D^-1, u, qdd)
+    size_t ia = 0;      // index of the link's I^A in IA_ (every joint but the ball)
   };
   // The run-time-size blocks of link i at their sizes (no room kept for 6 degrees of freedom at
   // every link: the scratch of a ball-joint tree is about 0.9 KB per link, not 1.9)
   using MapS = Eigen::Map<Mat6X>;    // (6 x nd)
   using MapD = Eigen::Map<MatXX6>;   // (nd x nd)
   using MapV = Eigen::Map<VecX6>;    // (nd)
-  // (every joint but the ball: (14 + nd) nd numbers; a ball joint: G, g and qdd, 15 numbers)
+  // (every joint but the ball: (14 + nd) nd numbers; a ball joint: G, g, qdd and I^A, 36 numbers)
   MapS S(int i) const { return MapS(blocks_.data() + w_[i].blocks, 6, link_[i].nd); }  // motion subspace at o
   MapS U(int i) const { return MapS(blocks_.data() + w_[i].blocks + 6 * link_[i].nd, 6, link_[i].nd); }  // I^A S
   MapD Dinv(int i) const { return MapD(blocks_.data() + w_[i].blocks + 12 * link_[i].nd, link_[i].nd, link_[i].nd); }
@@ -167,8 +169,14 @@ class ArticulatedTree {
   // a ball joint's pass-2 results for pass 3 (articulate_ball): G = A^-1 B and g = A^-1 u'
   Eigen::Map<Mat3> ball_G(int i) const { return Eigen::Map<Mat3>(blocks_.data() + w_[i].blocks); }
   Eigen::Map<Vec3> ball_g(int i) const { return Eigen::Map<Vec3>(blocks_.data() + w_[i].blocks + 9); }
+  // I^A of link i: the spatial inertia at o after kinematics(), the articulated inertia after
+  // pass 2. A ball link keeps the 21 numbers its pass 2 reads, in ball_I: with I^A = [A B; B^T D],
+  // A's upper triangle row by row (6), B column by column (9) and D's upper triangle (6)
+  Mat6& IA(int i) const { return IA_[w_[i].ia]; }
+  double* ball_I(int i) const { return blocks_.data() + w_[i].blocks + 15; }
+  void add_inertia(int i, const Mat6& I) const;  // I^A_i += I (symmetric I: a ball link adds its upper triangles)
 
-  // Q, R, x, j, o, r, S and the spatial inertia (in IA) of every link; with velocities also v, c
+  // Q, R, x, o, r, S and the spatial inertia (in I^A) of every link; with velocities also v, c
   // and the ABA's pass 1 (I^A = the spatial inertia, p^A)
   // (without `dynamics`: poses and velocities only, for write())
   void kinematics(const double* q, const double* v, bool dynamics = true) const;
@@ -201,6 +209,7 @@ class ArticulatedTree {
   Mat6 inertia_at_origin(int i) const;
 
   std::vector<Link> link_;
+  std::vector<Shape> shape_;  // (links)
   int nq_ = 0, nv_ = 0;
   bool point_masses_ = false;
   Vec3 g_ = Vec3::Zero();
@@ -209,7 +218,8 @@ class ArticulatedTree {
   // (greedily in link order; set_pairs(false) takes every link alone)
   std::vector<char> pair_;
   mutable std::vector<Work> w_;
-  mutable std::vector<double> blocks_;  // (sum over links of (14 + nd) nd)
+  mutable std::vector<double> blocks_;
+  mutable std::vector<Mat6> IA_;  // (links but the ball joints)  // (sum over links of (14 + nd) nd)
 };
 
 }  // namespace mb
