@@ -156,7 +156,7 @@ class ArticulatedTree {
     size_t ia = 0;      // index of the link's I^A in IA_ (every joint but the ball)
   };
   // The run-time-size blocks of link i at their sizes (no room kept for 6 degrees of freedom at
-  // every link: the scratch of a ball-joint tree is about 0.9 KB per link, not 1.9)
+  // every link: a ball link's scratch, its Work and blocks, is 672 bytes)
   using MapS = Eigen::Map<Mat6X>;    // (6 x nd)
   using MapD = Eigen::Map<MatXX6>;   // (nd x nd)
   using MapV = Eigen::Map<VecX6>;    // (nd)
