@@ -149,10 +149,23 @@ TEST_CASE("ball joints in pairs (two per SSE2 packet) give the bits of one at a 
   }
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1, 1);
+  // the tree with hinges at every other depth: pairs of ball links under hinge links (in the
+  // catalog tree every pair hangs from a ball link; mixed_tree has no two ball siblings)
+  mb::Model levels = mb::build_model("tree:joints=63");
+  for (mb::Joint& j : levels.joints) {
+    const int child = std::max(j.a, j.b);  // body i + 1 is node i of the binary tree, at depth 1 + floor(log2(i + 1))
+    if (static_cast<int>(std::floor(std::log2(child))) % 2 == 1) continue;
+    const mb::Quat qa = levels.bodies[j.a].orientation, qb = levels.bodies[j.b].orientation;
+    const mb::Vec3 u = mb::Vec3(0.3, 0.2, 1).normalized();
+    j.type = mb::JointType::Hinge;
+    j.axis_a = qa.conjugate() * u;
+    j.axis_b = qb.conjugate() * u;
+  }
   const std::pair<const char*, mb::Model> cases[] = {{"tree:joints=63", mb::build_model("tree:joints=63")},
                                                      {"tree:joints=63,anchor=ball", mb::build_model("tree:joints=63,anchor=ball")},
                                                      {"mixed tree, free", mixed_tree(63, false)},
-                                                     {"mixed tree, anchored", mixed_tree(63, true)}};
+                                                     {"mixed tree, anchored", mixed_tree(63, true)},
+                                                     {"ball pairs under hinges", levels}};
   for (const auto& [name, model] : cases) {
     mb::ArticulatedTree paired = mb::ArticulatedTree::extract(model), alone = paired;
     alone.set_pairs(false);

@@ -1,13 +1,15 @@
 // Small vectors, quaternions and 3 x 3 matrices on a number type T: double (one body or link) or
 // Eigen::Array2d (two, one per lane of an SSE2 packet). Every operation acts lane by lane, so an
-// item gets the same bits on a lane as alone. The shared part behind the paired free motion
+// item gets the same bits on a lane as alone (where the compiler forms no fused multiply-add from
+// a scalar product and sum: the x86-64 SSE2 build of the presets). The shared part behind the paired free motion
 // (free_motion.cpp) and the paired ball joints of the articulated-body algorithm
 // (methods/reduced/articulated.cpp).
 //
 // cross, product, rotate and times are Eigen's formulas term by term (its cross product, its SSE2
 // Quaternion<double> product and q * v, its 3 x 3 matrix-vector product), so on doubles they give
-// the bits of the Eigen expressions they replace (tests/impulse_test.cpp checks them against those
-// expressions). Every helper is always inlined: an Array2d triple returned through memory costs
+// the bits of the Eigen expressions they replace (tests/impulse_test.cpp checks the free motion
+// built from them against those expressions). The other helpers (dot, times_transpose, the
+// gathers) are ours, not Eigen's order. Every helper is always inlined: an Array2d triple returned through memory costs
 // more than its arithmetic.
 #pragma once
 #include <cmath>

@@ -71,6 +71,7 @@
 // each (accepted) step. The projection moves q by the step's local error (O(h^5) for RK4), so it
 // does not lower the order (standard projection, hairer2006 IV.4).
 #pragma once
+#include <cassert>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -109,7 +110,8 @@ class ArticulatedTree {
   // dxdt = (q', qdd) with qdd from the articulated-body algorithm; mutable scratch (not thread-shared)
   void derivative(const std::vector<double>& x, std::vector<double>& dxdt) const;
   // ball joints on one parent in pairs (two per SSE2 packet, the default) or one at a time: the
-  // same bits either way (tests)
+  // same bits either way where the compiler forms no fused multiply-add (the x86-64 SSE2 build of
+  // the presets; tests)
   void set_pairs(bool on);
   // projects the quaternions of x to unit length
   void normalize(std::vector<double>& x) const;
@@ -122,7 +124,8 @@ class ArticulatedTree {
   Eigen::MatrixXd mass_matrix(const std::vector<double>& x) const;
 
  private:
-  // What every pass reads of a link (a ball joint's kernels read nothing else: 152 bytes per link)
+  // What every pass reads of a link (152 bytes; of a link's own setup, a ball joint's kernels read
+  // nothing else but for a root ball's base frame in Shape)
   struct Link {
     int body = 0;           // model body index
     int parent = -1;        // parent link, -1 for a fixed frame (world or static body)
@@ -152,7 +155,7 @@ class ArticulatedTree {
     Vec3 x, o;       // COM and reference point o (the joint point; the COM for a free root), world
     Vec3 r;          // o - o_parent (X from the parent's point to o; 0 at a fixed parent)
     Vec6 v, c, pA, a;
-    size_t blocks = 0;  // offset of the link's run-time-size blocks in blocks_ (S, U, D^-1, u, qdd)
+    size_t blocks = 0;  // offset of the link's blocks in blocks_ (S, U, D^-1, u, qdd; a ball: G, g, qdd, ball_I)
     size_t ia = 0;      // index of the link's I^A in IA_ (every joint but the ball)
   };
   // The run-time-size blocks of link i at their sizes (no room kept for 6 degrees of freedom at
@@ -161,22 +164,23 @@ class ArticulatedTree {
   using MapD = Eigen::Map<MatXX6>;   // (nd x nd)
   using MapV = Eigen::Map<VecX6>;    // (nd)
   // (every joint but the ball: (14 + nd) nd numbers; a ball joint: G, g, qdd and I^A, 36 numbers)
-  MapS S(int i) const { return MapS(blocks_.data() + w_[i].blocks, 6, link_[i].nd); }  // motion subspace at o
-  MapS U(int i) const { return MapS(blocks_.data() + w_[i].blocks + 6 * link_[i].nd, 6, link_[i].nd); }  // I^A S
-  MapD Dinv(int i) const { return MapD(blocks_.data() + w_[i].blocks + 12 * link_[i].nd, link_[i].nd, link_[i].nd); }
-  MapV u(int i) const { return MapV(blocks_.data() + w_[i].blocks + (12 + link_[i].nd) * link_[i].nd, link_[i].nd); }
+  MapS S(int i) const { assert(link_[i].kind != Kind::Ball); return MapS(blocks_.data() + w_[i].blocks, 6, link_[i].nd); }  // motion subspace at o
+  MapS U(int i) const { assert(link_[i].kind != Kind::Ball); return MapS(blocks_.data() + w_[i].blocks + 6 * link_[i].nd, 6, link_[i].nd); }  // I^A S
+  MapD Dinv(int i) const { assert(link_[i].kind != Kind::Ball); return MapD(blocks_.data() + w_[i].blocks + 12 * link_[i].nd, link_[i].nd, link_[i].nd); }
+  MapV u(int i) const { assert(link_[i].kind != Kind::Ball); return MapV(blocks_.data() + w_[i].blocks + (12 + link_[i].nd) * link_[i].nd, link_[i].nd); }
   MapV qdd(int i) const { return MapV(blocks_.data() + w_[i].blocks + qdd_offset(link_[i]), link_[i].nd); }
   // a ball joint's pass-2 results for pass 3 (articulate_ball): G = A^-1 B and g = A^-1 u'
-  Eigen::Map<Mat3> ball_G(int i) const { return Eigen::Map<Mat3>(blocks_.data() + w_[i].blocks); }
+  Eigen::Map<Mat3> ball_G(int i) const { assert(link_[i].kind == Kind::Ball); return Eigen::Map<Mat3>(blocks_.data() + w_[i].blocks); }
   Eigen::Map<Vec3> ball_g(int i) const { return Eigen::Map<Vec3>(blocks_.data() + w_[i].blocks + 9); }
   // I^A of link i: the spatial inertia at o after kinematics(), the articulated inertia after
   // pass 2. A ball link keeps the 21 numbers its pass 2 reads, in ball_I: with I^A = [A B; B^T D],
   // A's upper triangle row by row (6), B column by column (9) and D's upper triangle (6)
-  Mat6& IA(int i) const { return IA_[w_[i].ia]; }
-  double* ball_I(int i) const { return blocks_.data() + w_[i].blocks + 15; }
+  Mat6& IA(int i) const { assert(link_[i].kind != Kind::Ball); return IA_[w_[i].ia]; }
+  double* ball_I(int i) const { assert(link_[i].kind == Kind::Ball); return blocks_.data() + w_[i].blocks + 15; }
   void add_inertia(int i, const Mat6& I) const;  // I^A_i += I (symmetric I: a ball link adds its upper triangles)
 
-  // Q, R, x, o, r, S and the spatial inertia (in I^A) of every link; with velocities also v, c
+  // Q, R, x, o, r, S and the spatial inertia (in I^A; a ball link: no S, the inertia in ball_I) of
+  // every link; with velocities also v, c
   // and the ABA's pass 1 (I^A = the spatial inertia, p^A)
   // (without `dynamics`: poses and velocities only, for write())
   void kinematics(const double* q, const double* v, bool dynamics = true) const;
@@ -194,7 +198,8 @@ class ArticulatedTree {
   // world-aligned joint axes, where a ball joint passes on an articulated inertia [0 0; 0 K] and a
   // bias force (0, f): no moment through a ball (see articulate_ball)
   // On a number type T: double for one link (link[0]), Eigen::Array2d for two (link[0], link[1]:
-  // ball joints on one parent, one per SSE2 lane; lanes.hpp) with the same bits as one at a time.
+  // ball joints on one parent, one per SSE2 lane; lanes.hpp) with the same bits as one at a time
+  // (without fused multiply-adds, as the presets build).
   template <class T>
   void kinematics_ball(const int* link, const double* q, const double* v, bool dynamics) const;
   template <class T>
@@ -218,8 +223,8 @@ class ArticulatedTree {
   // (greedily in link order; set_pairs(false) takes every link alone)
   std::vector<char> pair_;
   mutable std::vector<Work> w_;
-  mutable std::vector<double> blocks_;
-  mutable std::vector<Mat6> IA_;  // (links but the ball joints)  // (sum over links of (14 + nd) nd)
+  mutable std::vector<double> blocks_;  // (sum over links of block_size)
+  mutable std::vector<Mat6> IA_;        // (links but the ball joints)
 };
 
 }  // namespace mb
