@@ -223,12 +223,14 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
     // each block padded to an even number of entries: every block starts on 16 bytes (SSE2 packets)
     const size_t dd = (static_cast<size_t>(sl.dim) * static_cast<size_t>(sl.dim) + 1) / 2 * 2;
     const size_t dp = (static_cast<size_t>(sl.dim) * static_cast<size_t>(sl.pdim) + 1) / 2 * 2;
-    if (nstore + 2 * dd + dp > std::numeric_limits<unsigned>::max())
+    if (nstore + dd + dp > std::numeric_limits<unsigned>::max())
       throw UnsupportedModel("tree solver: the factor would need more than 2^32 numbers");
+    // D_i^-1 overwrites D_i: invert_fixed reads D_i into a copy before it writes D_i^-1, and
+    // nothing reads D_i after that (a general-kernel node keeps Dfac_ and never writes D_i^-1)
     sl.D = static_cast<unsigned>(nstore);
-    sl.Dinv = static_cast<unsigned>(nstore + dd);
-    sl.T = static_cast<unsigned>(nstore + 2 * dd);
-    nstore += 2 * dd + dp;
+    sl.Dinv = sl.D;
+    sl.T = static_cast<unsigned>(nstore + dd);
+    nstore += dd + dp;
     sl.z = static_cast<unsigned>(nz);
     nz += (static_cast<size_t>(sl.dim) + 1) / 2 * 2;
     if (kernel_[i] == Kernel::General) fac_[i] = nfac++;

@@ -148,10 +148,11 @@ class TreeSolver {
   std::vector<int> row_;                     // (nnodes) first row of a joint node in b and x, -1 for bodies
   std::vector<Kernel> kernel_;               // (nnodes)
   // The numeric blocks of node i at their sizes, one after the other in elimination order (a
-  // ball-joint tree needs 1.0 KB per joint, not the 3.4 of four blocks kept at the maximum size
-  // 6 x 6): D_i (d x d, accumulated over the children), D_i^-1 (d x d, fixed-size kernels) and
-  // T_i = D_i^-1 H_i,p(i) (d x d_p, empty for roots); z_i (d) the solve's scratch. H_i,p(i) = -J
-  // is read from the constraint system where it is needed and not kept.
+  // ball-joint tree needs 656 bytes per joint, not the 3.4 KB of four blocks kept at the maximum
+  // size 6 x 6): D_i (d x d, accumulated over the children), which a fixed-size kernel overwrites
+  // with D_i^-1 once it has read it (Dinv(i) is D(i)'s place), and T_i = D_i^-1 H_i,p(i) (d x d_p,
+  // empty for roots); z_i (d) the solve's scratch. H_i,p(i) = -J is read from the constraint
+  // system where it is needed and not kept.
   using BlockMap = Eigen::Map<Block>;
   using VecMap = Eigen::Map<Vec>;
   BlockMap D(int i) { return {store_.data() + slot_[i].D, slot_[i].dim, slot_[i].dim}; }
