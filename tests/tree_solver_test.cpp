@@ -225,8 +225,9 @@ long dense_L_blocks(const mb::ConstraintSystem& cs, const mb::TreeSolver& ts, co
       for (int side = 0; side < 2; ++side)
         if (!nodes[v].is_joint && blk.body[side] == nodes[v].index) {
           const int i = where[u], k = where[v], di = nodes[u].dim, dk = nodes[v].dim;
-          S.block(off[i], off[k], di, dk) = -blk.J[side].topLeftCorner(di, dk);
-          S.block(off[k], off[i], dk, di) = -blk.J[side].topLeftCorner(di, dk).transpose();
+          const mb::Mat6 J = cs.jacobian(blk, side);
+          S.block(off[i], off[k], di, dk) = -J.topLeftCorner(di, dk);
+          S.block(off[k], off[i], dk, di) = -J.topLeftCorner(di, dk).transpose();
         }
   }
   // right-looking block elimination, counting the nonzero L_ik
@@ -530,10 +531,11 @@ TEST_CASE("ball joints by cross products give the bits of the full-size block pr
         if (k < 0) continue;
         mb::Vec6 V;
         V << s.bodies[k].v, s.bodies[k].w;
-        ej.noalias() += blk.J[side] * V;
+        const mb::Mat6 J = cs.jacobian(blk, side);
+        ej.noalias() += J * V;
         mb::Vec6 xb = mb::Vec6::Zero();
         xb.head<3>() = x[1].segment<3>(blk.row);
-        const mb::Vec6 dV = cs.mass_inverse(k) * (blk.J[side].transpose() * xb).eval();
+        const mb::Vec6 dV = cs.mass_inverse(k) * (J.transpose() * xb).eval();
         expect.bodies[k].v += dV.head<3>();
         expect.bodies[k].w += dV.tail<3>();
       }

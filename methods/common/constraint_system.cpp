@@ -31,16 +31,15 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
   const int nb = static_cast<int>(m.bodies.size());
   body_dim_.assign(nb, 0);
   body_col_.assign(nb, -1);
-  M_.assign(nb, Mat6::Zero());
-  Minv_.assign(nb, Mat6::Zero());
+  mass_.assign(nb, BodyMass{});
   inertia_inv_.assign(nb, Mat3::Zero());
   for (int k = 0; k < nb; ++k) {
     const Body& b = m.bodies[k];
     if (b.is_static) continue;
     if (!b.particle) inertia_inv_[k] = b.inertia.inverse();
     body_dim_[k] = b.particle ? 3 : 6;
-    M_[k].topLeftCorner<3, 3>() = b.mass * Mat3::Identity();
-    Minv_[k].topLeftCorner<3, 3>() = (1.0 / b.mass) * Mat3::Identity();
+    mass_[k].m = b.mass;
+    mass_[k].inv_m = 1.0 / b.mass;
     body_col_[k] = ncols_;
     ncols_ += body_dim_[k];
   }
@@ -65,8 +64,6 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
                                            joint_type_name(J.type), m.bodies[k].name));
     }
     if (b.body[0] < 0 && b.body[1] < 0) continue;  // joins two fixed frames: nothing to do
-    for (int s = 0; s < 2; ++s)  // a ball joint's constant part of J (update() writes the rest)
-      if (b.ball && b.body[s] >= 0) b.J[s].topLeftCorner<3, 3>() = (s == 0 ? 1.0 : -1.0) * Mat3::Identity();
     nrows_ += b.dim;
     blocks_.push_back(b);
   }
@@ -84,21 +81,21 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     // the translational part is constant (set by the constructor); the rotational one turns with the body
     if (body_dim_[k] == 6) {
       Mat3 R = s.bodies[k].q.toRotationMatrix();
+      BodyMass& mk = mass_[k];
       if (!is_diagonal(b.inertia)) {
-        M_[k].bottomRightCorner<3, 3>() = R * b.inertia * R.transpose();
-        Minv_[k].bottomRightCorner<3, 3>() = R * inertia_inv_[k] * R.transpose();
+        mk.I = R * b.inertia * R.transpose();
+        mk.Iinv = R * inertia_inv_[k] * R.transpose();
         continue;
       }
       // a diagonal I (principal axes; its inverse's cofactors are then diagonal too): R I scales
       // the columns of R (the numbers of the full product, whose sums add zeros to them, but for
       // the sign of an exact zero), and (R I) R^T is summed as Eigen sums R I R^T into a block of
-      // the 6 x 6 matrix, r_0 + (r_1 + r_2): the same bits
+      // a 6 x 6 matrix, r_0 + (r_1 + r_2): the same bits
       const Vec3 I = b.inertia.diagonal(), Iinv = inertia_inv_[k].diagonal();
       for (int a = 0; a < 3; ++a)
         for (int c = 0; c < 3; ++c) {
-          M_[k](3 + a, 3 + c) = (R(a, 0) * I[0]) * R(c, 0) + ((R(a, 1) * I[1]) * R(c, 1) + (R(a, 2) * I[2]) * R(c, 2));
-          Minv_[k](3 + a, 3 + c) =
-              (R(a, 0) * Iinv[0]) * R(c, 0) + ((R(a, 1) * Iinv[1]) * R(c, 1) + (R(a, 2) * Iinv[2]) * R(c, 2));
+          mk.I(a, c) = (R(a, 0) * I[0]) * R(c, 0) + ((R(a, 1) * I[1]) * R(c, 1) + (R(a, 2) * I[2]) * R(c, 2));
+          mk.Iinv(a, c) = (R(a, 0) * Iinv[0]) * R(c, 0) + ((R(a, 1) * Iinv[1]) * R(c, 1) + (R(a, 2) * Iinv[2]) * R(c, 2));
         }
     }
   }
@@ -107,14 +104,13 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     JointBlock& b = blocks_[bi];
     const Joint& J = m.joints[b.joint];
     if (b.ball) {
-      // P = 1 (the projections stay the identity) and J = sign [I, -r*], whose identity part the
-      // constructor wrote: only the lever arms turn (the numbers of the general form below)
+      // P = 1 (the projections stay the identity) and J = sign [I, -r*] (jacobian()): only the
+      // lever arms turn
       const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
       for (int side = 0; side < 2; ++side) {
         const int k = b.body[side];
         if (k < 0) continue;
         b.lever[side] = s.bodies[k].q * anchors[side];
-        if (body_dim_[k] == 6) b.J[side].block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * cross_matrix(b.lever[side]);
       }
       continue;
     }
@@ -149,7 +145,7 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     for (int side = 0; side < 2; ++side) {
       const int k = b.body[side];
       if (k < 0) continue;  // its block stays zero (set by the constructor)
-      b.J[side].setZero();
+      b.J_kept[side].setZero();
       const double sign = side == 0 ? 1.0 : -1.0;
       // lever arm: for a line or plane the force acts at b's point, which slides along the line or
       // plane of a (lever r_a - d); this is the exact derivative of n(q_a).(a - b), including the
@@ -158,15 +154,44 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       if (side == 0 && (parts.trans == TransPart::Line || parts.trans == TransPart::Plane)) r -= joint_separation(m, s, J);
       if (parts.trans == TransPart::Point) {
         // P = 1 (a fixed joint's three translational rows): the blocks without the product by P (the same numbers)
-        b.J[side].topLeftCorner<3, 3>() = sign * Mat3::Identity();
-        if (body_dim_[k] == 6) b.J[side].block<3, 3>(0, 3) = -sign * cross_matrix(r);
+        b.J_kept[side].topLeftCorner<3, 3>() = sign * Mat3::Identity();
+        if (body_dim_[k] == 6) b.J_kept[side].block<3, 3>(0, 3) = -sign * cross_matrix(r);
       } else {
-        b.J[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
-        if (body_dim_[k] == 6) b.J[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
+        b.J_kept[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
+        if (body_dim_[k] == 6) b.J_kept[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
       }
-      if (body_dim_[k] == 6 && nr > 0) b.J[side].block(nt, 3, nr, 3) = sign * Pr.topRows(nr);
+      if (body_dim_[k] == 6 && nr > 0) b.J_kept[side].block(nt, 3, nr, 3) = sign * Pr.topRows(nr);
     }
   }
+}
+
+Mat6 ConstraintSystem::jacobian(const JointBlock& b, int side) const {
+  if (!b.ball) return b.J_kept[side];
+  // sign [I, -r*] on a rigid body, sign [I] on a particle, zero for the world: the numbers the
+  // general form of update() gives with P = 1
+  Mat6 J = Mat6::Zero();
+  const int k = b.body[side];
+  if (k < 0) return J;
+  const double sign = side == 0 ? 1.0 : -1.0;
+  J.topLeftCorner<3, 3>() = sign * Mat3::Identity();
+  if (body_dim_[k] == 6) J.block<3, 3>(0, 3) = -sign * cross_matrix(b.lever[side]);
+  return J;
+}
+
+Mat6 ConstraintSystem::mass(int k) const {
+  Mat6 M = Mat6::Zero();
+  if (body_dim_[k] == 0) return M;
+  M.topLeftCorner<3, 3>() = mass_[k].m * Mat3::Identity();
+  if (body_dim_[k] == 6) M.bottomRightCorner<3, 3>() = mass_[k].I;
+  return M;
+}
+
+Mat6 ConstraintSystem::mass_inverse(int k) const {
+  Mat6 M = Mat6::Zero();
+  if (body_dim_[k] == 0) return M;
+  M.topLeftCorner<3, 3>() = mass_[k].inv_m * Mat3::Identity();
+  if (body_dim_[k] == 6) M.bottomRightCorner<3, 3>() = mass_[k].Iinv;
+  return M;
 }
 
 void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
@@ -254,13 +279,15 @@ void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b,
       continue;
     }
     if (n == 6) {
-      e.noalias() += b.J[side] * V;  // fixed size: the rows past dim are zero in J
+      e.noalias() += b.J_kept[side] * V;  // fixed size: the rows past dim are zero in J (not a ball: above)
       continue;
     }
     // a particle: each row's sum in the order of Eigen's run-time-size product, e_r + ((J_r0 v_0 +
     // J_r1 v_1) + J_r2 v_2), written out (the same bits, without the general product's dispatch)
     const Vec3& v = s.bodies[k].v;
-    for (int r = 0; r < b.dim; ++r) e[r] += (b.J[side](r, 0) * v[0] + b.J[side](r, 1) * v[1]) + b.J[side](r, 2) * v[2];
+    Mat6 scratch;
+    const Mat6& J = jacobian_ref(b, side, scratch);
+    for (int r = 0; r < b.dim; ++r) e[r] += (J(r, 0) * v[0] + J(r, 1) * v[1]) + J(r, 2) * v[2];
   }
 }
 
@@ -319,11 +346,11 @@ namespace {
 // world inverse inertia W): the products of the fixed-size M^-1 (J^T x) that are not zero, in
 // their order (each sum of J^T x has two nonzero terms; the 6 x 6 M^-1 times a vector sums its
 // columns in ascending order, which a 3 x 3 product does not for its last row): the same bits
-inline void ball_impulse(const Mat6& Mi, const Vec3& r, int side, const Vec3& x, BodyState& body) {
+inline void ball_impulse(double inv_m, const Mat3& W, const Vec3& r, int side, const Vec3& x, BodyState& body) {
   const Vec3 xs = side == 0 ? x : Vec3(-x);
   const Vec3 y = r.cross(xs);
-  body.v += Mi(0, 0) * xs;
-  for (int a = 0; a < 3; ++a) body.w[a] += (Mi(3 + a, 3) * y[0] + Mi(3 + a, 4) * y[1]) + Mi(3 + a, 5) * y[2];
+  body.v += inv_m * xs;
+  for (int a = 0; a < 3; ++a) body.w[a] += (W(a, 0) * y[0] + W(a, 1) * y[1]) + W(a, 2) * y[2];
 }
 }  // namespace
 
@@ -333,13 +360,13 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
     if (k < 0) continue;
     const int n = body_dim_[k];
     if (n == 6 && b.ball) {
-      ball_impulse(Minv_[k], b.lever[side], side, x.head<3>(), s.bodies[k]);
+      ball_impulse(mass_[k].inv_m, mass_[k].Iinv, b.lever[side], side, x.head<3>(), s.bodies[k]);
       continue;
     }
     if (n == 6) {
       // a rigid body: fixed-size products (the rows of J past dim are zero; the entries of x past
       // dim are ignored that way, both callers pass finite ones)
-      const Vec6 dV = Minv_[k] * (b.J[side].transpose() * x).eval();
+      const Vec6 dV = mass_inverse(k) * (b.J_kept[side].transpose() * x).eval();  // not a ball: above
       s.bodies[k].v += dV.head<3>();
       s.bodies[k].w += dV.tail<3>();
       continue;
@@ -347,12 +374,13 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
     // a particle: M^-1 = 1/m (diagonal, set by the constructor), so M^-1 J^T x is J^T x scaled, and
     // for one row (a rod) J^T x is one product per entry: the numbers of the general products,
     // without their dispatch
-    const double inv_m = Minv_[k](0, 0);
+    const double inv_m = mass_[k].inv_m;
     if (b.dim == 1) {
-      s.bodies[k].v += inv_m * (b.J[side].row(0).head<3>().transpose() * x[0]);
+      s.bodies[k].v += inv_m * (b.J_kept[side].row(0).head<3>().transpose() * x[0]);  // a rod: not a ball
       continue;
     }
-    const Vec3 y = b.J[side].topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);
+    Mat6 scratch;
+    const Vec3 y = jacobian_ref(b, side, scratch).topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);
     s.bodies[k].v += inv_m * y;
   }
 }
@@ -363,7 +391,7 @@ void ConstraintSystem::apply_impulse(const Eigen::VectorXd& x, State& s) const {
     if (b.ball && rigid_ends(b)) {  // the path of apply_block_impulse, without the call
       const Vec3 xj = x.segment<3>(b.row);
       for (int side = 0; side < 2; ++side)
-        if (b.body[side] >= 0) ball_impulse(Minv_[b.body[side]], b.lever[side], side, xj, s.bodies[b.body[side]]);
+        if (const int k = b.body[side]; k >= 0) ball_impulse(mass_[k].inv_m, mass_[k].Iinv, b.lever[side], side, xj, s.bodies[k]);
       continue;
     }
     if (b.dim == 3)
@@ -381,8 +409,9 @@ Mat6 ConstraintSystem::coupling(const JointBlock& i, const JointBlock& j) const 
       const int k = i.body[si];
       if (k < 0 || k != j.body[sj]) continue;
       const int n = body_dim_[k];
-      A.topLeftCorner(i.dim, j.dim) += i.J[si].topLeftCorner(i.dim, n) * Minv_[k].topLeftCorner(n, n) *
-                                       j.J[sj].topLeftCorner(j.dim, n).transpose();
+      const Mat6 Minv = mass_inverse(k), Ji = jacobian(i, si), Jj = jacobian(j, sj);
+      A.topLeftCorner(i.dim, j.dim) += Ji.topLeftCorner(i.dim, n) * Minv.topLeftCorner(n, n) *
+                                       Jj.topLeftCorner(j.dim, n).transpose();
     }
   return A;
 }

@@ -43,14 +43,18 @@ struct JointBlock {
   int row = 0;           // first row in the constraint vector
   int body[2] = {-1, -1};  // model body index of a and b, or -1 for the world / a static body
   int rot_row = 0;       // rows [0, rot_row) are translational, [rot_row, dim) rotational
-  Mat6 J[2] = {Mat6::Zero(), Mat6::Zero()};  // (dim x bodydim) Jacobian blocks, top-left part valid
-  Mat3 P_trans = Mat3::Identity();  // projection of the translational rows (rod: 1, line: 2, plane: 1), set by update()
-  Mat3 P_rot = Mat3::Identity();    // projection of the rotational rows (axis: 2, twist: 1), set by update()
-  // A ball joint (three translational rows, P = 1): J[side] = sign [I, -lever[side]*] for a rigid
-  // body (sign +1 for a, -1 for b), J[side] = sign [I] for a particle. The kernels that act on its
-  // blocks by cross products instead of 6 x 6 products read the lever arms (set by update()).
+  // A ball joint (three translational rows, P = 1): J_side = sign [I, -lever[side]*] for a rigid
+  // body (sign +1 for a, -1 for b), J_side = sign [I] for a particle. Its blocks are not kept: the
+  // kernels act on them by cross products with the lever arms (set by update()), and
+  // ConstraintSystem::jacobian() forms them where a 6 x 6 block is wanted. The lever arms sit
+  // beside the indices, so that a pass over ball joints reads the first 80 bytes of a block only.
   bool ball = false;
   Vec3 lever[2] = {Vec3::Zero(), Vec3::Zero()};
+  // (dim x bodydim) Jacobian blocks, top-left part valid, of every block but a ball joint's (zero
+  // there): read them through ConstraintSystem::jacobian() unless the block is known not a ball
+  Mat6 J_kept[2] = {Mat6::Zero(), Mat6::Zero()};
+  Mat3 P_trans = Mat3::Identity();  // projection of the translational rows (rod: 1, line: 2, plane: 1), set by update()
+  Mat3 P_rot = Mat3::Identity();    // projection of the rotational rows (axis: 2, twist: 1), set by update()
 };
 
 class ConstraintSystem {
@@ -66,8 +70,23 @@ class ConstraintSystem {
   int body_col(int body) const { return body_col_[body]; }     // first column, -1 if none
   const std::vector<JointBlock>& blocks() const { return blocks_; }
   const std::vector<int>& blocks_of(int body) const { return touching_[static_cast<size_t>(body)]; }  // blocks acting on a body
-  const Mat6& mass(int body) const { return M_[body]; }          // (dim x dim) M_k
-  const Mat6& mass_inverse(int body) const { return Minv_[body]; }
+  // J_i,side of block b (dim x bodydim, top-left part valid, zero else) with the lever arms of the
+  // last update(): the kept block, or a ball joint's formed from its lever arm
+  Mat6 jacobian(const JointBlock& b, int side) const;
+  // jacobian(b, side) without a copy where the block is kept (scratch holds a ball joint's)
+  const Mat6& jacobian_ref(const JointBlock& b, int side, Mat6& scratch) const {
+    if (!b.ball) return b.J_kept[side];
+    scratch = jacobian(b, side);
+    return scratch;
+  }
+  // M_k and M_k^-1 as 6 x 6 matrices (dim x dim top-left part valid, the rest zero), formed from
+  // the parts kept: the mass and, for a rigid body, the world inertia and its inverse
+  Mat6 mass(int body) const;
+  Mat6 mass_inverse(int body) const;
+  double mass_scalar(int body) const { return mass_[body].m; }
+  double inverse_mass(int body) const { return mass_[body].inv_m; }
+  const Mat3& world_inertia(int body) const { return mass_[body].I; }              // R I R^T (rigid bodies)
+  const Mat3& world_inertia_inverse(int body) const { return mass_[body].Iinv; }   // R I^-1 R^T
   const Mat3& inertia_inverse(int body) const { return inertia_inv_[body]; }  // body frame (rigid bodies; zero else)
   const std::vector<Mat3>& inertia_inverses() const { return inertia_inv_; }     // (nbody)
 
@@ -109,7 +128,13 @@ class ConstraintSystem {
   int nrows_ = 0, ncols_ = 0;
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
-  std::vector<Mat6> M_, Minv_;
+  // A dynamic body's M_k = diag(m I, R I R^T) and M_k^-1 = diag(I / m, R I^-1 R^T) by their parts
+  // (160 bytes, where two 6 x 6 matrices took 576: the passes of a step read them all)
+  struct BodyMass {
+    double m = 0, inv_m = 0;
+    Mat3 I = Mat3::Zero(), Iinv = Mat3::Zero();
+  };
+  std::vector<BodyMass> mass_;
   std::vector<Mat3> inertia_inv_;  // per body: the inverse of its body-frame inertia (constant)
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
   // both ends of the block rigid bodies or fixed frames (no particle)

@@ -39,6 +39,16 @@ bool nonzero(const M& B) {
 
 using Mat3d = Eigen::Matrix3d;
 
+// D_k = M_k of a rigid body written into its 6 x 6 place: the mass on the translational diagonal,
+// the world inertia in the rotational block, zeros elsewhere (the numbers of ConstraintSystem::mass())
+void body_mass(const ConstraintSystem& cs, int k, double* d) {
+  Eigen::Map<Mat6> D{d};
+  D.setZero();
+  const double m = cs.mass_scalar(k);
+  D(0, 0) = D(1, 1) = D(2, 2) = m;
+  D.bottomRightCorner<3, 3>() = cs.world_inertia(k);
+}
+
 // The inverse of a symmetric definite 3 x 3 block (of either sign) by Eigen's closed form
 // (cofactors). Returns |det D| / |D00 D11 D22|: 1 for a diagonal block, in (0, 1] for a
 // definite one (Hadamard), about the round-off for one with dependent rows; unchanged by a
@@ -246,17 +256,19 @@ void TreeSolver::parent_block(const ConstraintSystem& cs, int i, M& H) const {
   const Node& nd = nodes_[i];
   const Node& p = nodes_[nd.parent];
   // H_joint,body = -J_i,k; H_body,joint = -J_i,k^T
+  Mat6 scratch;
+  const Mat6& J = cs.jacobian_ref(cs.blocks()[nd.is_joint ? nd.index : p.index], nd.side, scratch);
   if constexpr (M::RowsAtCompileTime == Eigen::Dynamic) {
     if (nd.is_joint)
-      H = -cs.blocks()[nd.index].J[nd.side].topLeftCorner(nd.dim, p.dim);
+      H = -J.topLeftCorner(nd.dim, p.dim);
     else
-      H = -cs.blocks()[p.index].J[nd.side].topLeftCorner(p.dim, nd.dim).transpose();
+      H = -J.topLeftCorner(p.dim, nd.dim).transpose();
   } else {
     constexpr int DI = M::RowsAtCompileTime, DP = M::ColsAtCompileTime;
     if (nd.is_joint)
-      H = -cs.blocks()[nd.index].J[nd.side].template topLeftCorner<DI, DP>();
+      H = -J.template topLeftCorner<DI, DP>();
     else
-      H = -cs.blocks()[p.index].J[nd.side].template topLeftCorner<DP, DI>().transpose();
+      H = -J.template topLeftCorner<DP, DI>().transpose();
   }
 }
 
@@ -282,7 +294,7 @@ void TreeSolver::factor(const ConstraintSystem& cs) {
     if (nd.dim == 3 && nd.is_joint)
       Eigen::Map<Mat3d>{d}.setZero();  // the common sizes at compile time
     else if (nd.dim == 6 && !nd.is_joint)
-      Eigen::Map<Mat6>{d} = cs.mass(nd.index);
+      body_mass(cs, nd.index, d);
     else if (nd.is_joint)
       D(i).setZero();
     else

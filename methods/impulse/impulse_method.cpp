@@ -240,7 +240,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       for (int bi : g.cs.blocks_of(k)) {
         const JointBlock& blk = g.cs.blocks()[static_cast<size_t>(bi)];
         const int s = blk.body[0] == k ? 0 : 1;
-        B_.middleRows(blk.row, blk.dim) += blk.J[s].topLeftCorner(blk.dim, bd) * MJ;
+        B_.middleRows(blk.row, blk.dim) += g.cs.jacobian(blk, s).topLeftCorner(blk.dim, bd) * MJ;
         any = true;
       }
     }
@@ -270,7 +270,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
         if (k < 0) continue;
         const int bd = g.cs.body_dim(k);
         if (bd == 0) continue;
-        PhiDV.middleRows(blk.row, blk.dim) += blk.J[side].topLeftCorner(blk.dim, bd) * dV.middleRows(6 * k, bd);
+        PhiDV.middleRows(blk.row, blk.dim) += g.cs.jacobian(blk, side).topLeftCorner(blk.dim, bd) * dV.middleRows(6 * k, bd);
         any = true;
       }
     if (!any) return false;

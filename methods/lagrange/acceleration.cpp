@@ -177,8 +177,8 @@ void AccelerationSolver::solve(const Model& m, const State& s, const StepLoads& 
     a.v = loads.force[k] / m.bodies[k].mass;
     if (dim == 6) {
       const Vec3& w = s.bodies[k].w;
-      const Mat3 Iw = cs_.mass(static_cast<int>(k)).bottomRightCorner<3, 3>();
-      const Mat3 Iwinv = cs_.mass_inverse(static_cast<int>(k)).bottomRightCorner<3, 3>();
+      const Mat3& Iw = cs_.world_inertia(static_cast<int>(k));
+      const Mat3& Iwinv = cs_.world_inertia_inverse(static_cast<int>(k));
       a.w = Iwinv * (loads.torque[k] - w.cross(Iw * w));
     }
   }
