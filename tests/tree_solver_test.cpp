@@ -550,3 +550,65 @@ TEST_CASE("ball joints by cross products give the bits of the full-size block pr
     }
   }
 }
+
+TEST_CASE("a system that does not keep the ball joints' Jacobian blocks gives the numbers of one that does", "[tree_solver]") {
+  // keep_ball_jacobians(false) (a tree solver's users): update() turns the lever arms only and
+  // jacobian() forms sign [I, -r*]; every product that reads the blocks must see the same numbers
+  auto same = [](const auto& a, const auto& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0;
+  };
+  std::vector<Model> models = {hand_built_trees(11), hand_built_trees(12), mb::build_model("tree:joints=63")};
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    INFO("model " << mi);
+    const Model& m = models[mi];
+    mb::ConstraintSystem kept(m), lean(m);
+    lean.keep_ball_jacobians(false);
+    Rng r(40 + static_cast<unsigned>(mi));
+    mb::State s = mb::initial_state(m);
+    for (auto& b : s.bodies) b.q = r.quat(), b.v = r.vec(1), b.w = r.vec(1);
+    kept.update(m, s);
+    lean.update(m, s);
+    long formed = 0;
+    for (size_t i = 0; i < kept.blocks().size(); ++i)
+      for (int side = 0; side < 2; ++side) {
+        const mb::JointBlock &bk = kept.blocks()[i], &bl = lean.blocks()[i];
+        CHECK(same(kept.jacobian(bk, side), bk.J_kept[side]));
+        CHECK(same(lean.jacobian(bl, side), bk.J_kept[side]));
+        // the lean system's kept block lacks the lever part: the comparison above is not void
+        if (bl.ball && bl.body[side] >= 0 && lean.body_dim(bl.body[side]) == 6) {
+          CHECK(bl.J_kept[side].block<3, 3>(0, 3).isZero(0));
+          ++formed;
+        }
+      }
+    CHECK(formed > 5);
+    Eigen::MatrixXd Ak, Al;
+    kept.assemble_dense(Ak);
+    lean.assemble_dense(Al);
+    CHECK(same(Ak, Al));
+    Eigen::VectorXd ek, el;
+    kept.velocity_error(s, ek);
+    lean.velocity_error(s, el);
+    CHECK(same(ek, el));
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(kept.rows(), -1, 2);
+    for (int on = 0; on < 2; ++on) {  // the general and fixed-size kernels read the blocks
+      Eigen::VectorXd xk, xl;
+      mb::TreeSolver tk, tl;
+      tk.use_ball_kernels(on == 1);
+      tl.use_ball_kernels(on == 1);
+      tk.analyze(m, kept);
+      tl.analyze(m, lean);
+      tk.factor(kept);
+      tl.factor(lean);
+      tk.solve(b, xk);
+      tl.solve(b, xl);
+      CHECK(same(xk, xl));
+      mb::State sk = s, sl = s;
+      kept.apply_impulse(xk, sk);
+      lean.apply_impulse(xl, sl);
+      for (size_t k = 0; k < s.bodies.size(); ++k) {
+        CHECK(same(sk.bodies[k].v, sl.bodies[k].v));
+        CHECK(same(sk.bodies[k].w, sl.bodies[k].w));
+      }
+    }
+  }
+}

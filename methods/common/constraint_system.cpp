@@ -64,6 +64,8 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
                                            joint_type_name(J.type), m.bodies[k].name));
     }
     if (b.body[0] < 0 && b.body[1] < 0) continue;  // joins two fixed frames: nothing to do
+    for (int s = 0; s < 2; ++s)  // a ball joint's constant part of J, all of it on a particle
+      if (b.ball && b.body[s] >= 0) b.J_kept[s].topLeftCorner<3, 3>() = (s == 0 ? 1.0 : -1.0) * Mat3::Identity();
     nrows_ += b.dim;
     blocks_.push_back(b);
   }
@@ -104,13 +106,14 @@ void ConstraintSystem::update(const Model& m, const State& s) {
     JointBlock& b = blocks_[bi];
     const Joint& J = m.joints[b.joint];
     if (b.ball) {
-      // P = 1 (the projections stay the identity) and J = sign [I, -r*] (jacobian()): only the
-      // lever arms turn
+      // P = 1 (the projections stay the identity) and J = sign [I, -r*], whose identity part the
+      // constructor wrote: only the lever arms turn (and the blocks, where they are kept)
       const Vec3 anchors[2] = {J.anchor_a, J.anchor_b};
       for (int side = 0; side < 2; ++side) {
         const int k = b.body[side];
         if (k < 0) continue;
         b.lever[side] = s.bodies[k].q * anchors[side];
+        if (keep_ball_ && body_dim_[k] == 6) b.J_kept[side].block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * cross_matrix(b.lever[side]);
       }
       continue;
     }
@@ -165,16 +168,20 @@ void ConstraintSystem::update(const Model& m, const State& s) {
   }
 }
 
-Mat6 ConstraintSystem::jacobian(const JointBlock& b, int side) const {
-  if (!b.ball) return b.J_kept[side];
-  // sign [I, -r*] on a rigid body, sign [I] on a particle, zero for the world: the numbers the
-  // general form of update() gives with P = 1
-  Mat6 J = Mat6::Zero();
-  const int k = b.body[side];
-  if (k < 0) return J;
+const Mat6& ConstraintSystem::ball_rows(const JointBlock& b, int side, Mat6& J) const {
+  // the three rows of jacobian() on a rigid body, rows 3..5 not set
   const double sign = side == 0 ? 1.0 : -1.0;
-  J.topLeftCorner<3, 3>() = sign * Mat3::Identity();
-  if (body_dim_[k] == 6) J.block<3, 3>(0, 3) = -sign * cross_matrix(b.lever[side]);
+  J.topLeftCorner<3, 3>() = b.J_kept[side].topLeftCorner<3, 3>();
+  J.block<3, 3>(0, 3) = -sign * cross_matrix(b.lever[side]);
+  return J;
+}
+
+Mat6 ConstraintSystem::jacobian(const JointBlock& b, int side) const {
+  if (!formed(b, side)) return b.J_kept[side];
+  // a ball joint on a rigid body: sign [I, -r*], whose identity part is kept (the numbers of the
+  // general form of update() with P = 1)
+  Mat6 J = b.J_kept[side];
+  J.block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * cross_matrix(b.lever[side]);
   return J;
 }
 
@@ -282,11 +289,11 @@ void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b,
       e.noalias() += b.J_kept[side] * V;  // fixed size: the rows past dim are zero in J (not a ball: above)
       continue;
     }
-    // a particle: each row's sum in the order of Eigen's run-time-size product, e_r + ((J_r0 v_0 +
-    // J_r1 v_1) + J_r2 v_2), written out (the same bits, without the general product's dispatch)
+    // a particle (its block is kept, a ball joint's too): each row's sum in the order of Eigen's
+    // run-time-size product, e_r + ((J_r0 v_0 + J_r1 v_1) + J_r2 v_2), written out (the same bits,
+    // without the general product's dispatch)
     const Vec3& v = s.bodies[k].v;
-    Mat6 scratch;
-    const Mat6& J = jacobian_ref(b, side, scratch);
+    const Mat6& J = b.J_kept[side];
     for (int r = 0; r < b.dim; ++r) e[r] += (J(r, 0) * v[0] + J(r, 1) * v[1]) + J(r, 2) * v[2];
   }
 }
@@ -364,11 +371,7 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
       continue;
     }
     if (n == 6) {
-      // a rigid body: fixed-size products (the rows of J past dim are zero; the entries of x past
-      // dim are ignored that way, both callers pass finite ones)
-      const Vec6 dV = mass_inverse(k) * (b.J_kept[side].transpose() * x).eval();  // not a ball: above
-      s.bodies[k].v += dV.head<3>();
-      s.bodies[k].w += dV.tail<3>();
+      rigid_impulse(b, side, x, s.bodies[k]);
       continue;
     }
     // a particle: M^-1 = 1/m (diagonal, set by the constructor), so M^-1 J^T x is J^T x scaled, and
@@ -379,10 +382,17 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
       s.bodies[k].v += inv_m * (b.J_kept[side].row(0).head<3>().transpose() * x[0]);  // a rod: not a ball
       continue;
     }
-    Mat6 scratch;
-    const Vec3 y = jacobian_ref(b, side, scratch).topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);
+    const Vec3 y = b.J_kept[side].topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);  // kept on a particle
     s.bodies[k].v += inv_m * y;
   }
+}
+
+void ConstraintSystem::rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const {
+  // fixed-size products (the rows of J past dim are zero; the entries of x past dim are ignored
+  // that way, both callers pass finite ones)
+  const Vec6 dV = mass_inverse(b.body[side]) * (b.J_kept[side].transpose() * x).eval();  // not a ball
+  body.v += dV.head<3>();
+  body.w += dV.tail<3>();
 }
 
 void ConstraintSystem::apply_impulse(const Eigen::VectorXd& x, State& s) const {
@@ -409,7 +419,17 @@ Mat6 ConstraintSystem::coupling(const JointBlock& i, const JointBlock& j) const 
       const int k = i.body[si];
       if (k < 0 || k != j.body[sj]) continue;
       const int n = body_dim_[k];
-      const Mat6 Minv = mass_inverse(k), Ji = jacobian(i, si), Jj = jacobian(j, sj);
+      // only the top-left parts the product reads are formed: M_k^-1's n x n, a ball joint's three
+      // rows (once where i and j are one block and side); the kept blocks by reference
+      Mat6 Minv, scratch_i, scratch_j;
+      Minv.topLeftCorner<3, 3>() = mass_[k].inv_m * Mat3::Identity();
+      if (n == 6) {
+        Minv.topRightCorner<3, 3>().setZero();
+        Minv.bottomLeftCorner<3, 3>().setZero();
+        Minv.bottomRightCorner<3, 3>() = mass_[k].Iinv;
+      }
+      const Mat6& Ji = formed(i, si) ? ball_rows(i, si, scratch_i) : i.J_kept[si];
+      const Mat6& Jj = &i == &j && si == sj ? Ji : (formed(j, sj) ? ball_rows(j, sj, scratch_j) : j.J_kept[sj]);
       A.topLeftCorner(i.dim, j.dim) += Ji.topLeftCorner(i.dim, n) * Minv.topLeftCorner(n, n) *
                                        Jj.topLeftCorner(j.dim, n).transpose();
     }

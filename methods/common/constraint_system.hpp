@@ -44,14 +44,16 @@ struct JointBlock {
   int body[2] = {-1, -1};  // model body index of a and b, or -1 for the world / a static body
   int rot_row = 0;       // rows [0, rot_row) are translational, [rot_row, dim) rotational
   // A ball joint (three translational rows, P = 1): J_side = sign [I, -lever[side]*] for a rigid
-  // body (sign +1 for a, -1 for b), J_side = sign [I] for a particle. Its blocks are not kept: the
-  // kernels act on them by cross products with the lever arms (set by update()), and
-  // ConstraintSystem::jacobian() forms them where a 6 x 6 block is wanted. The lever arms sit
-  // beside the indices, so that a pass over ball joints reads the first 80 bytes of a block only.
+  // body (sign +1 for a, -1 for b), J_side = sign [I] for a particle. The kernels act on it by
+  // cross products with the lever arms (set by update()). Unless the system keeps them
+  // (ConstraintSystem::keep_ball_jacobians), only the constant part sign [I, 0] of a rigid body's
+  // block is kept, and ConstraintSystem::jacobian() forms the rest where a 6 x 6 block is wanted;
+  // on a particle the block is kept whole. The lever arms sit beside the indices, so that a pass
+  // over ball joints reads the first 80 bytes of a block only.
   bool ball = false;
   Vec3 lever[2] = {Vec3::Zero(), Vec3::Zero()};
-  // (dim x bodydim) Jacobian blocks, top-left part valid, of every block but a ball joint's (zero
-  // there): read them through ConstraintSystem::jacobian() unless the block is known not a ball
+  // (dim x bodydim) Jacobian blocks, top-left part valid (a ball joint's on a rigid body: above):
+  // read them through ConstraintSystem::jacobian() unless the block is known not to be one
   Mat6 J_kept[2] = {Mat6::Zero(), Mat6::Zero()};
   Mat3 P_trans = Mat3::Identity();  // projection of the translational rows (rod: 1, line: 2, plane: 1), set by update()
   Mat3 P_rot = Mat3::Identity();    // projection of the rotational rows (axis: 2, twist: 1), set by update()
@@ -75,7 +77,7 @@ class ConstraintSystem {
   Mat6 jacobian(const JointBlock& b, int side) const;
   // jacobian(b, side) without a copy where the block is kept (scratch holds a ball joint's)
   const Mat6& jacobian_ref(const JointBlock& b, int side, Mat6& scratch) const {
-    if (!b.ball) return b.J_kept[side];
+    if (!formed(b, side)) return b.J_kept[side];
     scratch = jacobian(b, side);
     return scratch;
   }
@@ -92,6 +94,11 @@ class ConstraintSystem {
 
   // Jacobians, masses and inverse masses at state s (world inertia depends on orientation).
   void update(const Model& model, const State& s);
+  // Whether update() keeps a ball joint's 6 x 6 blocks on rigid bodies (J_kept) up to date: yes
+  // by default (the assemblies of A read them through coupling()); no for a tree solver's users,
+  // whose passes read the lever arms only, and jacobian() then forms a block where one is wanted.
+  // The same numbers either way.
+  void keep_ball_jacobians(bool keep) { keep_ball_ = keep; }
 
   // e (rows): position errors of the joints on state s (typically a predicted state).
   void position_error(const Model& model, const State& s, Eigen::VectorXd& e) const;
@@ -126,6 +133,7 @@ class ConstraintSystem {
 
  private:
   int nrows_ = 0, ncols_ = 0;
+  bool keep_ball_ = true;
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
   // A dynamic body's M_k = diag(m I, R I R^T) and M_k^-1 = diag(I / m, R I^-1 R^T) by their parts
@@ -137,6 +145,15 @@ class ConstraintSystem {
   std::vector<BodyMass> mass_;
   std::vector<Mat3> inertia_inv_;  // per body: the inverse of its body-frame inertia (constant)
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
+  // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: the 6 x 6
+  // M^-1 it forms would weigh on the particles' path)
+  [[gnu::noinline]] void rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
+  // a ball joint's block on a rigid body that update() does not keep
+  bool formed(const JointBlock& b, int side) const {
+    return b.ball && !keep_ball_ && b.body[side] >= 0 && body_dim_[b.body[side]] == 6;
+  }
+  // rows 0..2 of a ball joint's J_side on a rigid body written into J; returns J
+  const Mat6& ball_rows(const JointBlock& b, int side, Mat6& J) const;
   // both ends of the block rigid bodies or fixed frames (no particle)
   bool rigid_ends(const JointBlock& b) const {
     return (b.body[0] < 0 || body_dim_[b.body[0]] == 6) && (b.body[1] < 0 || body_dim_[b.body[1]] == 6);

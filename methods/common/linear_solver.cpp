@@ -142,6 +142,7 @@ class Tree final : public LinearSolver {
   void factor(const ConstraintSystem& cs) override { tree_.factor(cs); }
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { tree_.solve(b, x); }
   bool factor_on_demand() const override { return true; }
+  bool reads_ball_jacobians() const override { return false; }
 
  private:
   TreeSolver tree_;

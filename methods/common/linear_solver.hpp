@@ -38,6 +38,10 @@ class LinearSolver {
   // until the first solve(): a step whose corrections all start within tolerance then skips it
   // (the results are the same bits: factor() depends only on the ConstraintSystem it is given)
   virtual bool factor_on_demand() const { return false; }
+  // false when factor() reads a ball joint's lever arms and not its 6 x 6 Jacobian blocks (the
+  // tree solver's ball kernels): the ConstraintSystem then need not keep those up to date
+  // (ConstraintSystem::keep_ball_jacobians)
+  virtual bool reads_ball_jacobians() const { return true; }
 };
 
 using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;

@@ -196,6 +196,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       Group g;
       g.cs = ConstraintSystem(model, joints);
       g.solver = make_();
+      g.cs.keep_ball_jacobians(g.solver->reads_ball_jacobians());
       if (g.cs.rows() > 0) g.solver->analyze(g.cs);  // a model without joints (contacts only) has nothing to factor
       for (size_t k = 0; k < model.bodies.size(); ++k)
         if (g.cs.body_col(static_cast<int>(k)) >= 0) g.bodies.push_back(static_cast<int>(k));

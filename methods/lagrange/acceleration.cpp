@@ -159,6 +159,7 @@ void AccelerationSolver::init(const Model& model, LinearSolverFactory make_solve
   terms_ = terms;
   cs_ = ConstraintSystem(model);
   solver_ = make_solver();
+  cs_.keep_ball_jacobians(solver_->reads_ball_jacobians());
   if (cs_.rows() > 0) solver_->analyze(cs_);
   tmp_.bodies.assign(model.bodies.size(), BodyState{});
 }
