@@ -185,21 +185,19 @@ Mat6 ConstraintSystem::jacobian(const JointBlock& b, int side) const {
   return J;
 }
 
-Mat6 ConstraintSystem::mass(int k) const {
+namespace {
+// diag(s I, R) of a body of dimension dim (R only for a rigid body), zero for a fixed one
+Mat6 block_diagonal(int dim, double s, const Mat3& R) {
   Mat6 M = Mat6::Zero();
-  if (body_dim_[k] == 0) return M;
-  M.topLeftCorner<3, 3>() = mass_[k].m * Mat3::Identity();
-  if (body_dim_[k] == 6) M.bottomRightCorner<3, 3>() = mass_[k].I;
+  if (dim == 0) return M;
+  M.topLeftCorner<3, 3>() = s * Mat3::Identity();
+  if (dim == 6) M.bottomRightCorner<3, 3>() = R;
   return M;
 }
+}  // namespace
 
-Mat6 ConstraintSystem::mass_inverse(int k) const {
-  Mat6 M = Mat6::Zero();
-  if (body_dim_[k] == 0) return M;
-  M.topLeftCorner<3, 3>() = mass_[k].inv_m * Mat3::Identity();
-  if (body_dim_[k] == 6) M.bottomRightCorner<3, 3>() = mass_[k].Iinv;
-  return M;
-}
+Mat6 ConstraintSystem::mass(int k) const { return block_diagonal(body_dim_[k], mass_[k].m, mass_[k].I); }
+Mat6 ConstraintSystem::mass_inverse(int k) const { return block_diagonal(body_dim_[k], mass_[k].inv_m, mass_[k].Iinv); }
 
 void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
   // the raw errors of models/kinematics, projected with the rows the Jacobian was built with
