@@ -91,8 +91,8 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       }
       // a diagonal I (principal axes; its inverse's cofactors are then diagonal too): R I scales
       // the columns of R (the numbers of the full product, whose sums add zeros to them, but for
-      // the sign of an exact zero), and (R I) R^T is summed as Eigen sums R I R^T into a block of
-      // a 6 x 6 matrix, r_0 + (r_1 + r_2): the same bits
+      // the sign of an exact zero), and (R I) R^T is summed as Eigen sums the fixed-size R I R^T
+      // (through a temporary, whatever the destination), r_0 + (r_1 + r_2): the same bits
       const Vec3 I = b.inertia.diagonal(), Iinv = inertia_inv_[k].diagonal();
       for (int a = 0; a < 3; ++a)
         for (int c = 0; c < 3; ++c) {
@@ -387,7 +387,7 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
 
 void ConstraintSystem::rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const {
   // fixed-size products (the rows of J past dim are zero; the entries of x past dim are ignored
-  // that way, both callers pass finite ones)
+  // that way, and the callers of apply_block_impulse pass finite ones)
   const Vec6 dV = mass_inverse(b.body[side]) * (b.J_kept[side].transpose() * x).eval();  // not a ball
   body.v += dV.head<3>();
   body.w += dV.tail<3>();

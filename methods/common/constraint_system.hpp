@@ -97,7 +97,8 @@ class ConstraintSystem {
   // Whether update() keeps a ball joint's 6 x 6 blocks on rigid bodies (J_kept) up to date: yes
   // by default (the assemblies of A read them through coupling()); no for a tree solver's users,
   // whose passes read the lever arms only, and jacobian() then forms a block where one is wanted.
-  // The same numbers either way.
+  // The same numbers either way. Set it before the first update(): switching it on later leaves
+  // the blocks stale until the next update().
   void keep_ball_jacobians(bool keep) { keep_ball_ = keep; }
 
   // e (rows): position errors of the joints on state s (typically a predicted state).

@@ -88,8 +88,9 @@ class TreeSolver {
   // (factor_fixed): the same bits either way (tests compare them); takes effect at analyze().
   void use_ball_kernels(bool on) { ball_kernels_ = on; }
 
-  // O(n) block LDL^T of H with the current Jacobians cs.blocks()[i].J and masses cs.mass(k) (call
-  // cs.update() first); cs must have the structure analyze() saw. No heap allocation. Throws
+  // O(n) block LDL^T of H with the current Jacobians (a ball joint's lever arms, every other
+  // block through cs.jacobian_ref()) and masses (call cs.update() first); cs must have the
+  // structure analyze() saw. No heap allocation. Throws
   // SimulationError if a diagonal block is singular (a joint block with dependent rows).
   void factor(const ConstraintSystem& cs);
 
