@@ -143,10 +143,7 @@ TEST_CASE("ABA accelerations equal the dense CRBA solve on random states", "[met
 }
 
 TEST_CASE("ball joints in pairs (two per SSE2 packet) give the bits of one at a time", "[methods][articulated]") {
-  if (!mbtest::kEigenSse2Order) {
-    WARN("not an x86-64 SSE2 build without FMA: a contracted multiply-add may differ between lanes and scalars, check skipped");
-    return;
-  }
+  MBTEST_SKIP_UNLESS_SSE2_ORDER();
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1, 1);
   // the tree with hinges at every other depth: pairs of ball links under hinge links (in the

@@ -209,10 +209,7 @@ bool same_bits(const mb::BodyState& a, const mb::BodyState& b) {
 TEST_CASE("the free motion's rotation has the bits of Eigen's expressions, alone and two bodies at a time", "[methods][free]") {
   // bodies of diagonal and of full inertia, with and without a torque, moved one at a time
   // (free_motion_body) and in pairs (free_motion_bodies: one per lane of an SSE2 packet)
-  if (!mbtest::kEigenSse2Order) {
-    WARN("not an x86-64 SSE2 build without FMA: Eigen's summation orders differ, bit-level check skipped");
-    return;
-  }
+  MBTEST_SKIP_UNLESS_SSE2_ORDER();
   std::mt19937_64 gen(7);
   std::uniform_real_distribution<double> u(-1, 1);
   mb::Model m;

@@ -49,5 +49,14 @@ constexpr bool kEigenSse2Order =
 #else
     false;
 #endif
+// The first statement of a bit-level test: elsewhere it is skipped with a warning.
+#define MBTEST_SKIP_UNLESS_SSE2_ORDER()                                                                  \
+  do {                                                                                                   \
+    if (!mbtest::kEigenSse2Order) {                                                                      \
+      WARN("not an x86-64 SSE2 build without FMA: the summation orders (Eigen's packets, contracted "    \
+           "multiply-adds) differ, bit-level check skipped");                                            \
+      return;                                                                                            \
+    }                                                                                                    \
+  } while (false)
 
 }  // namespace mbtest
