@@ -1,4 +1,4 @@
-// Scene loading over the model size (issue "Bad input ... large scenes"): the time to parse and
+// Scene loading over the model size: the time to parse and
 // check a scene file of a chain of N point masses on rods, N = 10^4, 10^5, 10^6, and its peak
 // memory (the process's maximum resident set, read from /proc/self/status after each size).
 // Run: build/release/bench/scene_bench [--benchmark_filter=...]

@@ -1,4 +1,4 @@
-// Generalized coordinates on rigid-body trees (issue 6): the articulated-body algorithm against a
+// Generalized coordinates on rigid-body trees: the articulated-body algorithm against a
 // dense CRBA solve, conservation by `ref`, GC4 on the pendulum family and on rigid-body versions of
 // the same pendulums, the torque-pulse split of `ref`, and the impulse `linear` method converging
 // toward `ref` on the tree.
@@ -12,8 +12,10 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/reduced/articulated.hpp"
+#include "methods/reduced/aba.hpp"
+#include "methods/reduced/crba.hpp"
 #include "models/kinematics.hpp"
+#include "models/urdf.hpp"
 #include "sim/run_case.hpp"
 #include "planar_chain.hpp"
 #include "test_util.hpp"
@@ -43,9 +45,10 @@ mb::Model rigid_pendulum(const mb::Model& chain, mb::JointType type, double r) {
   return m;
 }
 
-// The tree model with its ball joints replaced, by depth, with hinges (about the joint's world z
-// axis at the start) and fixed joints: every joint type the articulated tree supports at once.
-mb::Model mixed_tree(int joints, bool anchor) {
+// The tree model with its ball joints replaced, in turn, with hinges (about a tilted axis at the
+// start) and fixed joints, and with `sliders` every sixth joint with a slider along another tilted
+// axis: every joint type the tree supports at once.
+mb::Model mixed_tree(int joints, bool anchor, bool sliders = false) {
   mb::TreeParams p;
   p.joints = joints;
   p.anchor_ball = anchor;
@@ -62,17 +65,23 @@ mb::Model mixed_tree(int joints, bool anchor) {
     } else if (k % 3 == 2) {
       j.type = mb::JointType::Fixed;
       j.rel_orientation = qa.conjugate() * qb;
+    } else if (sliders && k % 6 == 0) {
+      const mb::Vec3 u = mb::Vec3(-0.4, 1, 0.3).normalized();
+      j.type = mb::JointType::Slider;
+      j.axis_a = qa.conjugate() * u;
+      j.axis_b = qb.conjugate() * u;
+      j.rel_orientation = qa.conjugate() * qb;
     }
   }
   return m;
 }
 
 // random generalized state: every coordinate and velocity perturbed, quaternions renormalised
-std::vector<double> random_state(const mb::ArticulatedTree& t, const std::vector<double>& x0, std::mt19937& rng) {
+std::vector<double> random_state(const mb::TreeModel& t, const std::vector<double>& x0, std::mt19937& rng) {
   std::uniform_real_distribution<double> u(-1, 1);
   std::vector<double> x = x0;
-  for (int i = 0; i < t.nq(); ++i) x[i] += u(rng);
-  for (int i = t.nq(); i < t.size(); ++i) x[i] = 2 * u(rng);
+  for (int i = 0; i < t.nq; ++i) x[i] += u(rng);
+  for (int i = t.nq; i < t.size(); ++i) x[i] = 2 * u(rng);
   t.normalize(x);
   return x;
 }
@@ -101,6 +110,8 @@ TEST_CASE("ABA accelerations equal the dense CRBA solve on random states", "[met
                              {"tree:joints=63,anchor=ball", mb::build_model("tree:joints=63,anchor=ball")},
                              {"mixed ball/hinge/fixed tree of 63 joints, free", mixed_tree(63, false)},
                              {"mixed ball/hinge/fixed tree of 63 joints, anchored", mixed_tree(63, true)},
+                             {"mixed ball/hinge/slider/fixed tree of 63 joints, free", mixed_tree(63, false, true)},
+                             {"mixed ball/hinge/slider/fixed tree of 63 joints, anchored", mixed_tree(63, true, true)},
                              // (16 links: the dense solve of a long chain in relative angles is ill-conditioned,
                              // 2.5e-10 at 63 links, and this test checks the ABA, not the Cholesky)
                              {"chain:n=16 (point masses on rods)", mb::build_model("chain:n=16")}};
@@ -123,18 +134,16 @@ TEST_CASE("ABA accelerations equal the dense CRBA solve on random states", "[met
     cases.push_back({"spatial branching point-mass tree of 5 rods (swing joints)", m});
   }
   for (const Case& c : cases) {
-    const mb::ArticulatedTree t = mb::ArticulatedTree::extract(c.model);
+    const mb::TreeModel t = mb::TreeModel::build(c.model);
     std::vector<double> x0;
     t.read(mb::initial_state(c.model), x0);
     double worst = 0;
     for (int trial = 0; trial < 20; ++trial) {
-      mb::ArticulatedTree tt = t;
-      std::vector<mb::Vec3> tau(c.model.bodies.size());
-      for (auto& v : tau) v = 5 * mb::Vec3(u(rng), u(rng), u(rng));
-      tt.set_torques(tau);
-      const std::vector<double> x = random_state(tt, x0, rng);
-      const Eigen::VectorXd a = tt.accelerations_aba(x), b = tt.accelerations_crba(x);
-      REQUIRE(a.size() == tt.nv());
+      mb::TreeData d(t);
+      for (auto& v : d.tau) v = 5 * mb::Vec3(u(rng), u(rng), u(rng));
+      const std::vector<double> x = random_state(t, x0, rng);
+      const Eigen::VectorXd a = mb::aba_accelerations(t, d, x), b = mb::crba_accelerations(t, d, x);
+      REQUIRE(a.size() == t.nv);
       take_max(worst, max_abs(a - b) / max_abs(b));
     }
     INFO(c.name << ": max |a_ABA - a_CRBA| / max |a| over 20 random states = " << worst);
@@ -164,19 +173,17 @@ TEST_CASE("ball joints in pairs (two per SSE2 packet) give the bits of one at a 
                                                      {"mixed tree, anchored", mixed_tree(63, true)},
                                                      {"ball pairs under hinges", levels}};
   for (const auto& [name, model] : cases) {
-    mb::ArticulatedTree paired = mb::ArticulatedTree::extract(model), alone = paired;
-    alone.set_pairs(false);
+    const mb::TreeModel paired = mb::TreeModel::build(model), alone = mb::TreeModel::build(model, false);
+    mb::TreeData dp(paired), da(alone);
     std::vector<double> x0;
     paired.read(mb::initial_state(model), x0);
-    std::vector<mb::Vec3> tau(model.bodies.size());
-    for (auto& t : tau) t = 5 * mb::Vec3(u(rng), u(rng), u(rng));
-    paired.set_torques(tau);
-    alone.set_torques(tau);
+    for (auto& t : dp.tau) t = 5 * mb::Vec3(u(rng), u(rng), u(rng));
+    da.tau = dp.tau;
     for (int trial = 0; trial < 5; ++trial) {
       const std::vector<double> x = random_state(paired, x0, rng);
       std::vector<double> a, b;
-      paired.derivative(x, a);
-      alone.derivative(x, b);
+      mb::tree_derivative(paired, dp, x, a);
+      mb::tree_derivative(alone, da, x, b);
       REQUIRE(a.size() == b.size());
       size_t differ = 0;
       for (size_t k = 0; k < a.size(); ++k) differ += std::memcmp(&a[k], &b[k], sizeof(double)) != 0;
@@ -229,8 +236,8 @@ TEST_CASE("spatial point-mass trees: a planar chain turned out of the x-y plane 
           "[methods][articulated][swing]") {
   // the same mechanism in two coordinate sets: swing quaternions (turned) and rod angles (planar)
   const mb::Model m = mb::build_model("chain:n=8"), turned = turned_about_x(m);
-  REQUIRE(mb::ArticulatedTree::extract(turned).nq() == 4 * 8);
-  REQUIRE(mb::ArticulatedTree::extract(m).nq() == 8);
+  REQUIRE(mb::TreeModel::build(turned).nq == 4 * 8);
+  REQUIRE(mb::TreeModel::build(m).nq == 8);
   const mb::Quat r(Eigen::AngleAxisd(M_PI / 2, mb::Vec3::UnitX()));
   const mb::State a = mbtest::simulate(m, "ref", 0.05, 1.0), b = mbtest::simulate(turned, "ref", 0.05, 1.0);
   double e = 0;
@@ -310,6 +317,96 @@ TEST_CASE("ref conserves energy on the mixed ball/hinge/fixed tree under gravity
   CHECK(mb::max_joint_error(m, s).rot < 1e-12);
 }
 
+TEST_CASE("a slider on an incline: GC4 and ref slide with g . u exactly", "[methods][articulated][slider]") {
+  // a box on a slider from the world along a tilted axis u, started moving along it: x(t) =
+  // x0 + (v0 t + (g . u) t^2 / 2) u, a quadratic RK4 integrates without error
+  mb::Model m;
+  m.info.name = "incline slider";
+  mb::Body b;
+  b.name = "box";
+  b.mass = 2;
+  b.inertia = mb::Vec3(0.1, 0.2, 0.3).asDiagonal();
+  b.position = mb::Vec3(0.5, 1, 0);
+  b.orientation = mb::Quat(Eigen::AngleAxisd(0.3, mb::Vec3(1, 1, 0).normalized()));
+  const mb::Vec3 u = mb::Vec3(1, 0.5, -0.2).normalized();
+  b.velocity = 0.7 * u;
+  m.bodies.push_back(b);
+  mb::Joint j;
+  j.name = "rail";
+  j.type = mb::JointType::Slider;
+  j.a = mb::kWorld;
+  j.b = 0;
+  j.anchor_a = mb::Vec3(0.3, 0.8, 0.1);  // the joint point on the world, and on the box
+  j.anchor_b = b.orientation.conjugate() * (j.anchor_a - b.position);
+  j.axis_a = u;
+  j.axis_b = b.orientation.conjugate() * u;
+  j.rel_orientation = b.orientation;
+  m.joints.push_back(j);
+  mb::check_model(m, "test");
+  const double t = 1.0, s = 0.7 * t + 0.5 * m.gravity.dot(u) * t * t;
+  for (const char* method : {"GC4", "ref"}) {
+    const mb::State st = mbtest::simulate(m, method, 0.01, t);
+    const double e = (st.bodies[0].x - (b.position + s * u)).norm();
+    const double ev = (st.bodies[0].v - (0.7 + m.gravity.dot(u) * t) * u).norm();
+    const double eq = st.bodies[0].q.angularDistance(b.orientation);
+    INFO(method << ": |x - x_exact| = " << e << " m, |v - v_exact| = " << ev << " m/s, turned by " << eq << " rad at 1 s");
+    CHECK(e < 1e-12);
+    CHECK(ev < 1e-12);
+    CHECK(eq < 1e-12);
+  }
+}
+
+TEST_CASE("ref conserves energy on a mixed tree with sliders, and linear converges to it",
+          "[methods][articulated][slider][ref]") {
+  mb::Model m = mixed_tree(15, true, true);
+  m.loads.clear();  // no work done: E = K + U is conserved
+  int sliders = 0;
+  for (const mb::Joint& j : m.joints) sliders += j.type == mb::JointType::Slider;
+  REQUIRE(sliders >= 2);
+  mb::State s = mbtest::simulate(m, "ref", 0.1, 1.0);
+  const double E0 = mb::total_energy(m, mb::initial_state(m)), E1 = mb::total_energy(m, s);
+  double mass = 0;
+  for (const auto& b : m.bodies) mass += b.mass;
+  INFO("E0 = " << E0 << ", E(1 s) = " << E1 << ", relative to m g (1 m): " << std::abs(E1 - E0) / (mass * 9.81));
+  CHECK(std::abs(E1 - E0) < 1e-10 * mass * 9.81);
+  CHECK(mb::max_joint_error(m, s).pos < 1e-12);
+  CHECK(mb::max_joint_error(m, s).rot < 1e-12);
+  // the impulse method in maximal coordinates, an independent implementation of the slider,
+  // converges to ref with its order 2
+  std::vector<double> err;
+  for (double h : {1.0 / 100, 1.0 / 200, 1.0 / 400}) {
+    mb::RunConfig c;
+    c.h = h;
+    c.duration = 0.3;
+    c.samples = {0.3};
+    const auto rec = mb::run_case(m, "linear:tol_p=1e-11,tol_v=1e-11", c);
+    REQUIRE(rec.ok());
+    err.push_back(*rec.metrics.get("ref_error_max"));
+  }
+  INFO("linear against ref at 0.3 s for h = 1/100, 1/200, 1/400: " << err[0] << " " << err[1] << " " << err[2]);
+  CHECK(err[0] / err[1] > 3);
+  CHECK(err[1] / err[2] > 3);
+  CHECK(err[2] < 1e-4);
+}
+
+TEST_CASE("the URDF arm with a prismatic joint runs in GC4 and ref", "[methods][articulated][slider]") {
+  if (!mb::urdf_supported()) {
+    WARN("skipped: this build has no liburdfdom");
+    return;
+  }
+  const mb::Model m = mb::read_urdf(std::string(MBBENCH_TEST_DATA) + "/urdf/arm.urdf");
+  mb::RunConfig c;
+  c.h = 0.001;
+  c.duration = 1;
+  c.samples = {1};
+  const auto rec = mb::run_case(m, "GC4", c);
+  REQUIRE(rec.ok());
+  const double e = *rec.metrics.get("ref_error_max");
+  INFO("GC4 against ref at 1 s, h = 1 ms: " << e << " m");
+  CHECK(e < 1e-9);
+  CHECK(e > 0);  // two integrators: not the same numbers
+}
+
 TEST_CASE("GC4 on the pendulum family equals the planar-chain GC4", "[methods][articulated][gc4]") {
   const double h = 0.001;
   for (const char* name : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum"}) {
@@ -332,7 +429,7 @@ TEST_CASE("GC4 on the pendulum family equals the planar-chain GC4", "[methods][a
     // GC4 runs agree up to rounding: the issue's 1e-12.
     const double r = std::sqrt(1e-16 / 0.4);
     const mb::Model tree = rigid_pendulum(m, mb::JointType::Hinge, r);
-    REQUIRE_NOTHROW(mb::ArticulatedTree::extract(tree));
+    REQUIRE_NOTHROW(mb::TreeModel::build(tree));
     const mb::State gc4_tree = mbtest::simulate(tree, "GC4", h, 1.0);
     const double e_dispatch = position_difference(gc4, expect);
     const double e_tree = position_difference(gc4_tree, expect);

@@ -1,4 +1,4 @@
-// Bad input, table-driven (issue "Bad input"): every file in tests/data/bad/ (scenes, experiments,
+// Bad input, table-driven: every file in tests/data/bad/ (scenes, experiments,
 // records) and a list of bad command lines, each with the message fragment it must print and the
 // exit code (2), through the mbbench binary. Every file must be in the table: a new bad file
 // without a row fails the test.

@@ -1,6 +1,6 @@
-// Test oracle (tests only since issue 24): the dense mass-matrix form of a planar chain of point
+// Test oracle: the dense mass-matrix form of a planar chain of point
 // masses on rods in rod angles (schmitt2005 s.5, GC4 as the paper writes it). GC4 and `ref` use
-// the O(n) articulated-body algorithm (methods/reduced/articulated.hpp), whose rod coordinates
+// the O(n) articulated-body algorithm (methods/reduced/aba.hpp), whose rod coordinates
 // are these angles; tests/gc4_test.cpp checks it against this form and this form against the
 // paper's closed forms.
 //

@@ -11,12 +11,6 @@
 
 namespace mb {
 
-Mat3 cross_matrix(const Vec3& r) {
-  Mat3 m;
-  m << 0, -r.z(), r.y(), r.z(), 0, -r.x(), -r.y(), r.x(), 0;
-  return m;
-}
-
 
 namespace {
 
@@ -113,7 +107,7 @@ void ConstraintSystem::update(const Model& m, const State& s) {
         const int k = b.body[side];
         if (k < 0) continue;
         b.lever[side] = s.bodies[k].q * anchors[side];
-        if (keep_ball_ && body_dim_[k] == 6) b.J_kept[side].block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * cross_matrix(b.lever[side]);
+        if (keep_ball_ && body_dim_[k] == 6) b.J_kept[side].block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * skew(b.lever[side]);
       }
       continue;
     }
@@ -158,10 +152,10 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       if (parts.trans == TransPart::Point) {
         // P = 1 (a fixed joint's three translational rows): the blocks without the product by P (the same numbers)
         b.J_kept[side].topLeftCorner<3, 3>() = sign * Mat3::Identity();
-        if (body_dim_[k] == 6) b.J_kept[side].block<3, 3>(0, 3) = -sign * cross_matrix(r);
+        if (body_dim_[k] == 6) b.J_kept[side].block<3, 3>(0, 3) = -sign * skew(r);
       } else {
         b.J_kept[side].block(0, 0, nt, 3) = sign * Pt.topRows(nt);
-        if (body_dim_[k] == 6) b.J_kept[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * cross_matrix(r);
+        if (body_dim_[k] == 6) b.J_kept[side].block(0, 3, nt, 3) = -sign * Pt.topRows(nt) * skew(r);
       }
       if (body_dim_[k] == 6 && nr > 0) b.J_kept[side].block(nt, 3, nr, 3) = sign * Pr.topRows(nr);
     }
@@ -172,7 +166,7 @@ const Mat6& ConstraintSystem::ball_rows(const JointBlock& b, int side, Mat6& J) 
   // the three rows of jacobian() on a rigid body, rows 3..5 not set
   const double sign = side == 0 ? 1.0 : -1.0;
   J.topLeftCorner<3, 3>() = b.J_kept[side].topLeftCorner<3, 3>();
-  J.block<3, 3>(0, 3) = -sign * cross_matrix(b.lever[side]);
+  J.block<3, 3>(0, 3) = -sign * skew(b.lever[side]);
   return J;
 }
 
@@ -181,7 +175,7 @@ Mat6 ConstraintSystem::jacobian(const JointBlock& b, int side) const {
   // a ball joint on a rigid body: sign [I, -r*], whose identity part is kept (the numbers of the
   // general form of update() with P = 1)
   Mat6 J = b.J_kept[side];
-  J.block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * cross_matrix(b.lever[side]);
+  J.block<3, 3>(0, 3) = -(side == 0 ? 1.0 : -1.0) * skew(b.lever[side]);
   return J;
 }
 

@@ -30,12 +30,11 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
+#include "methods/common/spatial.hpp"
 #include "models/model.hpp"
 
 namespace mb {
 
-using Mat6 = Eigen::Matrix<double, 6, 6>;
-using Vec6 = Eigen::Matrix<double, 6, 1>;
 
 struct JointBlock {
   int joint = -1;        // model joint index
@@ -179,8 +178,5 @@ void ConstraintSystem::for_each_coupling(F&& f) const {
     }
   }
 }
-
-// Cross-product matrix r* with r* x = r x x.
-Mat3 cross_matrix(const Vec3& r);
 
 }  // namespace mb

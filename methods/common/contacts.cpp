@@ -158,7 +158,7 @@ void ContactSet::prepare(const Model& model, Row& r) {
     if (body == kWorld) return;
     W += inv_mass_[static_cast<size_t>(body)] * Mat3::Identity();
     if (!model.bodies[static_cast<size_t>(body)].particle) {
-      const Mat3 rx = cross_matrix(lever);
+      const Mat3 rx = skew(lever);
       W -= rx * inv_inertia_[static_cast<size_t>(body)] * rx;
     }
   };
@@ -172,7 +172,7 @@ void ContactSet::prepare(const Model& model, Row& r) {
     Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
     if (body == kWorld || model.bodies[static_cast<size_t>(body)].is_static) return J;
     J.leftCols<3>() = sign * r.P;
-    if (!model.bodies[static_cast<size_t>(body)].particle) J.rightCols<3>() = -sign * r.P * cross_matrix(lever);
+    if (!model.bodies[static_cast<size_t>(body)].particle) J.rightCols<3>() = -sign * r.P * skew(lever);
     return J;
   };
   auto moving = [&](int body) { return body != kWorld && !model.bodies[static_cast<size_t>(body)].is_static ? body : -1; };

@@ -3,10 +3,8 @@
 //   v(t+h) = v + F/m h,   c(t+h) = c + v h + F/(2m) h^2                         (exact)
 //   w' = J^-1 (tau - w x J w),   q' = 1/2 [0, w] q = 1/2 q [0, w_b]          (one classic RK4 step)
 // The rotation is integrated in body coordinates (w_b = R^T w, J constant, tau_b = R(q)^T tau at
-// each stage) by Boost.Odeint's runge_kutta4_classic (weights h/6 and h/3; its generic
-// runge_kutta4, used before, forms them as (1/6) h and (1/3) h and adds the tableau's zero terms:
-// the same step but for the last bits, at 13 % more time per body), and the quaternion is
-// renormalised afterwards.
+// each stage) by Boost.Odeint's runge_kutta4_classic (weights h/6 and h/3, no zero terms of the
+// tableau added), and the quaternion is renormalised afterwards.
 // Particles have translation only.
 #pragma once
 #include <vector>

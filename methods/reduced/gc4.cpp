@@ -7,7 +7,7 @@ namespace mb {
 MethodInfo Gc4::describe() {
   MethodInfo i;
   i.name = "GC4";
-  i.description = "generalized coordinates (articulated-body algorithm, O(n): trees of rigid bodies with free/ball/hinge/fixed "
+  i.description = "generalized coordinates (articulated-body algorithm, O(n): trees of rigid bodies with free/ball/hinge/slider/fixed "
       "joints, trees of point masses on rods: planar in rod angles, spatial on swing joints) + classic RK4, fixed step";
   i.source = "schmitt2005 s.5";
   i.family = "reduced";

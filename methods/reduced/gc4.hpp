@@ -1,7 +1,7 @@
 // GC4 (schmitt2005 s.5): generalized (reduced) coordinates integrated by the classic fourth-order
 // Runge-Kutta method with a fixed step (Boost.Odeint runge_kutta4). Claimed order 4.
 // One O(n) right-hand side for every tree-structured model (Featherstone's articulated-body
-// algorithm, methods/reduced/articulated.hpp): trees of rigid bodies with free, ball, hinge and
+// algorithm, methods/reduced/aba.hpp): trees of rigid bodies with free, ball, hinge, slider and
 // fixed joints, and trees of point masses on rods (planar: rod angles, the pendulum family; spatial: swing joints).
 // Applied torques are averaged over each step
 // (average_torques, as the impulse methods' StepLoads), so runs at any h see the same impulse;

@@ -6,15 +6,15 @@ namespace mb {
 
 ReducedSystem ReducedSystem::extract(const Model& model) {
   ReducedSystem r;
-  r.tree_ = ArticulatedTree::extract(model);
+  r.model_ = TreeModel::build(model);
+  r.data_ = TreeData(r.model_);
   return r;
 }
 
 void ReducedSystem::set_loads(const Model& model, double t, double h) {
   // point masses carry no torque: a tree of them needs no loads
-  if (tree_.point_masses()) return;
-  average_torques(model, t, h, tau_);
-  tree_.set_torques(tau_);
+  if (model_.point_masses) return;
+  average_torques(model, t, h, data_.tau);
 }
 
 std::vector<double> load_breaks(const Model& model, double t0, double t1) {

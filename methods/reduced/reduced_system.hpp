@@ -1,13 +1,15 @@
 // The reduced (generalized-coordinate) system behind GC4 and `ref`: the model's equations of
 // motion as a first-order ODE x' = f(x) for Boost.Odeint, through the one O(n) tree dynamics of
-// every tree-structured model: ArticulatedTree (articulated.hpp), Featherstone's articulated-body
-// algorithm on trees of rigid bodies (free, ball, hinge and fixed joints) and on trees of point
-// masses on rods (planar: rod angles, the coordinates of schmitt2005 s.5; spatial: swing joints).
+// every tree-structured model: a TreeModel (tree_model.hpp) and its TreeData, Featherstone's
+// articulated-body algorithm (aba.hpp) on trees of rigid bodies (free, ball, hinge, slider and
+// fixed joints) and on trees of point masses on rods (planar: rod angles, the coordinates of
+// schmitt2005 s.5; spatial: swing joints).
 // Its error names why a model is refused (closed loops, unsupported joints).
 #pragma once
 #include <vector>
 
-#include "methods/reduced/articulated.hpp"
+#include "methods/reduced/aba.hpp"
+#include "methods/reduced/tree_kinematics.hpp"
 
 namespace mb {
 
@@ -16,20 +18,20 @@ class ReducedSystem {
   // Throws UnsupportedModel naming why when the model is not a supported tree.
   static ReducedSystem extract(const Model& model);
 
-  const ArticulatedTree& tree() const { return tree_; }
+  const TreeModel& tree() const { return model_; }
   // a tree of point masses on rods (the pendulum family)
-  bool point_masses() const { return tree_.point_masses(); }
-  void read(const State& s, std::vector<double>& x) const { tree_.read(s, x); }
-  void write(const std::vector<double>& x, State& s) const { tree_.write(x, s); }
+  bool point_masses() const { return model_.point_masses; }
+  void read(const State& s, std::vector<double>& x) const { model_.read(s, x); }
+  void write(const std::vector<double>& x, State& s) { write_state(model_, data_, x, s); }
   // applied torques averaged over [t, t + h] (average_torques), held until the next call
   void set_loads(const Model& model, double t, double h);
-  void derivative(const std::vector<double>& x, std::vector<double>& dxdt) const { tree_.derivative(x, dxdt); }
+  void derivative(const std::vector<double>& x, std::vector<double>& dxdt) { tree_derivative(model_, data_, x, dxdt); }
   // unit quaternions after an (accepted) step
-  void normalize(std::vector<double>& x) const { tree_.normalize(x); }
+  void normalize(std::vector<double>& x) const { model_.normalize(x); }
 
  private:
-  ArticulatedTree tree_;
-  std::vector<Vec3> tau_;
+  TreeModel model_;
+  TreeData data_;
 };
 
 // Times in (t0, t1) where an applied torque of the model switches on or off, sorted: `ref` ends

@@ -1,4 +1,4 @@
-// Heap allocations per step after init (issue 22): an O(n) method allocates nothing inside a step;
+// Heap allocations per step after init: an O(n) method allocates nothing inside a step;
 // its workspaces are sized by init() (and, at most, by the first steps). A dedicated executable,
 // since it counts every malloc of the process:
 //   Release: malloc is interposed here and forwards to glibc's __libc_malloc (Eigen allocates with

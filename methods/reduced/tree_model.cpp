@@ -1,0 +1,325 @@
+#include "methods/reduced/tree_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/reduced/tree_util.hpp"
+
+namespace mb {
+
+int joint_dofs(TreeJoint k) {
+  switch (k) {
+    case TreeJoint::Free: return 6;
+    case TreeJoint::Ball: return 3;
+    case TreeJoint::Hinge: return 1;
+    case TreeJoint::Slider: return 1;
+    case TreeJoint::Fixed: return 0;
+    case TreeJoint::Rod: return 1;
+    case TreeJoint::Swing: return 2;
+  }
+  return 0;
+}
+
+int joint_coordinates(TreeJoint k) {
+  switch (k) {
+    case TreeJoint::Free: return 7;
+    case TreeJoint::Ball: return 4;
+    case TreeJoint::Hinge: return 1;
+    case TreeJoint::Slider: return 1;
+    case TreeJoint::Fixed: return 0;
+    case TreeJoint::Rod: return 1;
+    case TreeJoint::Swing: return 4;
+  }
+  return 0;
+}
+
+TreeModel TreeModel::build(const Model& m, bool pair_balls) {
+  auto fail = [&](const std::string& why) {
+    return UnsupportedModel(fmt::format(
+        "model '{}' is neither a tree of rigid bodies with free, ball, hinge, slider and fixed joints nor a tree of point masses "
+        "on rods: {}",
+        m.info.name, why));
+  };
+  const int nb = static_cast<int>(m.bodies.size());
+  if (m.dynamic_body_count() == 0) throw fail("it has no dynamic bodies");
+
+  auto is_fixed = [&](int b) { return b == kWorld || m.bodies[b].is_static; };
+  auto is_particle = [&](int b) { return !is_fixed(b) && m.bodies[b].particle; };
+  auto is_rigid = [&](int b) { return !is_fixed(b) && !m.bodies[b].particle; };
+  auto pose_q = [&](int b) { return b == kWorld ? Quat::Identity() : m.bodies[b].orientation.normalized(); };
+  auto pose_x = [&](int b) { return b == kWorld ? Vec3(Vec3::Zero()) : m.bodies[b].position; };
+
+  // point masses: planar trees of rods (see the header)
+  int first_particle = -1;
+  for (int b = 0; b < nb && first_particle < 0; ++b)
+    if (is_particle(b)) first_particle = b;
+  for (const Joint& J : m.joints) {
+    if (J.type == JointType::Distance) {
+      for (int b : {J.a, J.b})
+        if (is_rigid(b))
+          throw fail(fmt::format("rod '{}' holds the rigid body '{}' (rods join point masses, or a point mass to a fixed "
+                                 "point; use a ball or hinge joint)",
+                                 J.name, m.bodies[b].name));
+      if ((is_particle(J.a) && J.anchor_a.norm() != 0) || (is_particle(J.b) && J.anchor_b.norm() != 0))
+        throw fail(fmt::format("rod '{}' has an anchor offset on a point mass", J.name));
+    } else {
+      for (int b : {J.a, J.b})
+        if (is_particle(b))
+          throw fail(fmt::format("point mass '{}' is held by the {} joint '{}' (a point mass hangs on rods only; model it as "
+                                 "a small rigid body)",
+                                 m.bodies[b].name, joint_type_name(J.type), J.name));
+    }
+  }
+  // planar (rod angles, schmitt2005's state) when every point mass, its velocity and every pivot lie in
+  // one plane z = const and gravity lies in it; spatial (swing joints) otherwise
+  bool spatial = false;
+  if (first_particle >= 0) {
+    const double z0 = m.bodies[first_particle].position.z();
+    if (m.gravity.z() != 0) spatial = true;
+    for (int b = 0; b < nb; ++b)
+      if (is_particle(b) && (m.bodies[b].position.z() != z0 || m.bodies[b].velocity.z() != 0)) spatial = true;
+    for (const Joint& J : m.joints) {
+      if (J.type != JointType::Distance || !(is_particle(J.a) || is_particle(J.b))) continue;
+      for (int end = 0; end < 2; ++end) {
+        const int b = end == 0 ? J.a : J.b;
+        if (!is_fixed(b)) continue;
+        const Vec3 pivot = pose_x(b) + pose_q(b) * (end == 0 ? J.anchor_a : J.anchor_b);
+        if (pivot.z() != z0) spatial = true;
+      }
+    }
+  }
+
+  TreeModel t;
+  t.gravity = m.gravity;
+  t.nbody = nb;
+  std::vector<int> link_of(nb, -1);
+  std::vector<std::vector<int>> adj(nb);  // joints at each body
+  std::vector<bool> used(m.joints.size(), false);
+  for (size_t ji = 0; ji < m.joints.size(); ++ji) {
+    const Joint& j = m.joints[ji];
+    if (j.a != kWorld) adj[j.a].push_back(static_cast<int>(ji));
+    if (j.b != kWorld) adj[j.b].push_back(static_cast<int>(ji));
+  }
+
+  // a link for body `child` attached by joint ji to `parent` (a body, fixed or not); -1: free root
+  auto add_link = [&](int child, int ji, int parent) {
+    TreeLink L;
+    LinkSetup F;
+    L.body = child;
+    const Body& b = m.bodies[child];
+    L.mass = b.mass;
+    F.inertia = b.inertia;
+    if (ji < 0) {
+      L.kind = TreeJoint::Free;
+    } else {
+      const Joint& J = m.joints[ji];
+      used[ji] = true;
+      const bool child_is_a = J.a == child;
+      L.anchor_c = child_is_a ? J.anchor_a : J.anchor_b;
+      L.anchor_p = child_is_a ? J.anchor_b : J.anchor_a;
+      const Vec3 axis_c = child_is_a ? J.axis_a : J.axis_b, axis_p = child_is_a ? J.axis_b : J.axis_a;
+      L.parent = is_fixed(parent) ? -1 : link_of[parent];
+      if (is_fixed(parent)) {
+        F.base_q = pose_q(parent);
+        F.base_x = pose_x(parent);
+        F.base_j = F.base_x + F.base_q * L.anchor_p;
+      }
+      const Quat qp = pose_q(parent), qc = b.orientation.normalized();
+      switch (J.type) {
+        case JointType::Ball: L.kind = TreeJoint::Ball; break;
+        case JointType::Hinge: {
+          L.kind = TreeJoint::Hinge;
+          if (!(axis_c.norm() > 0) || !(axis_p.norm() > 0))
+            throw fail(fmt::format("hinge '{}' has a zero axis", J.name));
+          F.axis_c = axis_c.normalized();
+          F.q0 = qp.conjugate() * qc;
+          const Vec3 uc = qc * F.axis_c, up = qp * axis_p.normalized();
+          if (uc.cross(up).norm() > 1e-9 || uc.dot(up) < 0)
+            throw fail(fmt::format("the axes of hinge '{}' differ in the initial state", J.name));
+          break;
+        }
+        case JointType::Slider: {
+          // the line through the parent's point along axis_a (a's frame) with the orientation kept:
+          // the axis is fixed in both frames
+          L.kind = TreeJoint::Slider;
+          const Vec3 axis_line = child_is_a ? axis_c : axis_p;  // axis_a
+          if (!(axis_line.norm() > 0)) throw fail(fmt::format("slider '{}' has a zero axis", J.name));
+          const Quat qa = child_is_a ? qc : qp;
+          F.axis_c = (qc.conjugate() * (qa * axis_line.normalized())).normalized();
+          F.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
+          break;
+        }
+        case JointType::Fixed:
+          L.kind = TreeJoint::Fixed;
+          // rel_orientation = q_a^-1 q_b
+          F.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
+          break;
+        case JointType::Distance:  // between point masses or to a fixed point (checked above)
+          L.kind = spatial ? TreeJoint::Swing : TreeJoint::Rod;
+          F.length = J.length;
+          break;
+        case JointType::PointOnLine:
+        case JointType::PointOnPlane:
+        case JointType::Orientation:
+        case JointType::Axis:
+        case JointType::Twist:
+        case JointType::Cardan:
+          throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, slider, fixed and free joints",
+                                 J.name, joint_type_name(J.type)));
+      }
+    }
+    L.nd = joint_dofs(L.kind);
+    if (L.kind == TreeJoint::Ball)  // the parallel-axis theorem to the joint point (the COM is at -anchor_c)
+      L.inertia_j = F.inertia + L.mass * (L.anchor_c.squaredNorm() * Mat3::Identity() - L.anchor_c * L.anchor_c.transpose());
+    L.iq = t.nq;
+    L.iv = t.nv;
+    t.nq += joint_coordinates(L.kind);
+    t.nv += L.nd;
+    link_of[child] = static_cast<int>(t.link.size());
+    t.link.push_back(L);
+    t.setup.push_back(F);
+  };
+
+  // breadth-first from the queued links, so that every parent precedes its children
+  std::deque<int> queue;
+  auto grow = [&]() {
+    while (!queue.empty()) {
+      const int body = queue.front();
+      queue.pop_front();
+      for (int ji : adj[body]) {
+        if (used[ji]) continue;
+        const Joint& J = m.joints[ji];
+        const int other = J.a == body ? J.b : J.a;
+        if (is_fixed(other) || link_of[other] >= 0)
+          throw fail(fmt::format("joint '{}' closes a kinematic loop", J.name));
+        add_link(other, ji, body);
+        queue.push_back(other);
+      }
+    }
+  };
+  // bodies attached to the world or to static bodies, in joint order
+  for (size_t ji = 0; ji < m.joints.size(); ++ji) {
+    const Joint& J = m.joints[ji];
+    const bool fa = is_fixed(J.a), fb = is_fixed(J.b);
+    if (fa && fb) {  // between fixed frames: no dynamics
+      used[ji] = true;
+      continue;
+    }
+    if (!fa && !fb) continue;
+    const int child = fa ? J.b : J.a;
+    if (link_of[child] >= 0) throw fail(fmt::format("joint '{}' closes a kinematic loop", J.name));
+    add_link(child, static_cast<int>(ji), fa ? J.a : J.b);
+    queue.push_back(child);
+    grow();
+  }
+  // floating groups: a free joint on the lowest-indexed body
+  for (int b = 0; b < nb; ++b) {
+    if (m.bodies[b].is_static || link_of[b] >= 0) continue;
+    if (m.bodies[b].particle)
+      throw fail(fmt::format("point mass '{}' is not hung from a fixed point by rods (a free point mass has no joint "
+                             "coordinates here)",
+                             m.bodies[b].name));
+    add_link(b, -1, kWorld);
+    queue.push_back(b);
+    grow();
+  }
+  t.point_masses = std::all_of(t.link.begin(), t.link.end(),
+                               [](const TreeLink& L) { return L.kind == TreeJoint::Rod || L.kind == TreeJoint::Swing; });
+  // ball joints on one parent in pairs, greedily in link order
+  const int n = t.links();
+  t.pair.assign(t.link.size(), 0);
+  for (int i = 0; pair_balls && i + 1 < n; ++i) {
+    const TreeLink &L = t.link[i], &N = t.link[i + 1];
+    if (L.kind == TreeJoint::Ball && N.kind == TreeJoint::Ball && L.parent >= 0 && L.parent == N.parent) t.pair[i++] = 1;
+  }
+  return t;
+}
+
+
+void TreeModel::read(const State& s, std::vector<double>& x) const {
+  x.assign(size(), 0.0);
+  double* q = x.data();
+  double* v = x.data() + nq;
+  // swing links: the frame and angular velocity of each link as read so far (parents come first)
+  std::vector<Quat> frame(link.size(), Quat::Identity());
+  std::vector<Vec3> omega(link.size(), Vec3::Zero());
+  for (size_t i = 0; i < link.size(); ++i) {
+    const TreeLink& L = link[i];
+    const LinkSetup& F = setup[i];
+    const BodyState& B = s.bodies[L.body];
+    const Quat qp = L.parent >= 0 ? s.bodies[link[L.parent].body].q : F.base_q;
+    const Vec3 wp = L.parent >= 0 ? s.bodies[link[L.parent].body].w : Vec3::Zero();
+    switch (L.kind) {
+      case TreeJoint::Free:
+        Eigen::Map<Vec3>(q + L.iq) = B.x;
+        store_quat(B.q.normalized(), q + L.iq + 3);
+        Eigen::Map<Vec3>(v + L.iv) = B.w;
+        Eigen::Map<Vec3>(v + L.iv + 3) = B.v - B.w.cross(B.x);
+        break;
+      case TreeJoint::Ball:
+        store_quat((qp.conjugate() * B.q).normalized(), q + L.iq);
+        Eigen::Map<Vec3>(v + L.iv) = B.q.conjugate() * (B.w - wp);
+        break;
+      case TreeJoint::Hinge: {
+        const Quat d = F.q0.conjugate() * qp.conjugate() * B.q;
+        q[L.iq] = 2 * std::atan2(d.vec().dot(F.axis_c), d.w());
+        v[L.iv] = (B.q * F.axis_c).dot(B.w - wp);
+        break;
+      }
+      case TreeJoint::Slider: {
+        // the child's joint point from the parent's, along the axis
+        const Vec3 pp = L.parent >= 0 ? Vec3(s.bodies[link[L.parent].body].x + qp * L.anchor_p) : F.base_j;
+        const Vec3 vp = L.parent >= 0 ? Vec3(s.bodies[link[L.parent].body].v + wp.cross(qp * L.anchor_p)) : Vec3(Vec3::Zero());
+        const Vec3 arm = B.q * L.anchor_c, u = B.q * F.axis_c;
+        q[L.iq] = (B.x + arm - pp).dot(u);
+        v[L.iv] = (B.v + B.w.cross(arm) - vp).dot(u);
+        break;
+      }
+      case TreeJoint::Fixed: break;
+      case TreeJoint::Rod: {
+        // the rod's angle from -y and its rate, from the point mass relative to the parent point
+        const Vec3 pp = L.parent >= 0 ? s.bodies[link[L.parent].body].x : Vec3(F.base_x + F.base_q * L.anchor_p);
+        const Vec3 vp = L.parent >= 0 ? s.bodies[link[L.parent].body].v : Vec3(Vec3::Zero());
+        const Vec3 d = B.x - pp, dv = B.v - vp;
+        q[L.iq] = std::atan2(d.x(), -d.y());
+        v[L.iv] = (d.x() * dv.y() - d.y() * dv.x()) / d.squaredNorm();
+        break;
+      }
+      case TreeJoint::Swing: {
+        // the frame: the parent's turned by the smallest rotation that takes its -z to the rod (the
+        // spin about the rod is free: a null direction of the point mass); the velocity: the rod's
+        // turn rate normal to the rod less the parent frame's, in the child frame (its z part is 0)
+        const Vec3 pp = L.parent >= 0 ? s.bodies[link[L.parent].body].x : Vec3(F.base_x + F.base_q * L.anchor_p);
+        const Vec3 vp = L.parent >= 0 ? s.bodies[link[L.parent].body].v : Vec3(Vec3::Zero());
+        const Quat qp = L.parent >= 0 ? frame[L.parent] : F.base_q;
+        const Vec3 wp = L.parent >= 0 ? omega[L.parent] : Vec3(Vec3::Zero());
+        const Vec3 d = B.x - pp, n = d.normalized();
+        const Quat rel = Quat::FromTwoVectors(kRodAxis, qp.conjugate() * n).normalized();
+        frame[i] = (qp * rel).normalized();
+        const Vec3 w_rel = n.cross(B.v - vp) / d.norm() - (wp - wp.dot(n) * n);
+        omega[i] = wp + w_rel;
+        store_quat(rel, q + L.iq);
+        const Vec3 wb = frame[i].conjugate() * w_rel;
+        v[L.iv] = wb.x();
+        v[L.iv + 1] = wb.y();
+        break;
+      }
+    }
+  }
+}
+
+
+void TreeModel::normalize(std::vector<double>& x) const {
+  for (const TreeLink& L : link) {
+    double* p = nullptr;
+    if (L.kind == TreeJoint::Free) p = x.data() + L.iq + 3;
+    if (L.kind == TreeJoint::Ball || L.kind == TreeJoint::Swing) p = x.data() + L.iq;
+    if (p) Eigen::Map<Eigen::Vector4d>(p).normalize();
+  }
+}
+
+}  // namespace mb
