@@ -7,13 +7,9 @@
 #include <Eigen/Dense>
 
 #include "methods/common/constraint_system.hpp"
+#include "methods/common/stopwatch.hpp"
 
 namespace mb {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
 
 ContactSet::ContactSet(const Model& model, double margin, bool from_start)
     : enabled_(!model.shapes.empty()), from_start_(from_start) {

@@ -3,7 +3,7 @@
 // item gets the same bits on a lane as alone (where the compiler forms no fused multiply-add from
 // a scalar product and sum: the x86-64 SSE2 build of the presets). The shared part behind the paired free motion
 // (free_motion.cpp) and the paired ball joints of the articulated-body algorithm
-// (methods/reduced/articulated.cpp).
+// (methods/reduced/ball_kernels.cpp).
 //
 // cross, product, rotate and times are Eigen's formulas term by term (its cross product, its SSE2
 // Quaternion<double> product and q * v, its 3 x 3 matrix-vector product), so on doubles they give

@@ -5,15 +5,11 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/common/stopwatch.hpp"
 #include "methods/higher_order/weights.hpp"
 #include "methods/impulse/methods.hpp"
 
 namespace mb {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
 
 MethodInfo describe_imp(int k) {
   MethodInfo i;

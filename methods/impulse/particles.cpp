@@ -49,15 +49,13 @@
 
 #include "core/error.hpp"
 #include "methods/common/free_motion.hpp"
+#include "methods/common/stopwatch.hpp"
 #include "models/collision.hpp"
 #include "methods/impulse/methods.hpp"
 
 namespace mb {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct ParticleOptions {
   bool o41 = true, o42 = false, o43 = false, o44 = false;

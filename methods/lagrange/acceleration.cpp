@@ -6,14 +6,12 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/common/stopwatch.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Relative motion of a joint's points: d = p_a - p_b, u = d' = J_ball V, c = the centripetal part
 // of d'' (d'' = J_ball a + c), and the relative angular velocity dw = w_a - w_b; only dynamic

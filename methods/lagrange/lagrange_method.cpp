@@ -10,15 +10,13 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/common/stopwatch.hpp"
 #include "methods/impulse/impulse_method.hpp"
 #include "methods/lagrange/acceleration.hpp"
 
 namespace mb {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // the linear solvers for the multipliers (and the impulse corrections of v / vd): one line each
 const std::pair<const char*, LinearSolverFactory> kSolvers[] = {

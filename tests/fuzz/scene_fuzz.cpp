@@ -1,4 +1,4 @@
-// Fuzz target: the scene reader (models/scene.cpp), and the writer on what it accepts: a scene
+// Fuzz target: the scene reader (models/scene_reader.cpp), and the writer on what it accepts: a scene
 // that reads must write and read back to the same text.
 #include <cstdlib>
 

@@ -1,0 +1,95 @@
+#include "methods/impulse/impulse_method.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+std::vector<OptionInfo> impulse_options_info() {
+  return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
+          OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
+          OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9),
+          contact_coupling_option(), contact_iterations_option(), contact_margin_option(), contact_detection_option(),
+          spring_treatment_option()};
+}
+
+OptionInfo contact_detection_option() {
+  return OptionInfo::choice("contact_detection", "start",
+                            "contacts: start = a shape pair within contact_margin at the step's start keeps the contacts found "
+                            "there (normal and points), the preview adds the pairs new over the step (a block resting on a "
+                            "thin rod at h = 0.25 s, whose preview passes through it, stays); preview = every contact from the "
+                            "preview of the step (tomcin2014 s.7)",
+                            {"start", "preview"});
+}
+
+bool parse_contact_detection(const Spec& s) { return s.get_string("contact_detection", "start") == "start"; }
+
+OptionInfo contact_margin_option() {
+  return OptionInfo::number("contact_margin", "1e-4",
+                            "contacts: the pairs closer than this on the preview are found too, m (speculative contacts: they act only "
+                            "if the step would close them; a body resting on another that the floor holds is then never missed); "
+                            "0: only the pairs that penetrate on the preview",
+                            0, 1);
+}
+
+double parse_contact_margin(const Spec& s) { return s.get_double("contact_margin", 1e-4); }
+
+OptionInfo spring_treatment_option() {
+  return OptionInfo::choice("springs", "explicit",
+                            "force elements: explicit = each spring-damper's force at the start of the step, held over it (stable "
+                            "for h below about 2 m / c); implicit = its tension at the end of the step by a linearly implicit "
+                            "Euler step through the free bodies (stable at any h, first order; docs/method-notes.md)",
+                            {"explicit", "implicit"});
+}
+
+bool parse_spring_treatment(const Spec& s) { return s.get_string("springs", "explicit") == "implicit"; }
+
+OptionInfo contact_iterations_option() {
+  return OptionInfo::integer("contact_iterations", "0",
+                             "contacts: 0 = contacts and joints converge together or the step fails; N > 0 = the sweeps with "
+                             "contacts stop after N (tomcin2014 s.3, s.7), keeping the contact impulses, and the joints alone "
+                             "are then corrected to the tolerance (the contacts' residual shows as penetration)",
+                             0, 1000000);
+}
+
+long parse_contact_iterations(const Spec& s) { return s.get_int("contact_iterations", 0); }
+
+OptionInfo contact_coupling_option() {
+  return OptionInfo::choice("coupling", "on",
+                            "contacts: on = each contact coupled to the joints through the factored system (tomcin2014 s.7; "
+                            "where the whole A is factored), off = contacts and joints alternate (Gauss-Seidel)",
+                            {"on", "off"});
+}
+
+MethodInfo impulse_method_info() {
+  MethodInfo i;
+  i.family = "impulse";
+  i.options = impulse_options_info();
+  // O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 the order is lost once
+  // the error nears the tolerance, so the declaration holds with tight ones
+  i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
+               "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kContacts | kForces;
+  i.timing_table = true;
+  return i;
+}
+
+bool parse_contact_coupling(const Spec& s) { return s.get_string("coupling", "on") == "on"; }
+
+ImpulseOptions parse_impulse_options(const Spec& s) {
+  ImpulseOptions o;
+  o.tol_p = s.get_double("tol_p", o.tol_p);
+  o.tol_v = s.get_double("tol_v", o.tol_v);
+  o.max_iter = s.get_int("max_iter", o.max_iter);
+  o.couple_contacts = parse_contact_coupling(s);
+  o.contact_iterations = parse_contact_iterations(s);
+  o.contact_margin = parse_contact_margin(s);
+  o.contacts_from_start = parse_contact_detection(s);
+  o.implicit_springs = parse_spring_treatment(s);
+  if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
+    s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
+  return o;
+}
+
+}  // namespace mb

@@ -1,0 +1,146 @@
+#include "models/scene.hpp"
+
+#include <fmt/format.h>
+
+#include "core/io.hpp"
+
+namespace mb {
+
+namespace {
+// shortest text that reads back to the same double, always a TOML float
+std::string num(double x) {
+  std::string s = fmt::format("{}", x);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+std::string vec(const Vec3& v) { return fmt::format("[{}, {}, {}]", num(v.x()), num(v.y()), num(v.z())); }
+std::string quat(const Quat& q) { return fmt::format("[{}, {}, {}, {}]", num(q.w()), num(q.x()), num(q.y()), num(q.z())); }
+// a TOML basic string in ASCII (core/toml_reader.cpp reads only ASCII): quotes and backslashes
+// escaped, control characters and every non-ASCII character (UTF-8 decoded) as \uXXXX or
+// \UXXXXXXXX; a byte that is not valid UTF-8 becomes U+FFFD
+std::string str(const std::string& s) {
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char u = static_cast<unsigned char>(s[i]);
+    if (u == '"' || u == '\\') {
+      out += '\\';
+      out += static_cast<char>(u);
+      ++i;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\u{:04X}", static_cast<unsigned>(u));
+      ++i;
+    } else if (u < 0x80) {
+      out += static_cast<char>(u);
+      ++i;
+    } else {
+      const int len = u >= 0xf0 ? 4 : u >= 0xe0 ? 3 : u >= 0xc0 ? 2 : 0;
+      char32_t cp = len == 4 ? u & 0x07 : len == 3 ? u & 0x0f : u & 0x1f;
+      bool ok = len > 0 && i + static_cast<size_t>(len) <= s.size();
+      for (int k = 1; ok && k < len; ++k) {
+        const unsigned char cont = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+        ok = (cont & 0xc0) == 0x80;
+        cp = (cp << 6) | (cont & 0x3f);
+      }
+      if (!ok || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+        cp = 0xfffd;
+        i += 1;
+      } else {
+        i += static_cast<size_t>(len);
+      }
+      out += cp > 0xffff ? fmt::format("\\U{:08X}", static_cast<unsigned>(cp)) : fmt::format("\\u{:04X}", static_cast<unsigned>(cp));
+    }
+  }
+  return out + "\"";
+}
+std::string body_name(const Model& m, int i) { return i == kWorld ? "world" : m.bodies[i].name; }
+}  // namespace
+
+std::string scene_to_toml(const Model& m) {
+  std::string o = "# mbbench scene file (format: docs/conventions.md, \"Scene files\")\n[model]\n";
+  o += fmt::format("name = {}\nsource = {}\ndescription = {}\n", str(m.info.name), str(m.info.source), str(m.info.description));
+  o += fmt::format("gravity = {}\nduration = {}\ndefault_h = {}\n", vec(m.gravity), num(m.info.duration), num(m.info.default_h));
+  o += "h_grid = [";
+  for (size_t i = 0; i < m.info.h_grid.size(); ++i) o += (i ? ", " : "") + num(m.info.h_grid[i]);
+  o += "]\n";
+  if (m.info.period) o += fmt::format("period = {}\n", num(*m.info.period));
+  if (m.info.tracked_body >= 0) o += fmt::format("tracked_body = {}\n", str(m.bodies[m.info.tracked_body].name));
+  o += fmt::format("energy_conserved = {}\n", m.info.energy_conserved);
+  for (const Body& b : m.bodies) {
+    o += fmt::format("\n[[body]]\nname = {}\ntype = {}\n", str(b.name), b.particle ? "\"particle\"" : "\"rigid\"");
+    if (!b.is_static) o += fmt::format("mass = {}\n", num(b.mass));
+    if (!b.particle && !(b.is_static && b.inertia == Mat3::Zero())) {
+      const Mat3& I = b.inertia;
+      o += fmt::format("inertia = [{}, {}, {}]\n", vec(I.row(0).transpose()), vec(I.row(1).transpose()), vec(I.row(2).transpose()));
+    }
+    if (b.box != Vec3::Zero()) o += fmt::format("box = {}\n", vec(b.box));
+    if (b.is_static) o += "static = true\n";
+    o += fmt::format("position = {}\n", vec(b.position));
+    if (!b.particle) o += fmt::format("orientation = {}\n", quat(b.orientation));
+    o += fmt::format("velocity = {}\n", vec(b.velocity));
+    if (!b.particle) o += fmt::format("angular_velocity = {}\n", vec(b.angular_velocity));
+  }
+  for (const Joint& j : m.joints) {
+    o += fmt::format("\n[[joint]]\nname = {}\ntype = \"{}\"\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\n", str(j.name),
+                     joint_type_name(j.type), str(body_name(m, j.a)), str(body_name(m, j.b)), vec(j.anchor_a), vec(j.anchor_b));
+    if (j.type == JointType::Distance) o += fmt::format("length = {}\n", num(j.length));
+    if (j.type == JointType::Distance && j.extensibility != 0) o += fmt::format("extensibility = {}\n", num(j.extensibility));
+    const JointParts parts = joint_parts(j.type);
+    const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist)
+      o += fmt::format("axis_a = {}\n", vec(j.axis_a));
+    if (two_axes) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
+    if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
+      o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
+  }
+  for (const AppliedLoad& a : m.loads)  // a load with a force and a torque: a [[torque]] and a [[force]]
+    for (const bool is_force : {false, true}) {
+      const Vec3& v = is_force ? a.force : a.torque;
+      if (v == Vec3::Zero() && (is_force || a.force != Vec3::Zero())) continue;
+      const char* key = is_force ? "force" : "torque";
+      o += fmt::format("\n[[{}]]\nbody = {}\n{} = {}\nt_begin = {}\n", key, str(m.bodies[a.body].name), key, vec(v), num(a.t_begin));
+      if (std::isfinite(a.t_end)) o += fmt::format("t_end = {}\n", num(a.t_end));  // none: constant from t_begin on
+    }
+  for (const Spring& sp : m.springs)
+    o += fmt::format("\n[[spring]]\nname = {}\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\nstiffness = {}\nrest_length = {}\ndamping = {}\n",
+                     str(sp.name), str(body_name(m, sp.a)), str(body_name(m, sp.b)), vec(sp.anchor_a), vec(sp.anchor_b),
+                     num(sp.stiffness), num(sp.rest_length), num(sp.damping));
+  for (const Material& x : m.materials)
+    o += fmt::format("\n[[material]]\nname = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n", str(x.name),
+                     num(x.restitution), num(x.mu_static), num(x.mu_dynamic));
+  for (const MaterialPair& p : m.material_pairs)
+    o += fmt::format("\n[[material_pair]]\na = {}\nb = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n",
+                     str(m.materials[static_cast<size_t>(p.a)].name), str(m.materials[static_cast<size_t>(p.b)].name),
+                     num(p.restitution), num(p.mu_static), num(p.mu_dynamic));
+  for (const Shape& sh : m.shapes) {
+    o += fmt::format("\n[[shape]]\nname = {}\ntype = \"{}\"\nbody = {}\nposition = {}\norientation = {}\nmaterial = {}\n",
+                     str(sh.name), shape_type_name(sh.type), str(body_name(m, sh.body)), vec(sh.position), quat(sh.orientation),
+                     str(m.materials[static_cast<size_t>(sh.material)].name));
+    switch (sh.type) {
+      case ShapeType::Sphere: o += fmt::format("radius = {}\n", num(sh.radius)); break;
+      case ShapeType::Box:
+      case ShapeType::Ellipsoid: o += fmt::format("half_extents = {}\n", vec(sh.half_extents)); break;
+      case ShapeType::Capsule:
+      case ShapeType::Cylinder: o += fmt::format("radius = {}\nlength = {}\n", num(sh.radius), num(sh.length)); break;
+      case ShapeType::HalfSpace: break;
+      case ShapeType::Convex: {
+        o += "vertices = [";
+        for (size_t k = 0; k < sh.vertices.size(); ++k) {
+          if (k) o += ", ";
+          o += vec(sh.vertices[k]);
+        }
+        o += "]\nfaces = [";
+        for (size_t k = 0; k < sh.faces.size(); ++k) {
+          if (k) o += ", ";
+          o += fmt::format("[{}, {}, {}]", sh.faces[k][0], sh.faces[k][1], sh.faces[k][2]);
+        }
+        o += "]\n";
+        break;
+      }
+    }
+  }
+  return o;
+}
+
+void write_scene(const Model& model, const std::string& path) { write_file_atomic(path, scene_to_toml(model)); }
+
+}  // namespace mb
