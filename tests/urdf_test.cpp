@@ -110,6 +110,26 @@ TEST_CASE("urdf: a link welded by a fixed joint is merged into its parent (mass,
   CHECK(frame(m, "B")->body == 0);
 }
 
+TEST_CASE("urdf: a massless link on a hinge with a massive link welded to it is one body named after the massive one", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::parse_urdf(R"(<robot name="r"><link name="base"/>
+    <joint name="shoulder" type="continuous"><parent link="base"/><child link="upper"/>
+      <origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 1 0"/></joint>
+    <link name="upper"/>
+    <joint name="weld" type="fixed"><parent link="upper"/><child link="upper_mass"/><origin xyz="0.5 0 0" rpy="0 0 0"/></joint>
+    <link name="upper_mass"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  </robot>)",
+                                     "r.urdf");
+  REQUIRE(m.bodies.size() == 1);
+  CHECK(m.bodies[0].name == "upper_mass");
+  CHECK(m.bodies[0].position == mb::Vec3(0.5, 0, 1));
+  REQUIRE(m.joints.size() == 1);
+  CHECK(m.joints[0].b == 0);
+  CHECK(m.joints[0].anchor_b == mb::Vec3(-0.5, 0, 0));  // the hinge stays at the massless link's origin
+  REQUIRE(frame(m, "upper"));
+  CHECK(frame(m, "upper")->position == mb::Vec3(-0.5, 0, 0));
+}
+
 TEST_CASE("urdf: a lone massive link keeps its inertial frame and numbers", "[urdf]") {
   if (!urdf_built()) return;
   const mb::Model m = mb::load_model(MBBENCH_TEST_DATA "/urdf/arm.urdf");
