@@ -102,7 +102,7 @@ TEST_CASE("urdf: a link welded by a fixed joint is merged into its parent (mass,
   const mb::NamedFrame* tool = frame(m, "tool");
   REQUIRE(tool);
   CHECK(tool->body == 0);
-  // tool: B's origin (1, 0, 1) plus B's y (world -x... B turned 90 degrees: its y is world -x) 0.5
+  // tool: 0.5 m along B's y from B's origin (1, 0, 1); B is turned 90 degrees about z, its y is world -x
   CHECK((b.position + b.orientation * tool->position - mb::Vec3(0.5, 0, 1)).norm() < 1e-15);
   REQUIRE(frame(m, "world"));
   CHECK(frame(m, "world")->body == mb::kWorld);
