@@ -110,10 +110,7 @@ bool is_scene_path(const std::string& text) {
 }
 
 Model load_model(const std::string& text, const std::string& source, int line) {
-  if (text.size() > 5 && text.compare(text.size() - 5, 5, ".urdf") == 0) {
-    if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no URDF file '{}'", text));
-    return read_urdf(text);
-  }
+  if (is_urdf_spec(text)) return load_urdf(text, source, line);
   if (is_scene_path(text)) {
     if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
     return read_scene(text);

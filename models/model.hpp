@@ -156,6 +156,15 @@ struct ExactMotion {
   Vec3 acceleration = Vec3::Zero();  // m/s^2, world frame
 };
 
+// A named frame fixed to a body (a URDF link merged into the body it is welded to): its pose in the
+// body's frame (world coordinates for kWorld).
+struct NamedFrame {
+  std::string name;
+  int body = kWorld;
+  Vec3 position = Vec3::Zero();
+  Quat orientation = Quat::Identity();
+};
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -168,6 +177,8 @@ struct ModelInfo {
   std::vector<double> h_grid;    // default step-size grid, s
   bool energy_conserved = true;
   std::vector<ExactMotion> exact;  // bodies with a closed-form motion (none: no exact_* metrics)
+  std::vector<NamedFrame> frames;  // named frames beside the bodies (a URDF's links)
+  std::vector<std::string> warnings;  // what the model leaves out of its source, one line each (`mbbench run` prints them)
 };
 
 struct Model {

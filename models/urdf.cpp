@@ -3,22 +3,57 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/io.hpp"
 
 #ifdef MBBENCH_WITH_URDF
+#include <cmath>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <sstream>
 
+#include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
+
+#include "models/kinematics.hpp"
 #endif
 
 namespace mb {
 
+const std::vector<OptionInfo>& urdf_options() {
+  static const std::vector<OptionInfo> options = {
+      OptionInfo::choice("base", "fixed", "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base", {"fixed", "free"}),
+      OptionInfo::choice("collisions", "off", "off, or primitives: <collision> boxes, spheres and cylinders become shapes (a mesh is refused)",
+                         {"off", "primitives"}),
+      OptionInfo::choice("limits", "ignore", "joint limits are not modelled; given explicitly, the warning listing the limited joints is not printed",
+                         {"ignore"}),
+  };
+  return options;
+}
+
+bool is_urdf_spec(const std::string& text) {
+  const std::string name = text.substr(0, text.find(':'));
+  return name.size() > 5 && name.compare(name.size() - 5, 5, ".urdf") == 0;
+}
+
+Model load_urdf(const std::string& text, const std::string& source, int line) {
+  const Spec spec = Spec::parse(text, "model", source, line);
+  spec.check_options(urdf_options());
+  if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no URDF file '{}'", spec.name()));
+  UrdfOptions o;
+  o.free_base = spec.get_string("base", "fixed") == "free";
+  o.collisions = spec.get_string("collisions", "off") == "primitives";
+  o.limits_ignored_silently = spec.has("limits");
+  Model m = read_urdf(spec.name(), o);
+  if (!spec.options().empty()) m.info.name = m.info.name + " (" + spec.text().substr(spec.name().size() + 1) + ")";
+  return m;
+}
+
 #ifndef MBBENCH_WITH_URDF
 
 bool urdf_supported() { return false; }
-Model read_urdf(const std::string& path) { return parse_urdf("", path); }
-Model parse_urdf(const std::string&, const std::string& path) {
+Model read_urdf(const std::string& path, const UrdfOptions& options) { return parse_urdf("", path, options); }
+Model parse_urdf(const std::string&, const std::string& path, const UrdfOptions&) {
   throw InputError(path, 0, "model", "this mbbench was built without liburdfdom (MBBENCH_WITH_URDF): it cannot read URDF");
 }
 
@@ -28,86 +63,321 @@ bool urdf_supported() { return true; }
 
 namespace {
 
-Quat quat(const urdf::Rotation& r) { return Quat(r.w, r.x, r.y, r.z).normalized(); }
 Vec3 vec(const urdf::Vector3& v) { return Vec3(v.x, v.y, v.z); }
+
+struct Pose {
+  Quat q = Quat::Identity();
+  Vec3 p = Vec3::Zero();
+  Pose operator*(const Pose& o) const { return {q * o.q, p + q * o.p}; }
+  Pose inverse() const { return {q.conjugate(), -(q.conjugate() * p)}; }
+};
+
+bool finite(const urdf::Pose& u) {
+  return vec(u.position).allFinite() && std::isfinite(u.rotation.w) && std::isfinite(u.rotation.x) && std::isfinite(u.rotation.y) &&
+         std::isfinite(u.rotation.z);
+}
+Pose pose(const urdf::Pose& u) {
+  return {Quat(u.rotation.w, u.rotation.x, u.rotation.y, u.rotation.z).normalized(), vec(u.position)};
+}
+
+// liburdfdom reports through console_bridge (to stderr by default): its messages are collected
+// while it parses. An error message fails the parse even when liburdfdom returns a robot (it drops
+// an <inertial> whose mass does not parse, logging an error, and goes on); its warnings become the
+// model's. console_bridge's handler is process-wide, so parses take turns.
+class Collect : public console_bridge::OutputHandler {
+ public:
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) errors.push_back(text);
+    else if (level == console_bridge::CONSOLE_BRIDGE_LOG_WARN) warnings.push_back(text);
+  }
+  std::vector<std::string> errors, warnings;
+};
+
+urdf::ModelInterfaceSharedPtr parse_collecting(const std::string& text, std::vector<std::string>& errors, std::vector<std::string>& warnings) {
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  Collect collect;
+  console_bridge::useOutputHandler(&collect);
+  urdf::ModelInterfaceSharedPtr robot;
+  try {
+    robot = urdf::parseURDF(text);
+  } catch (const std::exception& e) {
+    collect.errors.push_back(e.what());
+    robot.reset();
+  }
+  console_bridge::restorePreviousOutputHandler();
+  errors = std::move(collect.errors);
+  warnings = std::move(collect.warnings);
+  return robot;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : sep) + i;
+  return s;
+}
+
+// The checks of one link's inertial: finite numbers, mass >= 0, a positive definite inertia when
+// the mass is positive, none when it is 0 (a massless frame).
+void check_link(const urdf::Link& link, const std::string& path) {
+  if (!link.inertial) return;
+  const urdf::Inertial& in = *link.inertial;
+  const std::string f = fmt::format("link[{}].inertial", link.name);
+  if (!finite(in.origin)) throw InputError(path, 0, f + ".origin", "origin must be finite");
+  if (!(std::isfinite(in.mass) && in.mass >= 0)) throw InputError(path, 0, f + ".mass", fmt::format("mass must be finite and non-negative, got {}", in.mass));
+  Mat3 I;
+  I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+  if (!I.allFinite()) throw InputError(path, 0, f + ".inertia", "inertia must be finite");
+  if (in.mass > 0 && !is_spd(I))
+    throw InputError(path, 0, f + ".inertia",
+                     fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
+  if (in.mass == 0 && !I.isZero(0))
+    throw InputError(path, 0, f + ".inertia", "a link of mass 0 (a massless frame) must have inertia 0");
+}
+
+void check_joint(const urdf::Joint& j, const std::string& path) {
+  const std::string f = fmt::format("joint[{}]", j.name);
+  switch (j.type) {
+    case urdf::Joint::REVOLUTE:
+    case urdf::Joint::CONTINUOUS:
+    case urdf::Joint::PRISMATIC:
+    case urdf::Joint::FIXED: break;
+    case urdf::Joint::PLANAR:
+    case urdf::Joint::FLOATING:
+    default:
+      throw InputError(path, 0, f + ".type",
+                       fmt::format("a {} joint is not mapped (revolute, continuous, prismatic and fixed are)",
+                                   j.type == urdf::Joint::PLANAR ? "planar" : j.type == urdf::Joint::FLOATING ? "floating" : "joint of unknown type"));
+  }
+  if (!finite(j.parent_to_joint_origin_transform)) throw InputError(path, 0, f + ".origin", "origin must be finite");
+  if (j.type != urdf::Joint::FIXED) {
+    const Vec3 axis = vec(j.axis);
+    if (!axis.allFinite()) throw InputError(path, 0, f + ".axis", "axis must be finite");
+    if (!(axis.norm() > 0)) throw InputError(path, 0, f + ".axis", "axis must be non-zero, got (0, 0, 0)");
+  }
+  if (j.limits && !(std::isfinite(j.limits->lower) && std::isfinite(j.limits->upper) && std::isfinite(j.limits->effort) &&
+                    std::isfinite(j.limits->velocity)))
+    throw InputError(path, 0, f + ".limit", "limits must be finite");
+  if (j.dynamics && !(std::isfinite(j.dynamics->damping) && std::isfinite(j.dynamics->friction)))
+    throw InputError(path, 0, f + ".dynamics", "damping and friction must be finite");
+}
+
+// A group of links welded together by fixed joints: one rigid body (or the world).
+struct Group {
+  std::string head;                      // the link the group starts at
+  const urdf::Joint* joint = nullptr;    // the moving joint into the head (none: the root's group)
+  int parent = -1;                       // the group the joint hangs from
+  std::vector<size_t> links;             // indices into the link list
+  int body = kWorld;
+};
+
+struct LinkFrame {
+  const urdf::Link* link;
+  int group;
+  Pose frame;  // world, at the zero joint positions
+};
 
 }  // namespace
 
-Model read_urdf(const std::string& path) {
+Model read_urdf(const std::string& path, const UrdfOptions& options) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "model", "cannot read the URDF file");
   std::ostringstream s;
   s << in.rdbuf();
-  return parse_urdf(s.str(), path);
+  return parse_urdf(s.str(), path, options);
 }
 
-Model parse_urdf(const std::string& text, const std::string& path) {
-  const urdf::ModelInterfaceSharedPtr robot = urdf::parseURDF(text);
-  if (!robot) throw InputError(path, 0, "model", "not a valid URDF robot (liburdfdom's parser refused it; its message is above)");
+Model parse_urdf(const std::string& text, const std::string& path, const UrdfOptions& options) {
+  std::vector<std::string> errors, messages;
+  const urdf::ModelInterfaceSharedPtr robot = parse_collecting(text, errors, messages);
+  if (!robot || !errors.empty())
+    throw InputError(path, 0, "", fmt::format("not a valid URDF robot: liburdfdom: {}", errors.empty() ? "(no message)" : join(errors, "; ")));
+  const urdf::LinkConstSharedPtr root = robot->getRoot();
+  if (!root) throw InputError(path, 0, "", "the robot has no root link");
+
+  // the links depth first from the root, grouped by fixed joints; each link's frame in the world
+  std::vector<LinkFrame> links;
+  std::vector<Group> groups(1);
+  groups[0].head = root->name;
+  std::function<void(const urdf::Link&, const Pose&, int)> walk = [&](const urdf::Link& link, const Pose& frame, int g) {
+    check_link(link, path);
+    groups[static_cast<size_t>(g)].links.push_back(links.size());
+    links.push_back({&link, g, frame});
+    for (const urdf::JointSharedPtr& j : link.child_joints) {
+      check_joint(*j, path);
+      const urdf::LinkConstSharedPtr child = robot->getLink(j->child_link_name);
+      if (!child) throw InputError(path, 0, fmt::format("joint[{}].child", j->name), fmt::format("no link named '{}'", j->child_link_name));
+      int cg = g;
+      if (j->type != urdf::Joint::FIXED) {
+        Group n;
+        n.head = child->name;
+        n.joint = j.get();
+        n.parent = g;
+        groups.push_back(n);
+        cg = static_cast<int>(groups.size()) - 1;
+      }
+      walk(*child, frame * pose(j->parent_to_joint_origin_transform), cg);
+    }
+  };
+  walk(*root, Pose{}, 0);
+
   Model m;
   m.gravity = Vec3(0, 0, -9.81);
   m.info.name = robot->getName();
   m.info.source = path;
-  m.info.description = fmt::format("URDF robot '{}' from {}; the root link fixed", robot->getName(), path);
+  m.info.description = fmt::format("URDF robot '{}' from {}; {}", robot->getName(), path,
+                                   options.free_base ? "a floating base" : "the root link fixed");
   m.info.duration = 5;
   m.info.default_h = 0.001;
   m.info.h_grid = default_h_grid();
-  // link frames in world coordinates at the zero joint positions, depth first from the fixed root
-  struct Frame {
-    Quat q;
-    Vec3 p;
-  };
-  std::function<void(const urdf::LinkConstSharedPtr&, const Frame&, int)> add;
-  add = [&](const urdf::LinkConstSharedPtr& link, const Frame& frame, int body) {
-    for (const urdf::JointSharedPtr& j : link->child_joints) {
-      const urdf::LinkConstSharedPtr child = robot->getLink(j->child_link_name);
-      const Frame jf{frame.q * quat(j->parent_to_joint_origin_transform.rotation),
-                     frame.p + frame.q * vec(j->parent_to_joint_origin_transform.position)};
-      if (!child->inertial || !(child->inertial->mass > 0))
-        throw InputError(path, 0, "model", fmt::format("link '{}' has no inertial with a positive mass (a moving link needs one)", child->name));
-      const urdf::Inertial& in = *child->inertial;
-      Body b;
-      b.name = child->name;
-      b.mass = in.mass;
-      b.inertia << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
-      b.orientation = jf.q * quat(in.origin.rotation);
-      b.position = jf.p + jf.q * vec(in.origin.position);
-      const int index = static_cast<int>(m.bodies.size());
-      m.bodies.push_back(b);
-      Joint J;
-      J.name = j->name;
-      J.a = body;
-      J.b = index;
-      // the joint point and axis in each body's frame (world coordinates for the world)
-      auto local_point = [&](int k, const Vec3& p) {
-        if (k == kWorld) return p;
-        const Body& o = m.bodies[static_cast<size_t>(k)];
-        return Vec3(o.orientation.conjugate() * (p - o.position));
-      };
-      auto local_axis = [&](int k, const Vec3& d) {
-        return k == kWorld ? d : Vec3(m.bodies[static_cast<size_t>(k)].orientation.conjugate() * d);
-      };
-      const Vec3 axis = vec(j->axis).norm() > 0 ? Vec3(jf.q * vec(j->axis).normalized()) : Vec3(jf.q * Vec3::UnitX());
-      J.anchor_a = local_point(body, jf.p);
-      J.anchor_b = local_point(index, jf.p);
-      J.axis_a = local_axis(body, axis);
-      J.axis_b = local_axis(index, axis);
-      const Quat qa = body == kWorld ? Quat::Identity() : m.bodies[static_cast<size_t>(body)].orientation;
-      J.rel_orientation = qa.conjugate() * b.orientation;
-      switch (j->type) {
-        case urdf::Joint::REVOLUTE:
-        case urdf::Joint::CONTINUOUS: J.type = JointType::Hinge; break;
-        case urdf::Joint::PRISMATIC: J.type = JointType::Slider; break;
-        case urdf::Joint::FIXED: J.type = JointType::Fixed; break;
-        default:
-          throw InputError(path, 0, "model", fmt::format("joint '{}': only revolute, continuous, prismatic and fixed joints are mapped", j->name));
-      }
-      m.joints.push_back(J);
-      add(child, jf, index);
+
+  // each group's body: the mass, centre of mass and inertia of its links (parallel-axis theorem);
+  // a group of one massive link keeps that link's inertial frame and numbers as they are
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Group& G = groups[g];
+    if (g == 0 && !options.free_base) continue;  // welded to the world: the world
+    std::vector<std::pair<const urdf::Inertial*, Pose>> parts;  // inertial, its frame in the world
+    for (size_t k : G.links) {
+      const LinkFrame& L = links[k];
+      if (L.link->inertial && L.link->inertial->mass > 0) parts.push_back({L.link->inertial.get(), L.frame * pose(L.link->inertial->origin)});
     }
+    if (parts.empty()) {
+      if (g == 0)
+        throw InputError(path, 0, fmt::format("link[{}]", G.head),
+                         "base=free needs a mass on the root link or on a link fixed to it; they are all massless");
+      throw InputError(path, 0, fmt::format("link[{}]", G.head),
+                       fmt::format("the link moved by joint '{}' has no mass (an <inertial> with mass > 0, its own or a link's fixed to it)", G.joint->name));
+    }
+    Body b;
+    const urdf::Inertial& first = *parts.front().first;
+    const Pose& first_frame = parts.front().second;
+    for (size_t k : G.links)
+      if (links[k].link->inertial.get() == &first) b.name = links[k].link->name;
+    b.orientation = first_frame.q;
+    if (parts.size() == 1) {
+      b.mass = first.mass;
+      b.position = first_frame.p;
+      b.inertia << first.ixx, first.ixy, first.ixz, first.ixy, first.iyy, first.iyz, first.ixz, first.iyz, first.izz;
+    } else {
+      double mass = 0;
+      Vec3 moment = Vec3::Zero();
+      for (const auto& [in, frame] : parts) {
+        mass += in->mass;
+        moment += in->mass * frame.p;
+      }
+      const Vec3 c = moment / mass;
+      Mat3 I = Mat3::Zero();  // world axes, about c
+      for (const auto& [in, frame] : parts) {
+        Mat3 Ii;
+        Ii << in->ixx, in->ixy, in->ixz, in->ixy, in->iyy, in->iyz, in->ixz, in->iyz, in->izz;
+        const Mat3 R = frame.q.toRotationMatrix();
+        const Vec3 d = frame.p - c;
+        I += R * Ii * R.transpose() + in->mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+      }
+      const Mat3 R = b.orientation.toRotationMatrix();
+      const Mat3 Ib = R.transpose() * I * R;
+      b.mass = mass;
+      b.position = c;
+      b.inertia = (Ib + Ib.transpose()) / 2;
+    }
+    G.body = static_cast<int>(m.bodies.size());
+    m.bodies.push_back(b);
+  }
+
+  // a body's frame (world for kWorld) and a world pose in it
+  auto body_frame = [&](int k) {
+    if (k == kWorld) return Pose{};
+    const Body& o = m.bodies[static_cast<size_t>(k)];
+    return Pose{o.orientation, o.position};
   };
-  add(robot->getRoot(), Frame{Quat::Identity(), Vec3::Zero()}, kWorld);
-  if (m.bodies.empty()) throw InputError(path, 0, "model", "the robot has no moving link");
+
+  // the moving joints, between the bodies of their groups, at the joint frame's origin
+  std::vector<std::string> limited, dynamics, mimic;
+  for (size_t g = 1; g < groups.size(); ++g) {
+    const Group& G = groups[g];
+    const urdf::Joint& j = *G.joint;
+    const LinkFrame& child = links[G.links.front()];  // the head: its frame is the joint frame
+    Joint J;
+    J.name = j.name;
+    J.a = groups[static_cast<size_t>(G.parent)].body;
+    J.b = G.body;
+    J.type = j.type == urdf::Joint::PRISMATIC ? JointType::Slider : JointType::Hinge;
+    const Pose fa = body_frame(J.a).inverse(), fb = body_frame(J.b).inverse();
+    const Vec3 axis = child.frame.q * vec(j.axis).normalized();
+    J.anchor_a = fa.q * child.frame.p + fa.p;
+    J.anchor_b = fb.q * child.frame.p + fb.p;
+    J.axis_a = fa.q * axis;
+    J.axis_b = fb.q * axis;
+    J.rel_orientation = fa.q * m.bodies[static_cast<size_t>(J.b)].orientation;
+    m.joints.push_back(J);
+  }
+  for (const LinkFrame& L : links) {
+    const urdf::JointSharedPtr& j = L.link->parent_joint;
+    if (!j) continue;
+    if (j->limits && (j->type == urdf::Joint::REVOLUTE || j->type == urdf::Joint::PRISMATIC))
+      limited.push_back(fmt::format("{} [{}, {}]", j->name, j->limits->lower, j->limits->upper));
+    if (j->dynamics && (j->dynamics->damping != 0 || j->dynamics->friction != 0))
+      dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
+    if (j->mimic) mimic.push_back(j->name);
+  }
+
+  // every link's frame by name, in its body's frame
+  for (const LinkFrame& L : links) {
+    const int body = groups[static_cast<size_t>(L.group)].body;
+    const Pose p = body_frame(body).inverse() * L.frame;
+    m.info.frames.push_back({L.link->name, body, p.p, p.q.normalized()});
+  }
+
+  if (options.collisions) {
+    for (const LinkFrame& L : links) {
+      std::vector<urdf::CollisionSharedPtr> collisions = L.link->collision_array;
+      if (collisions.empty() && L.link->collision) collisions.push_back(L.link->collision);
+      const int body = groups[static_cast<size_t>(L.group)].body;
+      for (size_t i = 0; i < collisions.size(); ++i) {
+        const urdf::Collision& c = *collisions[i];
+        const std::string f = fmt::format("link[{}].collision[{}]", L.link->name, i);
+        if (!finite(c.origin)) throw InputError(path, 0, f + ".origin", "origin must be finite");
+        if (!c.geometry) throw InputError(path, 0, f + ".geometry", "no geometry");
+        Shape sh;
+        sh.name = c.name.empty() ? (collisions.size() == 1 ? L.link->name : fmt::format("{}/{}", L.link->name, i)) : c.name;
+        sh.body = body;
+        const Pose p = body_frame(body).inverse() * L.frame * pose(c.origin);
+        sh.position = p.p;
+        sh.orientation = p.q.normalized();
+        switch (c.geometry->type) {
+          case urdf::Geometry::BOX:
+            sh.type = ShapeType::Box;
+            sh.half_extents = vec(static_cast<const urdf::Box&>(*c.geometry).dim) / 2;
+            break;
+          case urdf::Geometry::SPHERE:
+            sh.type = ShapeType::Sphere;
+            sh.radius = static_cast<const urdf::Sphere&>(*c.geometry).radius;
+            break;
+          case urdf::Geometry::CYLINDER: {
+            const auto& cyl = static_cast<const urdf::Cylinder&>(*c.geometry);
+            sh.type = ShapeType::Cylinder;
+            sh.radius = cyl.radius;
+            sh.length = cyl.length;
+            break;
+          }
+          case urdf::Geometry::MESH:
+          default:
+            throw InputError(path, 0, f + ".geometry",
+                             fmt::format("a mesh ('{}') is not mapped: collisions=primitives maps boxes, spheres and cylinders",
+                                         c.geometry->type == urdf::Geometry::MESH ? static_cast<const urdf::Mesh&>(*c.geometry).filename : "?"));
+        }
+        m.shapes.push_back(sh);
+      }
+    }
+    if (!m.shapes.empty()) m.materials.push_back(Material{});
+  }
+
+  if (!limited.empty() && !options.limits_ignored_silently)
+    m.info.warnings.push_back(fmt::format("{}: joint limits are not modelled (limits=ignore silences this line): {}", path, join(limited, ", ")));
+  if (!dynamics.empty()) m.info.warnings.push_back(fmt::format("{}: joint damping and friction are not modelled: {}", path, join(dynamics, ", ")));
+  if (!mimic.empty()) m.info.warnings.push_back(fmt::format("{}: mimic joints move independently: {}", path, join(mimic, ", ")));
+  for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
+  if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root)");
   check_model(m, path);
   return m;
 }

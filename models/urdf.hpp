@@ -1,20 +1,40 @@
-// URDF import (liburdfdom): a robot description as a Model, for `mbbench run robot.urdf METHOD`.
-// Trees of revolute, continuous (hinges), prismatic (sliders) and fixed joints between links with
-// inertials. The root link is the fixed world (a robot's base bolted down); every other link is a
-// rigid body framed at its centre of mass and inertial axes; joint limits, damping and friction
-// are ignored (docs/usage.md "URDF"). Gravity is (0, 0, -9.81), URDF's z up.
+// URDF import (liburdfdom): a robot description as a Model, for `mbbench run robot.urdf METHOD`
+// and `robot.urdf:base=free,collisions=primitives` (docs/robots.md: the mapping, the options, what
+// is ignored, the errors).
+//
+// Trees of revolute, continuous (hinges), prismatic (sliders) and fixed joints. Every link welded
+// to its parent by a fixed joint is merged into the parent's body (mass, centre of mass and inertia
+// combined by the parallel-axis theorem); its frame is kept by name in ModelInfo::frames. Each
+// remaining group of links is one rigid body framed at its centre of mass. The root's group is the
+// fixed world (base=fixed, URDF's default) or a free body (base=free). Gravity is (0, 0, -9.81),
+// URDF's z up.
 #pragma once
 #include <string>
+#include <vector>
 
+#include "core/spec.hpp"
 #include "models/model.hpp"
 
 namespace mb {
 
+struct UrdfOptions {
+  bool free_base = false;   // base=free: the root's body floats (6 degrees of freedom)
+  bool collisions = false;  // collisions=primitives: boxes, spheres and cylinders become shapes
+  bool limits_ignored_silently = false;  // limits=ignore given: no warning listing the limited joints
+};
+
 // True when this binary reads URDF (built with liburdfdom).
 bool urdf_supported();
+// The options of a robot file's spec (`mbbench list` and the checks of load_urdf).
+const std::vector<OptionInfo>& urdf_options();
+// True when a model spec names a URDF file: "robot.urdf" or "robot.urdf:key=value,...".
+bool is_urdf_spec(const std::string& text);
+// Reads "robot.urdf[:options]"; `source` and `line` name where the spec came from (errors in the
+// options), the file names itself in errors in its content.
+Model load_urdf(const std::string& spec, const std::string& source = "command line", int line = 0);
 // Reads a URDF file; InputError naming the file and the link or joint for what it cannot map.
-Model read_urdf(const std::string& path);
+Model read_urdf(const std::string& path, const UrdfOptions& options = {});
 // The same from text, `path` only for messages.
-Model parse_urdf(const std::string& text, const std::string& path);
+Model parse_urdf(const std::string& text, const std::string& path, const UrdfOptions& options = {});
 
 }  // namespace mb

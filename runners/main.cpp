@@ -380,6 +380,7 @@ int main(int argc, char** argv) {
       if (run->count("--duration") && !(duration > 0))
         throw mb::InputError("command line", 0, "duration", fmt::format("duration must be positive, got {}", duration));
       mb::Model model = mb::load_model(model_arg);
+      for (const std::string& w : model.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
       mb::RunConfig cfg;
       cfg.h = h;
       cfg.duration = duration;

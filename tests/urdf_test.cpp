@@ -1,0 +1,312 @@
+// URDF import (models/urdf.cpp, docs/robots.md): the merge of fixed links (mass, centre of mass and
+// inertia against a hand computation), the spec options, the errors of bad files (here through
+// the library; tests/bad_input_test.cpp runs the files of tests/data/bad/urdf/ through the CLI),
+// a floating robot in free fall, and the robots of tests/data/robots/ in GC4 against ref and in
+// the peer engines MuJoCo and Simbody.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "cli_util.hpp"
+#include "methods/peers/common.hpp"
+#include "models/catalog.hpp"
+#include "models/urdf.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+const std::string kRobots = MBBENCH_TEST_DATA "/robots/";
+
+bool urdf_built() {
+  if (mb::urdf_supported()) return true;
+  WARN("URDF import is not built (MBBENCH_WITH_URDF off: liburdfdom-dev not found), skipped");
+  return false;
+}
+
+// true when `engine` is built; otherwise says so (and why) in the test output
+bool built(const std::string& engine) {
+  if (mb::find_method(engine)) return true;
+  std::string why = "not registered";
+  for (const auto& [name, reason] : mb::peers_not_built())
+    if (name == engine) why = reason;
+  WARN("peer engine " << engine << " is not built, skipped: " << why);
+  return false;
+}
+
+// A massless root, link A (2 kg) on a hinge 1 m up, link B (1 kg) welded to A 1 m along x and
+// turned 90 degrees about z, a massless frame "tool" welded to B.
+const char* kMerge = R"(<robot name="merge">
+  <link name="world"/>
+  <joint name="hinge" type="continuous">
+    <parent link="world"/><child link="A"/>
+    <origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 1 0"/>
+  </joint>
+  <link name="A"><inertial><origin xyz="0 0 0"/><mass value="2"/>
+    <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>
+  <joint name="weld" type="fixed">
+    <parent link="A"/><child link="B"/>
+    <origin xyz="1 0 0" rpy="0 0 1.5707963267948966"/>
+  </joint>
+  <link name="B"><inertial><origin xyz="0 0 0"/><mass value="1"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/></inertial></link>
+  <joint name="tool_joint" type="fixed">
+    <parent link="B"/><child link="tool"/>
+    <origin xyz="0 0.5 0" rpy="0 0 0"/>
+  </joint>
+  <link name="tool"/>
+</robot>)";
+
+const mb::NamedFrame* frame(const mb::Model& m, const std::string& name) {
+  for (const mb::NamedFrame& f : m.info.frames)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+// InputError's message of parsing `text` as `path` (empty: no error)
+std::string error_of(const std::string& text, const mb::UrdfOptions& o = {}) {
+  try {
+    mb::parse_urdf(text, "robot.urdf", o);
+  } catch (const mb::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("urdf: a link welded by a fixed joint is merged into its parent (mass, centre of mass, inertia)", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::parse_urdf(kMerge, "merge.urdf");
+  REQUIRE(m.bodies.size() == 1);
+  REQUIRE(m.joints.size() == 1);
+  const mb::Body& b = m.bodies[0];
+  CHECK(b.name == "A");
+  // by hand: mass 3; centre (2 (0, 0, 1) + 1 (1, 0, 1)) / 3 = (1/3, 0, 1); about it, world axes:
+  // A diag(0.1, 0.2, 0.3) + 2 diag(0, 1/9, 1/9), B turned about z diag(0.02, 0.01, 0.03) + 1 diag(0, 4/9, 4/9)
+  CHECK(b.mass == 3);
+  CHECK((b.position - mb::Vec3(1.0 / 3, 0, 1)).norm() < 1e-15);
+  const mb::Mat3 R = b.orientation.toRotationMatrix();
+  const mb::Mat3 I = R * b.inertia * R.transpose();
+  mb::Mat3 expected = mb::Vec3(0.12, 0.21 + 6.0 / 9, 0.33 + 6.0 / 9).asDiagonal();
+  INFO("inertia about the centre of mass, world axes:\n" << I);
+  CHECK((I - expected).cwiseAbs().maxCoeff() < 1e-15);
+  // the hinge: at (0, 0, 1), axis y, in the merged body's frame
+  const mb::Joint& j = m.joints[0];
+  CHECK(j.name == "hinge");
+  CHECK(j.a == mb::kWorld);
+  CHECK((j.anchor_a - mb::Vec3(0, 0, 1)).norm() < 1e-15);
+  CHECK((b.position + b.orientation * j.anchor_b - mb::Vec3(0, 0, 1)).norm() < 1e-15);
+  CHECK((b.orientation * j.axis_b - mb::Vec3::UnitY()).norm() < 1e-15);
+  // the frames keep every link's name: B and tool on the body, the root on the world
+  const mb::NamedFrame* tool = frame(m, "tool");
+  REQUIRE(tool);
+  CHECK(tool->body == 0);
+  // tool: 0.5 m along B's y from B's origin (1, 0, 1); B is turned 90 degrees about z, its y is world -x
+  CHECK((b.position + b.orientation * tool->position - mb::Vec3(0.5, 0, 1)).norm() < 1e-15);
+  REQUIRE(frame(m, "world"));
+  CHECK(frame(m, "world")->body == mb::kWorld);
+  REQUIRE(frame(m, "B"));
+  CHECK(frame(m, "B")->body == 0);
+}
+
+TEST_CASE("urdf: a massless link on a hinge with a massive link welded to it is one body named after the massive one", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::parse_urdf(R"(<robot name="r"><link name="base"/>
+    <joint name="shoulder" type="continuous"><parent link="base"/><child link="upper"/>
+      <origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 1 0"/></joint>
+    <link name="upper"/>
+    <joint name="weld" type="fixed"><parent link="upper"/><child link="upper_mass"/><origin xyz="0.5 0 0" rpy="0 0 0"/></joint>
+    <link name="upper_mass"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  </robot>)",
+                                     "r.urdf");
+  REQUIRE(m.bodies.size() == 1);
+  CHECK(m.bodies[0].name == "upper_mass");
+  CHECK(m.bodies[0].position == mb::Vec3(0.5, 0, 1));
+  REQUIRE(m.joints.size() == 1);
+  CHECK(m.joints[0].b == 0);
+  CHECK(m.joints[0].anchor_b == mb::Vec3(-0.5, 0, 0));  // the hinge stays at the massless link's origin
+  REQUIRE(frame(m, "upper"));
+  CHECK(frame(m, "upper")->position == mb::Vec3(-0.5, 0, 0));
+}
+
+TEST_CASE("urdf: a lone massive link keeps its inertial frame and numbers", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::load_model(MBBENCH_TEST_DATA "/urdf/arm.urdf");
+  // the arm's tool (0.1 kg) is welded to the slide: one body, mass 0.4
+  REQUIRE(m.bodies.size() == 3);
+  CHECK(m.bodies[0].name == "upper");
+  CHECK(m.bodies[0].mass == 1.0);
+  CHECK(m.bodies[0].inertia == mb::Vec3(0.002, 0.0218, 0.0215).asDiagonal().toDenseMatrix());
+  CHECK(m.bodies[2].mass == Approx(0.4).epsilon(1e-15));
+  CHECK(m.joints.size() == 3);
+}
+
+TEST_CASE("urdf: the robots' massless frames are merged and their masses add up", "[urdf]") {
+  if (!urdf_built()) return;
+  struct Case {
+    const char* file;
+    size_t bodies, joints;
+    double mass;  // kg, the moving links' total
+  };
+  for (const Case& c : {Case{"ur5.urdf", 6, 6, 3.7 + 8.393 + 2.33 + 1.219 + 1.219 + 0.1879},
+                        Case{"panda.urdf", 7, 7, 4.970684 + 0.646926 + 3.228604 + 3.587895 + 1.225946 + 1.666555 + 0.735522 + 0.73},
+                        Case{"quadruped.urdf:base=free", 13, 12, 4.713 + 4 * (0.696 + 1.013 + 0.166)}}) {
+    INFO(c.file);
+    const mb::Model m = mb::load_model(kRobots + c.file);
+    CHECK(m.bodies.size() == c.bodies);
+    CHECK(m.joints.size() == c.joints);
+    double mass = 0;
+    for (const mb::Body& b : m.bodies) mass += b.mass;
+    CHECK(mass == Approx(c.mass).epsilon(1e-14));
+    for (const mb::Joint& j : m.joints) CHECK(j.type == mb::JointType::Hinge);
+  }
+  // the quadruped's base is a massless root welded to the trunk: the free body is the trunk
+  const mb::Model q = mb::load_model(kRobots + "quadruped.urdf:base=free");
+  CHECK(q.bodies[0].name == "trunk");
+  for (const mb::Joint& j : q.joints) CHECK(j.a != mb::kWorld);
+  REQUIRE(frame(q, "base"));
+  CHECK(frame(q, "base")->body == 0);
+  // base=fixed: the trunk is the world, 12 bodies
+  CHECK(mb::load_model(kRobots + "quadruped.urdf").bodies.size() == 12);
+}
+
+TEST_CASE("urdf: spec options (base, collisions, limits) and the limits warning", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model plain = mb::load_model(kRobots + "quadruped.urdf:base=free");
+  CHECK(plain.shapes.empty());
+  REQUIRE(plain.info.warnings.size() == 1);
+  CHECK_THAT(plain.info.warnings[0], Catch::Contains("joint limits are not modelled") && Catch::Contains("FR_hip_joint [-0.802851455917, 0.802851455917]") &&
+                                         Catch::Contains("RL_calf_joint"));
+  const mb::Model c = mb::load_model(kRobots + "quadruped.urdf:base=free,collisions=primitives,limits=ignore");
+  CHECK(c.info.warnings.empty());
+  // the trunk's box, four thighs' cylinders, four feet's spheres (the feet merged into the calves)
+  REQUIRE(c.shapes.size() == 9);
+  CHECK(c.shapes[0].type == mb::ShapeType::Box);
+  CHECK(c.shapes[0].half_extents == mb::Vec3(0.1335, 0.097, 0.057));
+  int spheres = 0, cylinders = 0;
+  for (const mb::Shape& s : c.shapes) {
+    spheres += s.type == mb::ShapeType::Sphere;
+    cylinders += s.type == mb::ShapeType::Cylinder;
+    if (s.type == mb::ShapeType::Sphere) {
+      // a foot, on its calf's body: 0.2 m down the thigh pitched 0.8 rad, 0.2 m down the calf
+      // pitched -1.5 rad from the thigh
+      const mb::Body& calf = c.bodies[static_cast<size_t>(s.body)];
+      CHECK(calf.name.find("_calf") != std::string::npos);
+      CHECK((calf.position + calf.orientation * s.position).z() == Approx(-0.2 * (std::cos(0.8) + std::cos(0.7))).margin(1e-15));
+    }
+  }
+  CHECK(spheres == 4);
+  CHECK(cylinders == 4);
+  CHECK(c.materials.size() == 1);
+  // a bad value of an option, an unknown option
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:base=floating"), Catch::Contains("option 'base'") && Catch::Contains("not one of the choices"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:damping=on"), Catch::Contains("unknown option 'damping'"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "nosuch.urdf:base=free"), Catch::Contains("no URDF file"));
+}
+
+TEST_CASE("urdf: every bad value is an InputError naming the file and the link or joint", "[urdf]") {
+  if (!urdf_built()) return;
+  const std::string head = R"(<robot name="r"><link name="base"/>)";
+  auto hinge = [](const std::string& axis, const std::string& xyz = "0 0 1") {
+    return R"(<joint name="shoulder" type="continuous"><parent link="base"/><child link="upper"/><origin xyz=")" + xyz +
+           R"(" rpy="0 0 0"/><axis xyz=")" + axis + R"("/></joint>)";
+  };
+  auto link = [](const std::string& mass, const std::string& iyy = "0.1", const std::string& extra = "") {
+    return R"(<link name="upper"><inertial><mass value=")" + mass + R"("/><inertia ixx="0.1" ixy="0" ixz="0" iyy=")" + iyy +
+           R"(" iyz="0" izz="0.1"/></inertial>)" + extra + "</link>";
+  };
+  struct Case {
+    std::string text, fragment;
+  };
+  const Case cases[] = {
+      {head + hinge("0 0 0") + link("1") + "</robot>", "field 'joint[shoulder].axis': axis must be non-zero"},
+      {head + hinge("0 1 0") + link("-1") + "</robot>", "field 'link[upper].inertial.mass': mass must be finite and non-negative, got -1"},
+      {head + hinge("0 1 0") + link("1", "-0.1") + "</robot>", "field 'link[upper].inertial.inertia': inertia is not positive definite"},
+      {head + hinge("0 1 0") + link("0") + "</robot>", "field 'link[upper].inertial.inertia': a link of mass 0"},
+      {head + hinge("0 1 0") + R"(<link name="upper"/></robot>)", "field 'link[upper]': the link moved by joint 'shoulder' has no mass"},
+      {head + hinge("0 1 0") + link("1", "0.1", R"(<collision><geometry><mesh filename="upper.stl"/></geometry></collision>)") + "</robot>",
+       "field 'link[upper].collision[0].geometry': a mesh ('upper.stl') is not mapped"},
+      {head + R"(<joint name="slide" type="planar"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/></joint>)" + link("1") + "</robot>",
+       "field 'joint[slide].type': a planar joint is not mapped"},
+      {head + R"(<joint name="float" type="floating"><parent link="base"/><child link="upper"/></joint>)" + link("1") + "</robot>",
+       "field 'joint[float].type': a floating joint is not mapped"},
+      // refused by liburdfdom: its message, naming the links or the joint, in our error
+      {head + hinge("0 1 0") + link("1") + R"(<link name="stray"/></robot>)", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]"},
+      {head + hinge("0 1 0") + R"(</robot>)", "liburdfdom: Failed to build tree: child link [upper] of joint [shoulder] not found"},
+      {head + hinge("0 1 0", "0 nan 1") + link("1") + "</robot>", "Malformed parent origin element for joint [shoulder]"},
+      {head + hinge("0 1 0") + link("nan") + "</robot>", "liburdfdom: Inertial: mass [nan] is not a float; Could not parse inertial element for Link [upper]"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    mb::UrdfOptions o;
+    o.collisions = true;
+    const std::string e = error_of(c.text, o);
+    CHECK_THAT(e, Catch::StartsWith("robot.urdf: ") && Catch::Contains(c.fragment));
+  }
+  // base=free needs a mass in the root's group
+  mb::UrdfOptions free;
+  free.free_base = true;
+  CHECK_THAT(error_of(head + hinge("0 1 0") + link("1") + "</robot>", free), Catch::Contains("field 'link[base]': base=free needs a mass"));
+}
+
+TEST_CASE("urdf: the CLI prints the limits warning once and exits 2 on a bad option", "[urdf][cli]") {
+  if (!urdf_built()) return;
+  auto r = mbtest::run_cli("run " + kRobots + "ur5.urdf GC4 --h 0.01 --duration 0.1");
+  INFO(r.output);
+  CHECK(r.code == 0);
+  const std::string w = "mbbench: warning: " + kRobots + "ur5.urdf: joint limits are not modelled";
+  CHECK_THAT(r.output, Catch::Contains(w + " (limits=ignore silences this line): shoulder_pan_joint [-6.283185307179586, 6.283185307179586], "));
+  CHECK(r.output.find(w) == r.output.rfind(w));
+  r = mbtest::run_cli("run " + kRobots + "ur5.urdf:limits=ignore GC4 --h 0.01 --duration 0.1");
+  CHECK(r.code == 0);
+  CHECK(r.output.find("warning") == std::string::npos);
+  r = mbtest::run_cli("run " + kRobots + "ur5.urdf:collisions=meshes GC4 --duration 0.1");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("option 'collisions'") && Catch::Contains("ur5.urdf"));
+}
+
+TEST_CASE("urdf: a floating robot without contacts falls freely, every body g t^2 / 2", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::load_model(kRobots + "quadruped.urdf:base=free");
+  const mb::State s0 = mb::initial_state(m);
+  const double t = 0.5, drop = 9.81 * t * t / 2;
+  for (const char* method : {"GC4", "linear", "sle"}) {
+    INFO(method);
+    const mb::State s = mbtest::simulate(m, method, 0.001, t);
+    double worst = 0;
+    for (size_t i = 0; i < m.bodies.size(); ++i)
+      worst = std::max(worst, (s.bodies[i].x - (s0.bodies[i].x - mb::Vec3(0, 0, drop))).norm());
+    INFO("worst deviation from the free fall " << worst << " m");
+    CHECK(worst < 1e-9);
+  }
+}
+
+TEST_CASE("urdf: the robots in GC4 agree with ref at 1 s (h = 1 ms)", "[urdf]") {
+  if (!urdf_built()) return;
+  for (const char* file : {"ur5.urdf", "panda.urdf", "quadruped.urdf"}) {
+    INFO(file);
+    const mb::Model m = mb::load_model(kRobots + file);
+    const mb::State gc4 = mbtest::simulate(m, "GC4", 0.001, 1.0), ref = mbtest::simulate(m, "ref", 0.001, 1.0);
+    const double moved = mbtest::max_position_difference(mb::initial_state(m), ref);
+    const double e = mbtest::max_position_difference(gc4, ref);
+    INFO("GC4 - ref: " << e << " m; the robot moved " << moved << " m");
+    CHECK(moved > 0.05);
+    CHECK(e < 1e-4);
+  }
+}
+
+TEST_CASE("urdf: the robots run in MuJoCo and Simbody and agree with ref", "[urdf][peers]") {
+  if (!urdf_built()) return;
+  for (const char* file : {"ur5.urdf", "panda.urdf", "quadruped.urdf", "quadruped.urdf:base=free"}) {
+    const mb::Model m = mb::load_model(kRobots + file);
+    const mb::State ref = mbtest::simulate(m, "ref", 0.001, 1.0);
+    for (const char* engine : {"mujoco", "simbody"}) {
+      if (!built(engine)) continue;
+      INFO(file << " in " << engine);
+      const double e = mbtest::max_position_difference(mbtest::simulate(m, engine, 0.001, 1.0), ref);
+      INFO(engine << " - ref at 1 s, h = 1 ms: " << e << " m");
+      CHECK(e < 1e-4);
+    }
+  }
+}
