@@ -1,6 +1,8 @@
-// The registry of methods: one line per method, sorted by name. Adding a method = its file in
-// methods/<family>/ plus one line here. (An explicit list, not self-registering statics, which a
-// static library can drop.)
+// The registry of methods: one line per method, in name order (ASCII); the peer engines come from
+// the table cmake/peers.cmake generates. Adding a method = its file in methods/<family>/ plus one
+// line here. (An explicit list, not self-registering statics, which a static library can drop.)
+#include <algorithm>
+
 #include "methods/higher_order/imp.hpp"
 #include "methods/impulse/methods.hpp"
 #include "methods/lagrange/lagrange_method.hpp"
@@ -12,7 +14,7 @@
 namespace mb {
 
 std::vector<MethodEntry> builtin_methods() {
-  return {
+  std::vector<MethodEntry> v = {
         {Gc4::describe(), Gc4::make},
         {describe_imp(5), [](const Spec& s) { return make_imp(5, s); }},
         {describe_imp(1), [](const Spec& s) { return make_imp(1, s); }},
@@ -32,29 +34,22 @@ std::vector<MethodEntry> builtin_methods() {
                         "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))",
                         {{"position", "double-pendulum", 4, 0.000625, 0.02, 1, "", "RK4; the corrections to round-off after every step"}}),
         Lagrange::alias("baraff", "stab=baumgarte,alpha=10,beta=10,solver=baraff", "bender2007 s.6", "Lagrange multipliers + RK4, Baumgarte, Baraff's O(n) LDL^T of H"),
-#ifdef MBBENCH_WITH_BULLET
-        {describe_bullet(), make_bullet},
-#endif
-#ifdef MBBENCH_WITH_DART
-        {describe_dart(), make_dart},
-#endif
         {IterativeMethod::describe(), IterativeMethod::make},
         {Lagrange::describe(), Lagrange::make},
         {LinearMethod::describe(), LinearMethod::make},
-#ifdef MBBENCH_WITH_MUJOCO
-        {describe_mujoco(), make_mujoco},
-#endif
-#ifdef MBBENCH_WITH_ODE
-        {describe_ode(), make_ode},
-#endif
         {ParticlesMethod::describe(), ParticlesMethod::make},
         {Ref::describe(), Ref::make},
-#ifdef MBBENCH_WITH_SIMBODY
-        {describe_simbody(), make_simbody},
-#endif
         {SleMethod::describe(), SleMethod::make},
         {TomcinMethod::describe(), TomcinMethod::make},
   };
+  // the peer engines built (cmake/peers.cmake's table), in name order with the rest
+#define MBBENCH_PEER(engine) v.push_back({describe_##engine(), make_##engine});
+#define MBBENCH_PEER_OFF(engine, why)
+#include "peers_table.inc"
+#undef MBBENCH_PEER
+#undef MBBENCH_PEER_OFF
+  std::sort(v.begin(), v.end(), [](const MethodEntry& a, const MethodEntry& b) { return a.info.name < b.info.name; });
+  return v;
 }
 
 }  // namespace mb

@@ -196,21 +196,11 @@ void write_body(const Body& body, BodyState& s, const Vec3& x, const Quat& q, co
 
 std::vector<std::pair<std::string, std::string>> peers_not_built() {
   std::vector<std::pair<std::string, std::string>> v;
-#ifndef MBBENCH_WITH_BULLET
-  v.push_back({"bullet", "MBBENCH_WITH_BULLET is off (libbullet-dev with bullet-float64 not found)"});
-#endif
-#ifndef MBBENCH_WITH_DART
-  v.push_back({"dart", "MBBENCH_WITH_DART is off (libdart-dev not found)"});
-#endif
-#ifndef MBBENCH_WITH_MUJOCO
-  v.push_back({"mujoco", "MBBENCH_WITH_MUJOCO is off (libmujoco-dev not found)"});
-#endif
-#ifndef MBBENCH_WITH_ODE
-  v.push_back({"ode", "MBBENCH_WITH_ODE is off (libode-dev not found)"});
-#endif
-#ifndef MBBENCH_WITH_SIMBODY
-  v.push_back({"simbody", "MBBENCH_WITH_SIMBODY is off (libsimbody-dev not found)"});
-#endif
+#define MBBENCH_PEER(engine)
+#define MBBENCH_PEER_OFF(engine, why) v.push_back({#engine, why});
+#include "peers_table.inc"
+#undef MBBENCH_PEER
+#undef MBBENCH_PEER_OFF
   return v;
 }
 
