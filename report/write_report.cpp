@@ -12,14 +12,37 @@ namespace mb {
 
 namespace fs = std::filesystem;
 
+std::string records_paper(const std::vector<CaseRecord>& records, const std::vector<std::string>& record_files,
+                          const std::string& paper_file) {
+  if (!paper_file.empty()) return paper_file;
+  std::string named;
+  for (const auto& r : records)
+    if (named.empty() && r.experiment) named = r.experiment->paper;
+  if (named.empty() || fs::path(named).is_absolute()) {
+    if (!named.empty() && !fs::is_regular_file(named))
+      throw InputError(record_files.front(), 0, "experiment.paper",
+                       fmt::format("the experiment's paper '{}' is not there; give the published values with --paper FILE", named));
+    return named;
+  }
+  std::error_code ec;
+  if (fs::is_regular_file(named, ec)) return named;
+  for (const auto& f : record_files)
+    for (fs::path d = fs::absolute(f).parent_path(); !d.empty(); d = d.parent_path()) {
+      if (fs::is_regular_file(d / named, ec)) return (d / named).lexically_normal().string();
+      if (d == d.root_path()) break;
+    }
+  throw InputError(record_files.front(), 0, "experiment.paper",
+                   fmt::format("the experiment's paper '{}' (relative to the folder the sweep ran in) is found neither here nor "
+                               "above the records' folder; give it with --paper FILE",
+                               named));
+}
+
 std::string write_report(const std::vector<std::string>& record_files, const std::string& dir, const std::string& paper_file,
                          const std::string& timing_dir) {
   auto records = read_records(record_files);
   if (records.empty()) throw InputError(record_files.front(), 0, "", "no records");
   // the published values: --paper, or the file the experiment names
-  std::string pf = paper_file;
-  for (const auto& r : records)
-    if (pf.empty() && r.experiment) pf = r.experiment->paper;
+  const std::string pf = records_paper(records, record_files, paper_file);
   std::optional<Paper> paper;
   if (!pf.empty()) paper = read_paper(pf);
   ReportData d = analyse(std::move(records), paper);

@@ -71,11 +71,20 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
   std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }
 
-// The report's tables (Markdown) of records, beside the published values if given.
+// The report's tables (Markdown) of records, beside the published values: --paper, or the paper
+// the records' experiment names.
 int cmd_table(const std::vector<std::string>& files, const std::string& out, const std::string& paper_file) {
+  auto records = mb::read_records(files);
+  const std::string pf = mb::records_paper(records, files, paper_file);
   std::optional<mb::Paper> paper;
-  if (!paper_file.empty()) paper = mb::read_paper(paper_file);
-  std::string t = mb::markdown_tables(mb::analyse(mb::read_records(files), paper));
+  if (!pf.empty()) {
+    paper = mb::read_paper(pf);
+    if (paper->tables.empty())
+      throw mb::InputError(pf, 0, "table",
+                           "this paper file has no [[table]] of published values, which `table` sets beside the records; "
+                           "its other values are for `mbbench report` (with --timing DIR for timing claims)");
+  }
+  std::string t = mb::markdown_tables(mb::analyse(std::move(records), paper));
   if (out.empty()) std::cout << t;
   else mb::write_file_atomic(out, t);
   return 0;
@@ -145,6 +154,8 @@ std::string version_text() {
 #ifdef MBBENCH_HAVE_BENCHMARK
   s += "\nGoogle Benchmark: yes (bench)";
 #else
+  auto records = mb::read_records(files);
+  const std::string pf = mb::records_paper(records, files, paper_file);
   s += "\nGoogle Benchmark: no (built without it: `bench` unavailable)";
 #endif
   return s;
@@ -289,7 +300,7 @@ int main(int argc, char** argv) {
   auto* table = app.add_subcommand("table", "the report's tables (Markdown) of records (JSON lines)");
   table->add_option("records", record_files, "files of JSON-line records")->required();
   table->add_option("--out", table_out, "write the tables to this file instead of stdout");
-  table->add_option("--paper", paper_file, "published values to compare with (results/paper/*.toml)");
+  table->add_option("--paper", paper_file, "published values (default: the file the experiment names)");
 
   std::string experiment_file, shard_text;
   mb::SweepOptions sweep_opt;

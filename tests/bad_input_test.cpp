@@ -79,11 +79,17 @@ const Row kRows[] = {
     {"experiments/repeated_h.toml", "sweep {} --out {out}", "field 'h[2]': step size 0.01 listed twice", 5},
     {"experiments/repeated_method.toml", "sweep {} --out {out}", "method 'GC4' listed twice", 3},
     {"experiments/tiny_h.toml", "sweep {} --out {out}", "is 6e+301 steps, more than the limit", 5},
+    {"experiments/timing_kind.toml", "sweep {} --out {out}", "field 'kind': this is a timing experiment: use `mbbench bench ", 3},
     // records: `mbbench report RECORDS`
     {"records/empty_object.jsonl", "report {} --out {out}", "field 'schema_version': missing field", 1},
     {"records/not_json.jsonl", "report {} --out {out}", "not a JSON record", 1},
     {"records/old_schema.jsonl", "report {} --out {out}", "record schema 2 is not this build's 3", 1},
     {"records/truncated_field.jsonl", "report {} --out {out}", "field 'method': missing field", 1},
+    // files of another kind given as records name what they are and the command that takes them
+    {"records/bench.json", "report {} --out {out}", "the raw output of `mbbench bench` (Google Benchmark JSON), not records", 0},
+    {"records/bench.json", "table {}", "--timing ", 0},
+    {"records/run_out_record.json", "report {} --out {out}", "one record written by `mbbench run --out`", 0},
+    {"records/experiment.toml", "report {} --out {out}", "this is a TOML file (an experiment, a scene or published values), not records", 0},
     // command lines
     {"", "run pendulum10 GC4 --h 1e-300", "field 'h': h = 1e-300 s over the duration 60 s", 0},
     {"", "run pendulum10 GC4 --h 1e308", "field 'h': step 1e+308 s is longer than the duration 60 s", 0},
@@ -113,6 +119,7 @@ const Row kRows[] = {
 };
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+    {"", "sweep results/experiments/bender2007.toml", "this is a timing experiment: use `mbbench bench results/experiments/bender2007.toml`", 0},
   for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + to.size())) s.replace(k, from.size(), to);
   return s;
 }

@@ -153,3 +153,102 @@ TEST_CASE("a failing case is recorded with its reason and time", "[cli][fail]") 
   }
   fs::remove_all(d);
 }
+
+namespace {
+
+const fs::path kRoot = fs::path(MBBENCH_TEST_DATA) / ".." / "..";
+const std::string kSmallExperiment = std::string(MBBENCH_TEST_DATA) + "/experiments/small.toml";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("report and table find the experiment's paper from any directory", "[cli][paper]") {
+  fs::path d = temp_dir();
+  REQUIRE(run("sweep " + kSmallExperiment + " --out " + (d / "s").string()).code == 0);
+  const fs::path records = d / "s" / "records.jsonl";
+  // the records name the paper by its absolute path
+  std::string paper;
+  {
+    std::ifstream in(records);
+    std::string first;
+    std::getline(in, first);
+    paper = json::parse(first)["experiment"]["paper"].get<std::string>();
+  }
+  CHECK(fs::path(paper).is_absolute());
+  CHECK(fs::equivalent(paper, kRoot / "results" / "paper" / "schmitt2005.toml"));
+  // the tables beside the paper, as with --paper given
+  const auto given = run("table " + records.string() + " --paper " + paper);
+  REQUIRE(given.code == 0);
+  CHECK_THAT(given.output, Catch::Contains("schmitt2005"));
+  fs::create_directories(d / "elsewhere");
+  const std::string cd = "cd " + (d / "elsewhere").string() + " && " + MBBENCH_EXE + " ";
+  const auto table = mbtest::run_command(cd + "table ../s/records.jsonl");
+  INFO(table.output);
+  REQUIRE(table.code == 0);
+  CHECK(table.output == given.output);
+  const auto report = mbtest::run_command(cd + "report ../s/records.jsonl --out rep");
+  INFO(report.output);
+  REQUIRE(report.code == 0);
+  CHECK(read_text(d / "elsewhere" / "rep" / "tables.md") == given.output);
+
+  // a relative paper path is relative to the folder the sweep ran in: found from the records'
+  // folder upward (records kept in results/out/<name>/ of a checkout)
+  const fs::path tree = d / "checkout";
+  fs::create_directories(tree / "results" / "paper");
+  fs::create_directories(tree / "results" / "out" / "small");
+  fs::copy_file(kRoot / "results/paper/schmitt2005.toml", tree / "results/paper/schmitt2005.toml");
+  {
+    std::string text = read_text(records);
+    const std::string abs = json(paper).dump();
+    size_t n = 0;
+    for (size_t at = text.find(abs); at != std::string::npos; at = text.find(abs, at + 1), ++n)
+      text.replace(at, abs.size(), "\"results/paper/schmitt2005.toml\"");
+    REQUIRE(n > 0);
+    std::ofstream(tree / "results/out/small/records.jsonl") << text;
+  }
+  const auto relative = mbtest::run_command(cd + "table " + (tree / "results/out/small/records.jsonl").string());
+  INFO(relative.output);
+  REQUIRE(relative.code == 0);
+  CHECK(relative.output == given.output);
+  // not found: says so and how to give it
+  fs::remove(tree / "results/paper/schmitt2005.toml");
+  const auto missing = mbtest::run_command(cd + "table " + (tree / "results/out/small/records.jsonl").string());
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("field 'experiment.paper': the experiment's paper 'results/paper/schmitt2005.toml'") &&
+                                 Catch::Contains("give it with --paper FILE"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("a file of another kind given as published values or experiment names what it is", "[cli][errors][kinds]") {
+  fs::path d = temp_dir();
+  const std::string recs = (d / "recs.jsonl").string();
+  REQUIRE(run("run pendulum10 GC4 --h 0.01 --duration 1 --quiet --append " + recs).code == 0);
+  const std::string paper_dir = (kRoot / "results" / "paper").string() + "/";
+  // a paper file without tables (the Test Set's end values)
+  auto none = run("table " + recs + " --paper " + paper_dir + "mazzia2008.toml");
+  CHECK(none.code == 2);
+  CHECK_THAT(none.output, Catch::Contains("mazzia2008.toml: field 'table': this paper file has no tables a report sets beside records"));
+  auto none_report = run("report " + recs + " --out " + (d / "rep").string() + " --paper " + paper_dir + "mazzia2008.toml");
+  CHECK(none_report.code == 2);
+  CHECK_THAT(none_report.output, Catch::Contains("this paper file has no tables"));
+  // a paper of timing claims only, for `table`
+  auto timing = run("table " + recs + " --paper " + paper_dir + "bender2007.toml");
+  CHECK(timing.code == 2);
+  CHECK_THAT(timing.output, Catch::Contains("bender2007.toml: field 'table': this paper file has no [[table]] of published values") &&
+                                Catch::Contains("--timing DIR"));
+  // an experiment file as the paper
+  auto exp = run("table " + recs + " --paper " + (kRoot / "results/experiments/schmitt2005.toml").string());
+  CHECK(exp.code == 2);
+  CHECK_THAT(exp.output, Catch::Contains("this is an experiment file, not published values"));
+  // an accuracy experiment given to bench
+  auto bench = run("bench " + kSmallExperiment + " --out " + (d / "b").string());
+  if (bench.output.find("built without Google Benchmark") == std::string::npos) {
+    CHECK(bench.code == 2);
+    CHECK_THAT(bench.output, Catch::Contains("field 'kind': this is an accuracy experiment: use `mbbench sweep " + kSmallExperiment + "`"));
+  }
+  fs::remove_all(d);
+}
