@@ -141,11 +141,14 @@ class SelfConsistencyObserver final : public Observer {
   std::optional<double> error_, digits_;
 };
 
-// Names and one-line definitions, for `mbbench list`.
+// Names, one-line definitions and units, for `mbbench list` and every printed value.
 struct MetricInfo {
   std::string name, definition;
   bool per_case = true;  // a number in every record's "metrics" (what experiments may name and fit)
+  std::string unit;      // SI ("J", "m", "m/s"); empty for counts and digits
 };
 const std::vector<MetricInfo>& metric_catalog();
+// The unit of a metric of the catalog ("" for a dimensionless one or a name not in it).
+const std::string& metric_unit(const std::string& name);
 
 }  // namespace mb

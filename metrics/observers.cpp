@@ -213,32 +213,39 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
 
 const std::vector<MetricInfo>& metric_catalog() {
   static const std::vector<MetricInfo> m = {
-      {"ED", "energy drift (1/n) sum_{i=1..n} |E_i - E_0|, J", true},
-      {"EID", "energy increment drift (1/n) sum_{i=1..n} |E_i - E_{i-1}|, J", true},
-      {"LD", "location (oscillation-time) drift (1/m) sum_{i=1..m} |x(i T)|, m; needs h = T/k", true},
-      {"CD_pos_mean", "constraint position error: mean over steps of the max over joints, m", true},
-      {"CD_pos_max", "constraint position error: max over the run of the max over joints, m", true},
-      {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true},
-      {"CD_vel_max", "constraint velocity error: max over the run, m/s", true},
-      {"PEN_max", "contact models: deepest penetration found after any step, m", true},
-      {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true},
-      {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
+      {"ED", "energy drift (1/n) sum_{i=1..n} |E_i - E_0|, J", true, "J"},
+      {"EID", "energy increment drift (1/n) sum_{i=1..n} |E_i - E_{i-1}|, J", true, "J"},
+      {"LD", "location (oscillation-time) drift (1/m) sum_{i=1..m} |x(i T)|, m; needs h = T/k", true, "m"},
+      {"CD_pos_mean", "constraint position error: mean over steps of the max over joints, m", true, "m"},
+      {"CD_pos_max", "constraint position error: max over the run of the max over joints, m", true, "m"},
+      {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true, "m/s"},
+      {"CD_vel_max", "constraint velocity error: max over the run, m/s", true, "m/s"},
+      {"PEN_max", "contact models: deepest penetration found after any step, m", true, "m"},
+      {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true, "m"},
+      {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true, "J"},
       {"E_loss_max", "contact models: largest energy decrease over one step, J: an impact's dissipation, (1 - e^2) of the kinetic "
-                     "energy of the approach for restitution e (0 if energy never falls)", true},
+                     "energy of the approach for restitution e (0 if energy never falls)", true, "J"},
       {"stick_slip_changes", "contact models: changes between sticking (every point of a touching shape pair slower than 1e-4 m/s) "
-                             "and slipping, summed over the shape pairs in contact at consecutive steps", true},
-      {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true},
-      {"exact_vel_error_max", "the same for the velocity, max |v - v_exact(t)|, m/s", true},
-      {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
-      {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
+                             "and slipping, summed over the shape pairs in contact at consecutive steps", true, ""},
+      {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true, "m"},
+      {"exact_vel_error_max", "the same for the velocity, max |v - v_exact(t)|, m/s", true, "m/s"},
+      {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false, ""},
+      {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false, "m"},
       {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "
-              "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true},
-      {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true},
+              "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true, ""},
+      {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true, ""},
       {"self_error", "self-consistency error at the end: max over bodies of |x - x_fine|, x_fine of the same method at h/64 "
-                     "(for models without a reference; an experiment naming it makes the fine run), m", true},
-      {"self_mescd", "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true},
+                     "(for models without a reference; an experiment naming it makes the fine run), m", true, "m"},
+      {"self_mescd", "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true, ""},
   };
   return m;
+}
+
+const std::string& metric_unit(const std::string& name) {
+  static const std::string none;
+  for (const auto& m : metric_catalog())
+    if (m.name == name) return m.unit;
+  return none;
 }
 
 // --- samples ---

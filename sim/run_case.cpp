@@ -13,6 +13,25 @@
 
 namespace mb {
 
+namespace {
+
+// Hands the step count to RunConfig::progress; `offset` steps of an earlier run count as done.
+class ProgressObserver final : public Observer {
+ public:
+  ProgressObserver(const std::function<void(long, long)>& f, long offset, long total) : f_(f), offset_(offset), total_(total) {}
+  void begin(const Model&, const State&, const RunContext&, const StepView&) override {}
+  void observe(const Model&, const State&, const StepView& v) override {
+    if (v.step % kProgressEvery == 0) f_(offset_ + v.step, total_);
+  }
+  void write(Metrics&) const override {}
+
+ private:
+  const std::function<void(long, long)>& f_;
+  long offset_, total_;
+};
+
+}  // namespace
+
 CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg, const std::string& source,
                     int line) {
   auto method = make_method(method_spec, source, line);
@@ -32,11 +51,20 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     if (!(s >= 0) || s > t_end * (1 + 1e-12))
       throw InputError(source, line, "samples", fmt::format("sample time {} is outside the run [0, {}]", s, t_end));
     if (SampleRecorder::grid_index(s, plan.h) >= 0) continue;
-    if (info.fixed_step)
+    if (info.fixed_step) {
+      // h rounded to T/k for the model's period: the step as requested may divide the sample time
+      const bool rounded = plan.h != plan.h_requested;
+      const std::string keep =
+          rounded && SampleRecorder::grid_index(s, plan.h_requested) >= 0
+              ? fmt::format("; h was rounded from {} to T/k for the model's period: --no-round keeps h = {} (LD then does not "
+                            "apply)",
+                            plan.h_requested, plan.h_requested)
+              : "";
       throw InputError(source, line, "samples",
                        fmt::format("sample time {} is not a whole multiple of h = {} (fixed-step method {}); "
-                                   "choose h dividing every sample time",
-                                   s, plan.h, info.name));
+                                   "choose h dividing every sample time{}",
+                                   s, plan.h, info.name, keep));
+    }
     opt.stops.push_back(s);
   }
 
@@ -66,6 +94,9 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   // the self-consistency error: the end state of the same method at h / 64 (made before the run,
   // handed to the observer as a state)
   std::optional<SelfConsistencyObserver> self_observer;
+  const long fine_steps = cfg.self_consistency ? plan.steps * kSelfRefinement : 0;
+  std::optional<ProgressObserver> progress;
+  if (cfg.progress) progress.emplace(cfg.progress, fine_steps, fine_steps + plan.steps);
   if (cfg.self_consistency) {
     auto fine_method = make_method(method_spec, source, line);
     State fine = initial_state(model);
@@ -78,8 +109,14 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     DriverOptions fine_opt;
     fine_opt.fail_threshold = cfg.fail_threshold;
     std::string why;
+    std::vector<Observer*> fine_observers;
+    std::optional<ProgressObserver> fine_progress;
+    if (cfg.progress) {
+      fine_progress.emplace(cfg.progress, 0, fine_steps + plan.steps);
+      fine_observers.push_back(&*fine_progress);
+    }
     try {
-      const RunOutcome fo = simulate(model, *fine_method, fine, fine_plan, {}, fine_opt);
+      const RunOutcome fo = simulate(model, *fine_method, fine, fine_plan, fine_observers, fine_opt);
       if (fo.failure) why = fmt::format("the run at h/{} failed at t = {} s: {}", kSelfRefinement, fo.fail_time, *fo.failure);
     } catch (const SimulationError& e) {
       why = fmt::format("the run at h/{} failed: {}", kSelfRefinement, e.what());
@@ -88,6 +125,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     else self_observer.emplace(plan.steps, std::nullopt, why);
     observers.push_back(&*self_observer);
   }
+  if (progress) observers.push_back(&*progress);
   const RunOutcome out = simulate(model, *method, state, plan, observers, opt);
 
   CaseRecord r;

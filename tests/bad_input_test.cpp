@@ -100,6 +100,11 @@ const Row kRows[] = {
     {"", "run pendulum10 GC4 --duration 1 --fail-threshold nan", "field 'fail_threshold'", 0},
     {"", "run pendulum10 GC4 --duration 1 --samples 0.5,x", "field 'samples': 'x' is not a number", 0},
     {"", "run pendulum10 GC4 --duration 1 --samples 7", "field 'samples': sample time 7 is outside the run", 0},
+    // h rounded to T/k no longer divides the sample time the requested h divides
+    {"", "run pendulum10 GC4 --h 0.01 --duration 1 --samples 0.5", "--no-round keeps h = 0.01", 0},
+    // more than 10^8 steps: the count, an estimated time, and the flag that runs it anyway
+    {"", "run pendulum10 GC4 --h 1e-7", "steps (h = 1e-07 s over 60 s) take about ", 0},
+    {"", "run pendulum10 GC4 --h 1e-7", "add --force to run them", 0},
     {"", "run pendulum10 NoSuchMethod", "unknown method 'NoSuchMethod'; known methods: GC4", 0},
     {"", "run pendulum10 ref:tolerance=1", "unknown option 'tolerance' for method 'ref'; valid options: tol, stepper", 0},
     {"", "run pendulum10 iterative:max_iter=0", "option 'max_iter' of method 'iterative': out of range", 0},
@@ -114,12 +119,12 @@ const Row kRows[] = {
     {"", "sweep /nonexistent/experiment.toml", "cannot open", 0},
     {"", "sweep results/experiments/schmitt2005.toml --jobs 0", "field 'jobs': must be at least 1", 0},
     {"", "sweep results/experiments/schmitt2005.toml --shard 4/3", "field 'shard': expected k/N with 1 <= k <= N", 0},
+    {"", "sweep results/experiments/bender2007.toml", "this is a timing experiment: use `mbbench bench results/experiments/bender2007.toml`", 0},
     {"", "gate --baseline /nonexistent.json --models none --timing-joints none", "no such file; make one with mbbench gate --update", 0},
     {"", "report /nonexistent.jsonl --out /tmp/x", "cannot open records file", 0},
 };
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-    {"", "sweep results/experiments/bender2007.toml", "this is a timing experiment: use `mbbench bench results/experiments/bender2007.toml`", 0},
   for (size_t k = s.find(from); k != std::string::npos; k = s.find(from, k + to.size())) s.replace(k, from.size(), to);
   return s;
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -159,12 +160,93 @@ namespace {
 const fs::path kRoot = fs::path(MBBENCH_TEST_DATA) / ".." / "..";
 const std::string kSmallExperiment = std::string(MBBENCH_TEST_DATA) + "/experiments/small.toml";
 
+// The line of `output` that starts with `prefix` ("" if none).
+std::string line_starting(const std::string& output, const std::string& prefix) {
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
 }  // namespace
+
+TEST_CASE("run prints every value with its unit", "[cli][units]") {
+  auto r = run("run pendulum90 GC4 --h 0.005 --duration 6");
+  REQUIRE(r.code == 0);
+  INFO(r.output);
+  CHECK(ends_with(line_starting(r.output, "ED   = "), " J"));
+  CHECK(ends_with(line_starting(r.output, "EID  = "), " J"));
+  CHECK_THAT(line_starting(r.output, "LD   = "), Catch::Matches("LD   = \\S+ m  \\(.*periods.*\\)"));
+  CHECK_THAT(line_starting(r.output, "constraint drift:"),
+             Catch::Matches("constraint drift: position mean \\S+ m max \\S+ m; velocity mean \\S+ m/s max \\S+ m/s"));
+}
+
+TEST_CASE("run prints scd and mescd at t_end for a model whose source publishes the end state", "[cli][digits]") {
+  // andrews: the Test Set's y(t_end = 0.03 s); no --samples needed
+  auto a = run("run andrews tomcin");
+  INFO(a.output);
+  REQUIRE(a.code == 0);
+  const std::string digits = line_starting(a.output, "significant correct digits at t = 0.03 s");
+  REQUIRE(!digits.empty());
+  const double mescd = std::stod(digits.substr(digits.find("mescd = ") + 8));
+  CHECK(mescd > 3);  // tomcin at the model's default step agrees with the reference to several digits
+  // a model without published end values prints none unless samples are asked for
+  auto p = run("run pendulum10 GC4 --h 0.01 --duration 2");
+  REQUIRE(p.code == 0);
+  CHECK_THAT(p.output, !Catch::Contains("significant correct digits"));
+}
+
+TEST_CASE("a run above 10^8 steps needs --force and states its size and time", "[cli][force]") {
+  auto r = run("run pendulum10 GC4 --h 1e-7");
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field 'steps': ") && Catch::Contains(" steps (h = 1e-07 s over 60 s) take about ") &&
+                           Catch::Contains("add --force to run them"));
+  // with --force it runs (here it fails at its first step on purpose, so the test stays short)
+  auto f = run("run pendulum10 GC4 --h 1e-7 --force --fail-threshold 1e-300");
+  CHECK(f.code == 0);
+  CHECK_THAT(f.output, Catch::Contains("status: failed"));
+  // the h/64 run of --self-consistency counts: 60 s / 1e-5 s x 65 is above the limit
+  auto s = run("run pendulum10 GC4 --h 1e-5 --self-consistency");
+  CHECK(s.code == 2);
+  CHECK_THAT(s.output, Catch::Contains("with the h/64 run"));
+}
+
+TEST_CASE("the progress line is drawn on a terminal only", "[cli][progress]") {
+  // a run of several seconds (6 10^6 steps; the line appears after 3 s) in a pipe: no progress
+  // line, no carriage return
+  const std::string args = "run pendulum10 GC4 --h 1e-5 --no-ref";
+  const auto start = std::chrono::steady_clock::now();
+  auto p = run(args);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(p.code == 0);
+  CHECK(p.output.find('\r') == std::string::npos);
+  CHECK_THAT(p.output, !Catch::Contains("run: "));
+  if (seconds < 4) {
+    WARN("the run took " << seconds << " s, too short for the progress line: the terminal case is not tested");
+    return;
+  }
+  // on a pseudo-terminal (util-linux script) it is drawn, then cleared before the summary
+  if (mbtest::run_command("command -v script").code != 0) {
+    WARN("util-linux `script` not found: the terminal case is not tested");
+    return;
+  }
+  auto t = mbtest::run_command("script -qec '" + std::string(MBBENCH_EXE) + " " + args + "' /dev/null");
+  INFO(t.output);
+  REQUIRE(t.code == 0);
+  CHECK_THAT(t.output, Catch::Contains("\rrun: ") && Catch::Contains(" % of 5999992 steps, ") && Catch::Contains(" elapsed, about "));
+  CHECK_THAT(t.output, Catch::Contains("\r\033[K") && Catch::Contains("status: ok"));
+}
 
 TEST_CASE("report and table find the experiment's paper from any directory", "[cli][paper]") {
   fs::path d = temp_dir();
