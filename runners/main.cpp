@@ -488,6 +488,8 @@ int main(int argc, char** argv) {
       rec.model.spec = model_arg;
       if (!out_file.empty()) mb::write_file_atomic(out_file, mb::record_to_json_pretty(rec) + "\n");
       if (!append_file.empty()) mb::append_record(append_file, rec);
+      if (const std::string* why = rec.metrics.note_of("LD"); why && why->rfind(mb::kPeriodMismatch, 0) == 0)
+        std::cerr << "mbbench: warning: LD " << *why << "; check the model's period\n";
       if (!quiet) print_summary(rec, model_arg);
       return 0;
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include "core/error.hpp"
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
+#include "models/scene.hpp"
 #include "sim/reference.hpp"
 
 namespace mb {
@@ -29,6 +32,48 @@ class ProgressObserver final : public Observer {
   const std::function<void(long, long)>& f_;
   long offset_, total_;
 };
+
+// The model's first period as its motion shows it (LdReading::motion_period): the reference method
+// over 4 declared periods T at T/512, watched by FirstPeriodObserver (its first period ends at 1.25
+// or 1.5 of its own periods, so periods up to 2.6 T are seen). None when the model has no period
+// or tracked body, its motion does not turn three times in that time, or the reference method
+// cannot simulate it or breaks down (LD is then read at the declared period unchecked).
+std::optional<double> measure_motion_period(const Model& model, const std::string& ref_spec) {
+  constexpr long kStepsPerPeriod = 512;
+  try {
+    auto ref = make_method(ref_spec);
+    if (!unsupported_reason(ref->info(), model).empty()) return std::nullopt;
+    State state = initial_state(model);
+    ref->init(model, state);
+    StepPlan plan;
+    plan.h = plan.h_requested = *model.info.period / kStepsPerPeriod;
+    plan.steps = kStepsPerPeriod * 4;
+    plan.duration = plan.h * static_cast<double>(plan.steps);
+    FirstPeriodObserver first;
+    if (simulate(model, *ref, state, plan, {&first}).failure) return std::nullopt;
+    return first.period();
+  } catch (const UnsupportedModel&) {
+    return std::nullopt;
+  } catch (const SimulationError&) {
+    return std::nullopt;
+  }
+}
+
+// measure_motion_period once per model (its scene text: everything that moves it) and reference
+// spec, for the whole process; a sweep's cases share it.
+std::optional<double> motion_period(const Model& model, const std::string& ref_spec) {
+  if (!model.info.period || model.info.tracked_body < 0) return std::nullopt;
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<double>> cache;
+  const std::string key = ref_spec + "\n" + scene_to_toml(model);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  const std::optional<double> p = measure_motion_period(model, ref_spec);
+  std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(key, p).first->second;
+}
 
 }  // namespace
 
@@ -72,7 +117,9 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   method->init(model, state);
 
   // the observers: the model's metrics, the samples, and the error against the reference
-  auto metrics = make_observers(model, {cfg.ld_periods == LdPeriods::Half, cfg.ld_periods == LdPeriods::WholeWithStart});
+  const std::string ref_spec = cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec;
+  auto metrics = make_observers(model, {cfg.ld_periods == LdPeriods::Half, cfg.ld_periods == LdPeriods::WholeWithStart,
+                                        motion_period(model, ref_spec)});
   SampleRecorder recorder(samples);
   std::vector<Observer*> observers;
   for (auto& o : metrics) observers.push_back(o.get());
@@ -81,7 +128,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   std::string no_reference;
   if (!samples.empty() && cfg.ref_error && !info.reference) {
     try {
-      reference = ReferenceTrajectory::get(model, cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec, plan.duration);
+      reference = ReferenceTrajectory::get(model, ref_spec, plan.duration);
     } catch (const UnsupportedModel& e) {
       no_reference = std::string("no reference: ") + e.what();
     }
