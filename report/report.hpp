@@ -78,8 +78,9 @@ std::string gnuplot_header(const std::string& name, const std::string& title, co
 
 // The published values records are compared with: paper_file when given, else the paper their
 // experiment names (empty: none). The sweep records that path absolute; a relative one is relative
-// to the folder the sweep ran in and is looked for here, then from each records file's folder
-// upward. A named paper that is not found is an InputError saying to give --paper.
+// to the folder the sweep ran in. A path not found is looked for from each records file's folder
+// upward: a relative one whole, an absolute one (another checkout's) by its last 4, 3 or 2 parts,
+// with a note. A named paper found nowhere is an InputError saying to give --paper.
 std::string records_paper(const std::vector<CaseRecord>& records, const std::vector<std::string>& record_files,
                           const std::string& paper_file);
 

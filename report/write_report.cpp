@@ -1,5 +1,8 @@
 // Writes the report's files: tables.md, records.csv, plots/ and report.html (formatting only).
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,22 +21,36 @@ std::string records_paper(const std::vector<CaseRecord>& records, const std::vec
   std::string named;
   for (const auto& r : records)
     if (named.empty() && r.experiment) named = r.experiment->paper;
-  if (named.empty() || fs::path(named).is_absolute()) {
-    if (!named.empty() && !fs::is_regular_file(named))
-      throw InputError(record_files.front(), 0, "experiment.paper",
-                       fmt::format("the experiment's paper '{}' is not there; give the published values with --paper FILE", named));
-    return named;
-  }
   std::error_code ec;
-  if (fs::is_regular_file(named, ec)) return named;
-  for (const auto& f : record_files)
-    for (fs::path d = fs::absolute(f).parent_path(); !d.empty(); d = d.parent_path()) {
-      if (fs::is_regular_file(d / named, ec)) return (d / named).lexically_normal().string();
-      if (d == d.root_path()) break;
+  if (named.empty() || fs::is_regular_file(named, ec)) return named;
+  // the tail looked for above the records' folder: a relative path whole; an absolute one (of
+  // another checkout or machine) by its last parts, at least its folder and name
+  const fs::path path = fs::path(named).relative_path();
+  std::vector<fs::path> tails;
+  if (fs::path(named).is_absolute()) {
+    const std::vector<fs::path> parts(path.begin(), path.end());
+    for (size_t k = std::min<size_t>(parts.size(), 4); k >= 2; --k) {
+      fs::path t;
+      for (size_t i = parts.size() - k; i < parts.size(); ++i) t /= parts[i];
+      tails.push_back(t);
     }
+  } else {
+    tails.push_back(path);
+  }
+  for (const auto& tail : tails)
+    for (const auto& f : record_files)
+      for (fs::path d = fs::absolute(f).parent_path(); !d.empty(); d = d.parent_path()) {
+        if (fs::is_regular_file(d / tail, ec)) {
+          const std::string found = (d / tail).lexically_normal().string();
+          if (fs::path(named).is_absolute())
+            fmt::print(stderr, "mbbench: note: the experiment's paper {} is not there; using {}\n", named, found);
+          return found;
+        }
+        if (d == d.root_path()) break;
+      }
   throw InputError(record_files.front(), 0, "experiment.paper",
-                   fmt::format("the experiment's paper '{}' (relative to the folder the sweep ran in) is found neither here nor "
-                               "above the records' folder; give it with --paper FILE",
+                   fmt::format("the experiment's paper '{}' is found neither there nor above the records' folder; give it "
+                               "with --paper FILE",
                                named));
 }
 

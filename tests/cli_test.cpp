@@ -320,21 +320,32 @@ TEST_CASE("report and table find the experiment's paper from any directory", "[c
   fs::create_directories(tree / "results" / "paper");
   fs::create_directories(tree / "results" / "out" / "small");
   fs::copy_file(kRoot / "results/paper/schmitt2005.toml", tree / "results/paper/schmitt2005.toml");
-  {
+  // the records with their paper path replaced by `to`, written to `out`
+  auto with_paper = [&](const std::string& to, const fs::path& out) {
     std::string text = read_text(records);
-    const std::string abs = json(paper).dump();
+    const std::string abs = json(paper).dump(), into = json(to).dump();
     size_t n = 0;
-    for (size_t at = text.find(abs); at != std::string::npos; at = text.find(abs, at + 1), ++n)
-      text.replace(at, abs.size(), "\"results/paper/schmitt2005.toml\"");
+    for (size_t at = text.find(abs); at != std::string::npos; at = text.find(abs, at + into.size()), ++n)
+      text.replace(at, abs.size(), into);
     REQUIRE(n > 0);
-    std::ofstream(tree / "results/out/small/records.jsonl") << text;
-  }
+    std::ofstream(out) << text;
+  };
+  with_paper("results/paper/schmitt2005.toml", tree / "results/out/small/records.jsonl");
   const auto relative = mbtest::run_command(cd + "table " + (tree / "results/out/small/records.jsonl").string());
   INFO(relative.output);
   REQUIRE(relative.code == 0);
   CHECK(relative.output == given.output);
+  // an absolute path of another checkout: found by its last parts above the records' folder, noted
+  with_paper("/nonexistent/checkout/results/paper/schmitt2005.toml", tree / "results/out/small/moved.jsonl");
+  const auto moved = mbtest::run_command(cd + "table " + (tree / "results/out/small/moved.jsonl").string() + " --out moved.md");
+  INFO(moved.output);
+  REQUIRE(moved.code == 0);
+  CHECK(read_text(d / "elsewhere" / "moved.md") == given.output);
+  CHECK_THAT(moved.output, Catch::Contains("mbbench: note: the experiment's paper /nonexistent/checkout/results/paper/schmitt2005.toml "
+                                          "is not there; using " + (tree / "results/paper/schmitt2005.toml").string()));
   // not found: says so and how to give it
   fs::remove(tree / "results/paper/schmitt2005.toml");
+  fs::remove(tree / "results/out/small/moved.jsonl");
   const auto missing = mbtest::run_command(cd + "table " + (tree / "results/out/small/records.jsonl").string());
   CHECK(missing.code == 2);
   CHECK_THAT(missing.output, Catch::Contains("field 'experiment.paper': the experiment's paper 'results/paper/schmitt2005.toml'") &&
