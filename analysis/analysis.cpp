@@ -18,6 +18,15 @@ namespace mb {
 
 Paper read_paper(const std::string& path) {
   toml::table root = read_toml_file(path);
+  // files of another kind are named as such before their keys read as unknown fields
+  if (root.contains("kind") || (root.contains("models") && root.contains("methods")))
+    throw InputError(path, 0, "", "this is an experiment file, not published values: run it with `mbbench sweep` (`mbbench bench` "
+                                  "for kind = \"timing\"); --paper takes a file of results/paper/");
+  bool sections = false;
+  for (const char* k : {"table", "figure", "timing", "claim", "speedup", "percent"}) sections = sections || root.contains(k);
+  if (!sections)
+    throw InputError(path, 0, "table", "this paper file has no tables a report sets beside records ([[table]], [[figure]], "
+                                       "[[timing]], [[claim]], [[speedup]] or [[percent]]); the tests citing it read its values");
   TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim", "speedup", "percent"});
   Paper p;
   p.file = path;

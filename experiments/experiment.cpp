@@ -67,6 +67,9 @@ std::vector<E> reading(const TableReader& r, const std::string& key, E (*from)(c
 
 Experiment parse_experiment(const std::string& text, const std::string& file) {
   toml::table root = parse_toml(text, file);
+  // a timing experiment has its own subcommand; its keys would read as unknown fields here
+  if (const toml::node* k = root.get("kind"); k && k->value<std::string>() == "timing")
+    throw InputError(file, toml_line(*k), "kind", fmt::format("this is a timing experiment: use `mbbench bench {}`", file));
   TableReader r(root, file, "", kTopKeys);
   Experiment e;
   e.file = file;
@@ -78,7 +81,8 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
   e.reproduces = r.str("reproduces", "");
   if (r.has("paper")) {
     namespace fs = std::filesystem;
-    fs::path p = fs::path(file).parent_path() / r.str("paper");
+    // absolute, so that records name it whatever folder they are read from
+    fs::path p = fs::absolute(fs::path(file).parent_path() / r.str("paper"));
     e.paper = p.lexically_normal().string();
     if (!is_file(e.paper)) r.fail("paper", fmt::format("no such file '{}'", e.paper));
   }
@@ -231,6 +235,9 @@ std::string experiment_kind(const std::string& path) {
 
 TimingExperiment read_timing_experiment(const std::string& path) {
   toml::table root = read_toml_file(path);
+  // an accuracy experiment (no kind) has its own subcommand; its keys would read as unknown fields here
+  if (!root.contains("kind") && root.contains("models") && root.contains("methods"))
+    throw InputError(path, 0, "kind", fmt::format("this is an accuracy experiment: use `mbbench sweep {}`", path));
   TableReader r(root, path, "",
                 {"name", "kind", "description", "reproduces", "paper", "model", "size", "joints", "h", "repetitions", "min_time",
                  "reference", "method", "model_variants", "method_variants", "per", "run_steps", "warm_steps"});

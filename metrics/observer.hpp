@@ -20,11 +20,16 @@ struct RunContext {
 };
 
 // LD readings (the experiment's ld_periods): |x| at every crossover i T/2 (k even) instead of
-// i T; x(0) = 0 counted as a period end (divides by m + 1).
+// i T; x(0) = 0 counted as a period end (divides by m + 1). motion_period: the model's first
+// period as its motion shows it (FirstPeriodObserver on a run of the reference method, made by
+// sim/run_case.cpp); when it differs from the declared period by more than kPeriodTolerance, LD
+// does not apply (kPeriodMismatch). None: not measured, LD as declared.
 struct LdReading {
   bool half_periods = false;
   bool with_start = false;
+  std::optional<double> motion_period;
 };
+constexpr double kPeriodTolerance = 0.01;
 
 struct StepView {
   long step = 0;  // i = 0 (initial state) .. n
@@ -45,6 +50,28 @@ class Observer {
   virtual void observe_stop(const Model&, const State&, double /*t*/) {}
   // adds this observer's metrics to `metrics`
   virtual void write(Metrics& metrics) const = 0;
+};
+
+// The start of LD's note when the model's period does not match its motion (metrics/observers.cpp):
+// what `run` warns about.
+inline constexpr const char* kPeriodMismatch = "not applicable: period mismatch";
+
+// The first whole period of the tracked body's motion: from the first to the third sign change of
+// its x velocity, each time interpolated linearly between the steps around it (x turns twice per
+// period; a body circling the vertical too). A step ending on vx = 0 exactly is no sign change.
+class FirstPeriodObserver final : public Observer {
+ public:
+  void begin(const Model& model, const State& state, const RunContext& ctx, const StepView& v) override;
+  void observe(const Model& model, const State& state, const StepView& v) override;
+  void write(Metrics&) const override {}
+  // none: fewer than three sign changes seen
+  std::optional<double> period() const;
+
+ private:
+  int body_ = -1;
+  double last_v_ = 0, last_t_ = 0;  // the last non-zero x velocity and its time
+  double turn_[3] = {0, 0, 0};
+  int turns_ = 0;
 };
 
 // The observers that apply to a model (LD only where the model has a period).
@@ -141,11 +168,14 @@ class SelfConsistencyObserver final : public Observer {
   std::optional<double> error_, digits_;
 };
 
-// Names and one-line definitions, for `mbbench list`.
+// Names, one-line definitions and units, for `mbbench list` and every printed value.
 struct MetricInfo {
   std::string name, definition;
   bool per_case = true;  // a number in every record's "metrics" (what experiments may name and fit)
+  std::string unit;      // SI ("J", "m", "m/s"); empty for counts and digits
 };
 const std::vector<MetricInfo>& metric_catalog();
+// The unit of a metric of the catalog ("" for a dimensionless one or a name not in it).
+const std::string& metric_unit(const std::string& name);
 
 }  // namespace mb

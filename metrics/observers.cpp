@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "metrics/observer.hpp"
 
 #include "models/collision.hpp"
@@ -46,11 +48,18 @@ class EnergyObserver final : public Observer {
 // LD = (1/m) sum_{i=1..m} |x(i T)| over the m whole periods in the run, x of the tracked body
 // relative to its initial x (the pendulum starts at x = 0). Needs h = T/k. Readings: every
 // crossover i T/2 instead of i T (k even); or x(0) counted as a term (i = 0..m).
+//
+// LD reads the motion at multiples of the declared T, so T is checked against the model's motion:
+// the first period measured on it (LdReading::motion_period). That motion is the reference
+// method's, never the observed method's: a method's own period error is what LD measures (at a
+// coarse step its first period can be off by more than the tolerance), and this observer never
+// knows which method ran.
 class LocationDriftObserver final : public Observer {
  public:
   explicit LocationDriftObserver(const LdReading& r) : reading_(r) {}
   void begin(const Model& model, const State&, const RunContext& ctx, const StepView&) override {
     body_ = model.info.tracked_body;
+    period_ = model.info.period.value_or(0);
     k_ = ctx.steps_per_period.value_or(0);
     every_ = reading_.half_periods ? k_ / 2 : k_;
     if (reading_.half_periods && k_ % 2 != 0) k_ = every_ = 0;
@@ -63,6 +72,11 @@ class LocationDriftObserver final : public Observer {
     ++m_;
   }
   void write(Metrics& m) const override {
+    if (const auto& measured = reading_.motion_period; measured && std::abs(*measured - period_) > kPeriodTolerance * period_) {
+      m.note("LD", fmt::format("{}: the motion's first period is {:.6g} s, the model's period {:.6g} s ({:+.1f} %)", kPeriodMismatch,
+                               *measured, period_, 100 * (*measured / period_ - 1)));
+      return;
+    }
     if (every_ <= 0) {
       m.note("LD", "h is not a whole fraction T/k of the period (k even for half periods)");
       return;
@@ -76,7 +90,7 @@ class LocationDriftObserver final : public Observer {
   LdReading reading_;
   int body_ = -1;
   long k_ = 0, every_ = 0, m_ = 0;
-  double x0_ = 0, sum_ = 0;
+  double x0_ = 0, sum_ = 0, period_ = 0;
 };
 
 // Constraint drift: per step the max over joints of the position and velocity error; reported
@@ -213,32 +227,62 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
 
 const std::vector<MetricInfo>& metric_catalog() {
   static const std::vector<MetricInfo> m = {
-      {"ED", "energy drift (1/n) sum_{i=1..n} |E_i - E_0|, J", true},
-      {"EID", "energy increment drift (1/n) sum_{i=1..n} |E_i - E_{i-1}|, J", true},
-      {"LD", "location (oscillation-time) drift (1/m) sum_{i=1..m} |x(i T)|, m; needs h = T/k", true},
-      {"CD_pos_mean", "constraint position error: mean over steps of the max over joints, m", true},
-      {"CD_pos_max", "constraint position error: max over the run of the max over joints, m", true},
-      {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true},
-      {"CD_vel_max", "constraint velocity error: max over the run, m/s", true},
-      {"PEN_max", "contact models: deepest penetration found after any step, m", true},
-      {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true},
-      {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true},
+      {"ED", "energy drift (1/n) sum_{i=1..n} |E_i - E_0|, J", true, "J"},
+      {"EID", "energy increment drift (1/n) sum_{i=1..n} |E_i - E_{i-1}|, J", true, "J"},
+      {"LD", "location (oscillation-time) drift (1/m) sum_{i=1..m} |x(i T)|, m; needs h = T/k", true, "m"},
+      {"CD_pos_mean", "constraint position error: mean over steps of the max over joints, m", true, "m"},
+      {"CD_pos_max", "constraint position error: max over the run of the max over joints, m", true, "m"},
+      {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true, "m/s"},
+      {"CD_vel_max", "constraint velocity error: max over the run, m/s", true, "m/s"},
+      {"PEN_max", "contact models: deepest penetration found after any step, m", true, "m"},
+      {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true, "m"},
+      {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true, "J"},
       {"E_loss_max", "contact models: largest energy decrease over one step, J: an impact's dissipation, (1 - e^2) of the kinetic "
-                     "energy of the approach for restitution e (0 if energy never falls)", true},
+                     "energy of the approach for restitution e (0 if energy never falls)", true, "J"},
       {"stick_slip_changes", "contact models: changes between sticking (every point of a touching shape pair slower than 1e-4 m/s) "
-                             "and slipping, summed over the shape pairs in contact at consecutive steps", true},
-      {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true},
-      {"exact_vel_error_max", "the same for the velocity, max |v - v_exact(t)|, m/s", true},
-      {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false},
-      {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false},
+                             "and slipping, summed over the shape pairs in contact at consecutive steps", true, ""},
+      {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true, "m"},
+      {"exact_vel_error_max", "the same for the velocity, max |v - v_exact(t)|, m/s", true, "m/s"},
+      {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false, ""},
+      {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false, "m"},
       {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "
-              "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true},
-      {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true},
+              "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true, ""},
+      {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true, ""},
       {"self_error", "self-consistency error at the end: max over bodies of |x - x_fine|, x_fine of the same method at h/64 "
-                     "(for models without a reference; an experiment naming it makes the fine run), m", true},
-      {"self_mescd", "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true},
+                     "(for models without a reference; an experiment naming it makes the fine run), m", true, "m"},
+      {"self_mescd", "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true, ""},
   };
   return m;
+}
+
+void FirstPeriodObserver::begin(const Model& model, const State& s, const RunContext&, const StepView& v) {
+  body_ = model.info.tracked_body;
+  turns_ = 0;
+  if (body_ >= 0) {
+    last_v_ = s.bodies[body_].v.x();
+    last_t_ = v.t;
+  }
+}
+
+void FirstPeriodObserver::observe(const Model&, const State& s, const StepView& v) {
+  if (body_ < 0 || turns_ == 3) return;
+  const double vx = s.bodies[body_].v.x();
+  if (vx == 0) return;
+  if (last_v_ * vx < 0) turn_[turns_++] = last_t_ + (v.t - last_t_) * last_v_ / (last_v_ - vx);
+  last_v_ = vx;
+  last_t_ = v.t;
+}
+
+std::optional<double> FirstPeriodObserver::period() const {
+  if (turns_ < 3) return std::nullopt;
+  return turn_[2] - turn_[0];
+}
+
+const std::string& metric_unit(const std::string& name) {
+  static const std::string none;
+  for (const auto& m : metric_catalog())
+    if (m.name == name) return m.unit;
+  return none;
 }
 
 // --- samples ---

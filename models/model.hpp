@@ -176,6 +176,9 @@ struct ModelInfo {
   double default_h = 0.005;      // default step, s
   std::vector<double> h_grid;    // default step-size grid, s
   bool energy_conserved = true;
+  // its source publishes the state at the end of the default run (the Test Set's t_end): `run`
+  // samples the end and measures scd and mescd there against the reference method
+  bool published_end = false;
   std::vector<ExactMotion> exact;  // bodies with a closed-form motion (none: no exact_* metrics)
   std::vector<NamedFrame> frames;  // named frames beside the bodies (a URDF's links)
   std::vector<std::string> warnings;  // what the model leaves out of its source, one line each (`mbbench run` prints them)

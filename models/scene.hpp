@@ -1,7 +1,7 @@
 // Scene files (TOML): any model the builders make, written and read back bit-identically.
 // Format (docs/conventions.md, "Scene files"):
 //   [model]  name, source, description, gravity, duration, default_h, h_grid, period?,
-//            tracked_body?, energy_conserved
+//            tracked_body?, energy_conserved, published_end?
 //   [[body]] name, type = "particle"|"rigid", mass, inertia (rigid: 3x3 or diagonal [a,b,c]),
 //            box?, static?, position, orientation? [w,x,y,z], velocity?, angular_velocity?
 //   [[joint]] name, type = "distance"|"ball"|"hinge"|"fixed", a, b ("world" or a body name),

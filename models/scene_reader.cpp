@@ -62,7 +62,8 @@ Mat3 mat3(const TableReader& r, const std::string& key) {
 }
 
 const std::vector<std::string> kModelKeys = {"name", "source", "description", "gravity", "duration", "default_h",
-                                             "h_grid", "period", "tracked_body", "energy_conserved"};
+                                             "h_grid", "period", "tracked_body", "energy_conserved",
+                                             "published_end"};
 const std::vector<std::string> kBodyKeys = {"name", "type", "mass", "inertia", "box", "static", "position",
                                             "orientation", "velocity", "angular_velocity"};
 const std::vector<std::string> kTorqueKeys = {"body", "torque", "t_begin", "t_end"};
@@ -116,6 +117,7 @@ class SceneBuilder {
     }
     if (mr.has("period")) m.info.period = mr.positive("period");
     m.info.energy_conserved = mr.boolean("energy_conserved", true);
+    m.info.published_end = mr.boolean("published_end", false);
     tracked = mr.str("tracked_body", "");
     tracked_line = mr.has("tracked_body") ? mr.at(mr.need("tracked_body")) : mr.line();
 

@@ -65,6 +65,7 @@ std::string scene_to_toml(const Model& m) {
   if (m.info.period) o += fmt::format("period = {}\n", num(*m.info.period));
   if (m.info.tracked_body >= 0) o += fmt::format("tracked_body = {}\n", str(m.bodies[m.info.tracked_body].name));
   o += fmt::format("energy_conserved = {}\n", m.info.energy_conserved);
+  if (m.info.published_end) o += "published_end = true\n";
   for (const Body& b : m.bodies) {
     o += fmt::format("\n[[body]]\nname = {}\ntype = {}\n", str(b.name), b.particle ? "\"particle\"" : "\"rigid\"");
     if (!b.is_static) o += fmt::format("mass = {}\n", num(b.mass));

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
 #include "core/io.hpp"
@@ -17,6 +18,38 @@
 namespace mb {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// Files of another kind given where records are expected, named with the command that takes them.
+// Records are one JSON object per line; a first line that is not one is looked at as a whole.
+void check_records_kind(const std::string& text, const std::string& path) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return;
+  const size_t eol = text.find('\n', first);
+  const std::string line = text.substr(first, eol == std::string::npos ? std::string::npos : eol - first);
+  if (text[first] == '{') {
+    if (nlohmann::json::accept(line)) return;  // a record per line
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_object() && j.contains("benchmarks") && j.contains("context"))
+      throw InputError(path, 0, "",
+                       "this is the raw output of `mbbench bench` (Google Benchmark JSON), not records: add its timing to a "
+                       "report with `mbbench report RECORDS --out DIR --timing " +
+                           (fs::path(path).has_parent_path() ? fs::path(path).parent_path().string() : std::string(".")) +
+                           "` (the folder holding bench.json)");
+    if (j.is_object() && j.contains("schema_version"))
+      throw InputError(path, 0, "",
+                       "this is one record written by `mbbench run --out` (a JSON document), not a records file of one record "
+                       "per line: write those with `mbbench run ... --append FILE` or `mbbench sweep`");
+    return;
+  }
+  if (fs::path(path).extension() == ".toml" || text[first] == '#' || text[first] == '[')
+    throw InputError(path, 0, "",
+                     "this is a TOML file (an experiment, a scene or published values), not records: records are the JSON lines "
+                     "`mbbench sweep EXPERIMENT` writes (results/out/<name>/records.jsonl)");
+}
+
+}  // namespace
 
 RecordsRead read_records_file(const std::string& path, bool truncate) {
   RecordsRead out;
@@ -26,6 +59,7 @@ RecordsRead read_records_file(const std::string& path, bool truncate) {
   ss << in.rdbuf();
   const std::string text = ss.str();
   in.close();
+  check_records_kind(text, path);
   // complete lines end with '\n'; a tail without one was cut short
   size_t end_of_complete = text.rfind('\n');
   end_of_complete = end_of_complete == std::string::npos ? 0 : end_of_complete + 1;

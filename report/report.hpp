@@ -76,6 +76,14 @@ std::vector<Figure> write_step_series_plots(const ReportData& d, const std::stri
 std::string gnuplot_string(const std::string& s);
 std::string gnuplot_header(const std::string& name, const std::string& title, const std::string& xlabel, const std::string& ylabel);
 
+// The published values records are compared with: paper_file when given, else the paper their
+// experiment names (empty: none). The sweep records that path absolute; a relative one is relative
+// to the folder the sweep ran in. A path not found is looked for from each records file's folder
+// upward: a relative one whole, an absolute one (another checkout's) by its last 4, 3 or 2 parts,
+// with a note. A named paper found nowhere is an InputError saying to give --paper.
+std::string records_paper(const std::vector<CaseRecord>& records, const std::vector<std::string>& record_files,
+                          const std::string& paper_file);
+
 // Writes tables.md, records.csv, plots/ and report.html into dir; returns report.html's path.
 // timing_dir: the output folder of `mbbench bench`; its bench.json is analysed again
 // (analyse_bench_dir) into the timing tables and the log-log plot of time per step; empty for none.

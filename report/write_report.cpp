@@ -1,5 +1,8 @@
 // Writes the report's files: tables.md, records.csv, plots/ and report.html (formatting only).
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -12,14 +15,51 @@ namespace mb {
 
 namespace fs = std::filesystem;
 
+std::string records_paper(const std::vector<CaseRecord>& records, const std::vector<std::string>& record_files,
+                          const std::string& paper_file) {
+  if (!paper_file.empty()) return paper_file;
+  std::string named;
+  for (const auto& r : records)
+    if (named.empty() && r.experiment) named = r.experiment->paper;
+  std::error_code ec;
+  if (named.empty() || fs::is_regular_file(named, ec)) return named;
+  // the tail looked for above the records' folder: a relative path whole; an absolute one (of
+  // another checkout or machine) by its last parts, at least its folder and name
+  const fs::path path = fs::path(named).relative_path();
+  std::vector<fs::path> tails;
+  if (fs::path(named).is_absolute()) {
+    const std::vector<fs::path> parts(path.begin(), path.end());
+    for (size_t k = std::min<size_t>(parts.size(), 4); k >= 2; --k) {
+      fs::path t;
+      for (size_t i = parts.size() - k; i < parts.size(); ++i) t /= parts[i];
+      tails.push_back(t);
+    }
+  } else {
+    tails.push_back(path);
+  }
+  for (const auto& tail : tails)
+    for (const auto& f : record_files)
+      for (fs::path d = fs::absolute(f).parent_path(); !d.empty(); d = d.parent_path()) {
+        if (fs::is_regular_file(d / tail, ec)) {
+          const std::string found = (d / tail).lexically_normal().string();
+          if (fs::path(named).is_absolute())
+            fmt::print(stderr, "mbbench: note: the experiment's paper {} is not there; using {}\n", named, found);
+          return found;
+        }
+        if (d == d.root_path()) break;
+      }
+  throw InputError(record_files.front(), 0, "experiment.paper",
+                   fmt::format("the experiment's paper '{}' is found neither there nor above the records' folder; give it "
+                               "with --paper FILE",
+                               named));
+}
+
 std::string write_report(const std::vector<std::string>& record_files, const std::string& dir, const std::string& paper_file,
                          const std::string& timing_dir) {
   auto records = read_records(record_files);
   if (records.empty()) throw InputError(record_files.front(), 0, "", "no records");
   // the published values: --paper, or the file the experiment names
-  std::string pf = paper_file;
-  for (const auto& r : records)
-    if (pf.empty() && r.experiment) pf = r.experiment->paper;
+  const std::string pf = records_paper(records, record_files, paper_file);
   std::optional<Paper> paper;
   if (!pf.empty()) paper = read_paper(pf);
   ReportData d = analyse(std::move(records), paper);

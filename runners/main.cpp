@@ -2,8 +2,10 @@
 // field named); 1 any other error.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +43,20 @@ namespace {
 
 
 std::string fmt_num(std::optional<double> v) { return v ? fmt::format("{:.6e}", *v) : std::string("-"); }
+// a metric's value with its unit (metrics/ holds the units)
+std::string fmt_metric(const mb::Metrics& m, const std::string& name) {
+  const auto v = m.get(name);
+  const std::string& unit = mb::metric_unit(name);
+  return v && !unit.empty() ? fmt_num(v) + " " + unit : fmt_num(v);
+}
+
+// seconds as a reader reads them: s, min, h or days
+std::string fmt_duration(double s) {
+  if (s < 120) return fmt::format("{:.0f} s", s);
+  if (s < 2 * 3600) return fmt::format("{:.0f} min", s / 60);
+  if (s < 2 * 86400) return fmt::format("{:.1f} h", s / 3600);
+  return fmt::format("{:.1f} days", s / 86400);
+}
 
 void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
   const mb::Metrics& m = r.metrics;
@@ -49,33 +65,97 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
   std::cout << "status: " << mb::to_string(r.status);
   if (!r.ok()) std::cout << fmt::format(" ({} at t = {:.6g} s)", r.reason, r.fail_time);
   std::cout << "\n";
-  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_num(m.get("ED")), fmt_num(m.get("EID")));
+  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_metric(m, "ED"), fmt_metric(m, "EID"));
   if (m.get("LD") || m.note_of("LD")) {
-    std::cout << "LD   = " << fmt_num(m.get("LD"));
+    std::cout << "LD   = " << fmt_metric(m, "LD");
     if (auto p = m.get("LD_periods"))
       std::cout << fmt::format("  ({:.0f} periods of {:.0f} steps)", *p, m.get("LD_steps_per_period").value_or(0));
     if (const std::string* why = m.note_of("LD")) std::cout << "  (" << *why << ")";
     std::cout << "\n";
   }
-  std::cout << fmt::format("constraint drift: position mean {} max {} m; velocity mean {} max {} m/s\n",
-                           fmt_num(m.get("CD_pos_mean")), fmt_num(m.get("CD_pos_max")), fmt_num(m.get("CD_vel_mean")),
-                           fmt_num(m.get("CD_vel_max")));
-  if (auto e = m.get("ref_error_max")) std::cout << "max position error against the reference at the samples: " << fmt_num(e) << " m\n";
+  std::cout << fmt::format("constraint drift: position mean {} max {}; velocity mean {} max {}\n", fmt_metric(m, "CD_pos_mean"),
+                           fmt_metric(m, "CD_pos_max"), fmt_metric(m, "CD_vel_mean"), fmt_metric(m, "CD_vel_max"));
+  if (m.get("ref_error_max"))
+    std::cout << "max position error against the reference at the samples: " << fmt_metric(m, "ref_error_max") << "\n";
   if (auto d = m.get("scd"))
-    std::cout << fmt::format("significant correct digits at the last sample: scd = {:.3f}, mescd = {:.3f}\n", *d, m.get("mescd").value_or(0));
+    std::cout << fmt::format("significant correct digits at t = {:.6g} s (the last sample) against the reference: scd = {:.3f}, "
+                             "mescd = {:.3f}\n",
+                             r.samples.empty() ? r.h * static_cast<double>(r.steps) : r.samples.back().t, *d,
+                             m.get("mescd").value_or(0));
   if (r.ref_error && !r.ref_error->note.empty()) std::cout << r.ref_error->note << "\n";
-  if (auto e = m.get("self_error"))
-    std::cout << fmt::format("self-consistency at the end (against h/64): {} m, mescd = {:.3f}\n", fmt_num(e), m.get("self_mescd").value_or(0));
+  if (m.get("self_error"))
+    std::cout << fmt::format("self-consistency at the end (against h/64): {}, mescd = {:.3f}\n", fmt_metric(m, "self_error"),
+                             m.get("self_mescd").value_or(0));
   else if (const std::string* why = m.note_of("self_error"))
     std::cout << "self-consistency: " << *why << "\n";
   std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }
 
-// The report's tables (Markdown) of records, beside the published values if given.
+// A run of more steps than this states its step count and estimated time and needs --force.
+constexpr long kForceSteps = 100'000'000;
+
+// The wall time per step of `method` on `model` at the plan's h, from a short run of the same case
+// (no samples, no reference), lengthened tenfold until it takes kProbeSeconds.
+double seconds_per_step(const mb::Model& model, const std::string& method, const mb::RunConfig& cfg, const mb::StepPlan& plan) {
+  constexpr double kProbeSeconds = 0.2;
+  mb::RunConfig probe;
+  probe.h = plan.h;
+  probe.round_to_period = false;
+  probe.ref_error = false;
+  probe.fail_threshold = cfg.fail_threshold;
+  double per_step = 0;
+  for (long n = 100; n <= plan.steps; n *= 10) {
+    probe.duration = static_cast<double>(n) * plan.h;
+    const auto t0 = std::chrono::steady_clock::now();
+    const mb::CaseRecord r = mb::run_case(model, method, probe);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    per_step = s / static_cast<double>(std::max(r.steps_done, 1L));
+    if (s >= kProbeSeconds || r.steps_done < r.steps) break;
+  }
+  return per_step;
+}
+
+// The progress line of a run on a terminal: from kProgressAfter seconds on, redrawn at most twice
+// a second; cleared at the end.
+class ProgressLine {
+ public:
+  void operator()(long done, long total) {
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (elapsed < kProgressAfter || now - last_ < std::chrono::milliseconds(500) || done <= 0) return;
+    last_ = now;
+    const double f = static_cast<double>(done) / static_cast<double>(total);
+    std::fprintf(stderr, "\rrun: %5.1f %% of %ld steps, %s elapsed, about %s left\033[K", 100 * f, total,
+                 fmt_duration(elapsed).c_str(), fmt_duration(elapsed * (1 - f) / f).c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  void clear() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+    shown_ = false;
+  }
+  ~ProgressLine() { clear(); }
+
+ private:
+  static constexpr double kProgressAfter = 3;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_;
+  bool shown_ = false;
+};
+
+// The report's tables (Markdown) of records, beside the published values: --paper, or the paper
+// the records' experiment names.
 int cmd_table(const std::vector<std::string>& files, const std::string& out, const std::string& paper_file) {
+  auto records = mb::read_records(files);
+  const std::string pf = mb::records_paper(records, files, paper_file);
   std::optional<mb::Paper> paper;
-  if (!paper_file.empty()) paper = mb::read_paper(paper_file);
-  std::string t = mb::markdown_tables(mb::analyse(mb::read_records(files), paper));
+  if (!pf.empty()) {
+    paper = mb::read_paper(pf);
+    if (paper->tables.empty())
+      throw mb::InputError(pf, 0, "table",
+                           "this paper file has no [[table]] of published values, which `table` sets beside the records; "
+                           "its other values are for `mbbench report` (with --timing DIR for timing claims)");
+  }
+  std::string t = mb::markdown_tables(mb::analyse(std::move(records), paper));
   if (out.empty()) std::cout << t;
   else mb::write_file_atomic(out, t);
   return 0;
@@ -262,7 +342,7 @@ int main(int argc, char** argv) {
 
   std::string model_arg, method_arg, out_file, append_file, samples_text;
   double h = 0, duration = 0, fail_threshold = 1.0;
-  bool no_round = false, no_ref = false, quiet = false, self_consistency = false, step_series = false;
+  bool no_round = false, no_ref = false, quiet = false, self_consistency = false, step_series = false, force = false;
   auto* run = app.add_subcommand("run", "simulate one case and print its metrics");
   run->add_option("model", model_arg, "catalog model spec (e.g. pendulum90, chain:n=5) or scene file")->required();
   run->add_option("method", method_arg, "method spec: a name from `mbbench list methods`, with options name:key=value,...")->required();
@@ -278,6 +358,7 @@ int main(int argc, char** argv) {
   run->add_flag("--self-consistency", self_consistency,
                 "also run the same method at h/64 and report the end states' difference (self_error, self_mescd)");
   run->add_flag("--quiet", quiet, "print nothing on success");
+  run->add_flag("--force", force, "run even above 10^8 steps (without it such a run states its step count and estimated time, exit 2)");
 
   std::string scene_out;
   auto* exp = app.add_subcommand("export-scene", "write a catalog model as a TOML scene file");
@@ -289,7 +370,7 @@ int main(int argc, char** argv) {
   auto* table = app.add_subcommand("table", "the report's tables (Markdown) of records (JSON lines)");
   table->add_option("records", record_files, "files of JSON-line records")->required();
   table->add_option("--out", table_out, "write the tables to this file instead of stdout");
-  table->add_option("--paper", paper_file, "published values to compare with (results/paper/*.toml)");
+  table->add_option("--paper", paper_file, "published values (default: the file the experiment names)");
 
   std::string experiment_file, shard_text;
   mb::SweepOptions sweep_opt;
@@ -390,10 +471,26 @@ int main(int argc, char** argv) {
       cfg.self_consistency = self_consistency;
       cfg.step_series = step_series;
       cfg.fail_threshold = fail_threshold;
+      cfg.sample_end = model.info.published_end;  // scd and mescd at t_end, where the source publishes the end
+      const mb::StepPlan plan = mb::plan_steps(model, cfg);
+      const long total = plan.steps * (self_consistency ? 1 + mb::kSelfRefinement : 1);
+      if (total > kForceSteps && !force) {
+        const double per_step = seconds_per_step(model, method_arg, cfg, plan);
+        throw mb::InputError("command line", 0, "steps",
+                             fmt::format("{} steps (h = {:.6g} s over {:.6g} s{}) take about {} at the {:.3g} us per step of a "
+                                         "short run of this case; add --force to run them",
+                                         total, plan.h, plan.duration, self_consistency ? ", with the h/64 run" : "",
+                                         fmt_duration(per_step * static_cast<double>(total)), per_step * 1e6));
+      }
+      ProgressLine progress;
+      if (!quiet && ::isatty(STDERR_FILENO) != 0) cfg.progress = std::ref(progress);
       mb::CaseRecord rec = mb::run_case(model, method_arg, cfg);
+      progress.clear();
       rec.model.spec = model_arg;
       if (!out_file.empty()) mb::write_file_atomic(out_file, mb::record_to_json_pretty(rec) + "\n");
       if (!append_file.empty()) mb::append_record(append_file, rec);
+      if (const std::string* why = rec.metrics.note_of("LD"); why && why->rfind(mb::kPeriodMismatch, 0) == 0)
+        std::cerr << "mbbench: warning: LD " << *why << "; check the model's period\n";
       if (!quiet) print_summary(rec, model_arg);
       return 0;
     }

@@ -23,6 +23,7 @@
 // Limits (input errors): h and the duration positive and finite, h at most the duration, the
 // duration at most kMaxDuration, at most kMaxSteps steps, fail_threshold positive and finite.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,7 +60,11 @@ struct RunConfig {
   bool step_series = false;     // record each step's iterations and condition (tomcin2014 Figure 3)  // also run the method at h / 64 and compare the end states (self_error)
   StepCount steps = StepCount::Floor;
   LdPeriods ld_periods = LdPeriods::Whole;
+  // called every kProgressEvery steps with the steps done and the total (the fine run of the
+  // self-consistency error included); none: not called
+  std::function<void(long done, long total)> progress;
 };
+constexpr long kProgressEvery = 64;
 
 // The resolved step plan: h actually used and, for models with a period, the steps per period.
 struct StepPlan {

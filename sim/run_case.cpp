@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include <fmt/format.h>
@@ -9,9 +11,71 @@
 #include "core/error.hpp"
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
+#include "models/scene.hpp"
 #include "sim/reference.hpp"
 
 namespace mb {
+
+namespace {
+
+// Hands the step count to RunConfig::progress; `offset` steps of an earlier run count as done.
+class ProgressObserver final : public Observer {
+ public:
+  ProgressObserver(const std::function<void(long, long)>& f, long offset, long total) : f_(f), offset_(offset), total_(total) {}
+  void begin(const Model&, const State&, const RunContext&, const StepView&) override {}
+  void observe(const Model&, const State&, const StepView& v) override {
+    if (v.step % kProgressEvery == 0) f_(offset_ + v.step, total_);
+  }
+  void write(Metrics&) const override {}
+
+ private:
+  const std::function<void(long, long)>& f_;
+  long offset_, total_;
+};
+
+// The model's first period as its motion shows it (LdReading::motion_period): the reference method
+// over 4 declared periods T at T/512, watched by FirstPeriodObserver (its first period ends at 1.25
+// or 1.5 of its own periods, so periods up to 2.6 T are seen). None when the model has no period
+// or tracked body, its motion does not turn three times in that time, or the reference method
+// cannot simulate it or breaks down (LD is then read at the declared period unchecked).
+std::optional<double> measure_motion_period(const Model& model, const std::string& ref_spec) {
+  constexpr long kStepsPerPeriod = 512;
+  try {
+    auto ref = make_method(ref_spec);
+    if (!unsupported_reason(ref->info(), model).empty()) return std::nullopt;
+    State state = initial_state(model);
+    ref->init(model, state);
+    StepPlan plan;
+    plan.h = plan.h_requested = *model.info.period / kStepsPerPeriod;
+    plan.steps = kStepsPerPeriod * 4;
+    plan.duration = plan.h * static_cast<double>(plan.steps);
+    FirstPeriodObserver first;
+    if (simulate(model, *ref, state, plan, {&first}).failure) return std::nullopt;
+    return first.period();
+  } catch (const UnsupportedModel&) {
+    return std::nullopt;
+  } catch (const SimulationError&) {
+    return std::nullopt;
+  }
+}
+
+// measure_motion_period once per model (its scene text: everything that moves it) and reference
+// spec, for the whole process; a sweep's cases share it.
+std::optional<double> motion_period(const Model& model, const std::string& ref_spec) {
+  if (!model.info.period || model.info.tracked_body < 0) return std::nullopt;
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<double>> cache;
+  const std::string key = ref_spec + "\n" + scene_to_toml(model);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  const std::optional<double> p = measure_motion_period(model, ref_spec);
+  std::lock_guard<std::mutex> lock(mutex);
+  return cache.emplace(key, p).first->second;
+}
+
+}  // namespace
 
 CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg, const std::string& source,
                     int line) {
@@ -32,11 +96,20 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     if (!(s >= 0) || s > t_end * (1 + 1e-12))
       throw InputError(source, line, "samples", fmt::format("sample time {} is outside the run [0, {}]", s, t_end));
     if (SampleRecorder::grid_index(s, plan.h) >= 0) continue;
-    if (info.fixed_step)
+    if (info.fixed_step) {
+      // h rounded to T/k for the model's period: the step as requested may divide the sample time
+      const bool rounded = plan.h != plan.h_requested;
+      const std::string keep =
+          rounded && SampleRecorder::grid_index(s, plan.h_requested) >= 0
+              ? fmt::format("; h was rounded from {} to T/k for the model's period: --no-round keeps h = {} (LD then does not "
+                            "apply)",
+                            plan.h_requested, plan.h_requested)
+              : "";
       throw InputError(source, line, "samples",
                        fmt::format("sample time {} is not a whole multiple of h = {} (fixed-step method {}); "
-                                   "choose h dividing every sample time",
-                                   s, plan.h, info.name));
+                                   "choose h dividing every sample time{}",
+                                   s, plan.h, info.name, keep));
+    }
     opt.stops.push_back(s);
   }
 
@@ -44,7 +117,9 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   method->init(model, state);
 
   // the observers: the model's metrics, the samples, and the error against the reference
-  auto metrics = make_observers(model, {cfg.ld_periods == LdPeriods::Half, cfg.ld_periods == LdPeriods::WholeWithStart});
+  const std::string ref_spec = cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec;
+  auto metrics = make_observers(model, {cfg.ld_periods == LdPeriods::Half, cfg.ld_periods == LdPeriods::WholeWithStart,
+                                        motion_period(model, ref_spec)});
   SampleRecorder recorder(samples);
   std::vector<Observer*> observers;
   for (auto& o : metrics) observers.push_back(o.get());
@@ -53,7 +128,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   std::string no_reference;
   if (!samples.empty() && cfg.ref_error && !info.reference) {
     try {
-      reference = ReferenceTrajectory::get(model, cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec, plan.duration);
+      reference = ReferenceTrajectory::get(model, ref_spec, plan.duration);
     } catch (const UnsupportedModel& e) {
       no_reference = std::string("no reference: ") + e.what();
     }
@@ -66,6 +141,9 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   // the self-consistency error: the end state of the same method at h / 64 (made before the run,
   // handed to the observer as a state)
   std::optional<SelfConsistencyObserver> self_observer;
+  const long fine_steps = cfg.self_consistency ? plan.steps * kSelfRefinement : 0;
+  std::optional<ProgressObserver> progress;
+  if (cfg.progress) progress.emplace(cfg.progress, fine_steps, fine_steps + plan.steps);
   if (cfg.self_consistency) {
     auto fine_method = make_method(method_spec, source, line);
     State fine = initial_state(model);
@@ -78,8 +156,14 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     DriverOptions fine_opt;
     fine_opt.fail_threshold = cfg.fail_threshold;
     std::string why;
+    std::vector<Observer*> fine_observers;
+    std::optional<ProgressObserver> fine_progress;
+    if (cfg.progress) {
+      fine_progress.emplace(cfg.progress, 0, fine_steps + plan.steps);
+      fine_observers.push_back(&*fine_progress);
+    }
     try {
-      const RunOutcome fo = simulate(model, *fine_method, fine, fine_plan, {}, fine_opt);
+      const RunOutcome fo = simulate(model, *fine_method, fine, fine_plan, fine_observers, fine_opt);
       if (fo.failure) why = fmt::format("the run at h/{} failed at t = {} s: {}", kSelfRefinement, fo.fail_time, *fo.failure);
     } catch (const SimulationError& e) {
       why = fmt::format("the run at h/{} failed: {}", kSelfRefinement, e.what());
@@ -88,6 +172,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     else self_observer.emplace(plan.steps, std::nullopt, why);
     observers.push_back(&*self_observer);
   }
+  if (progress) observers.push_back(&*progress);
   const RunOutcome out = simulate(model, *method, state, plan, observers, opt);
 
   CaseRecord r;

@@ -91,11 +91,17 @@ const Row kRows[] = {
     {"experiments/repeated_h.toml", "sweep {} --out {out}", "field 'h[2]': step size 0.01 listed twice", 5},
     {"experiments/repeated_method.toml", "sweep {} --out {out}", "method 'GC4' listed twice", 3},
     {"experiments/tiny_h.toml", "sweep {} --out {out}", "is 6e+301 steps, more than the limit", 5},
+    {"experiments/timing_kind.toml", "sweep {} --out {out}", "field 'kind': this is a timing experiment: use `mbbench bench ", 3},
     // records: `mbbench report RECORDS`
     {"records/empty_object.jsonl", "report {} --out {out}", "field 'schema_version': missing field", 1},
     {"records/not_json.jsonl", "report {} --out {out}", "not a JSON record", 1},
     {"records/old_schema.jsonl", "report {} --out {out}", "record schema 2 is not this build's 3", 1},
     {"records/truncated_field.jsonl", "report {} --out {out}", "field 'method': missing field", 1},
+    // files of another kind given as records name what they are and the command that takes them
+    {"records/bench.json", "report {} --out {out}", "the raw output of `mbbench bench` (Google Benchmark JSON), not records", 0},
+    {"records/bench.json", "table {}", "--timing ", 0},
+    {"records/run_out_record.json", "report {} --out {out}", "one record written by `mbbench run --out`", 0},
+    {"records/experiment.toml", "report {} --out {out}", "this is a TOML file (an experiment, a scene or published values), not records", 0},
     // command lines
     {"", "run pendulum10 GC4 --h 1e-300", "field 'h': h = 1e-300 s over the duration 60 s", 0},
     {"", "run pendulum10 GC4 --h 1e308", "field 'h': step 1e+308 s is longer than the duration 60 s", 0},
@@ -106,6 +112,11 @@ const Row kRows[] = {
     {"", "run pendulum10 GC4 --duration 1 --fail-threshold nan", "field 'fail_threshold'", 0},
     {"", "run pendulum10 GC4 --duration 1 --samples 0.5,x", "field 'samples': 'x' is not a number", 0},
     {"", "run pendulum10 GC4 --duration 1 --samples 7", "field 'samples': sample time 7 is outside the run", 0},
+    // h rounded to T/k no longer divides the sample time the requested h divides
+    {"", "run pendulum10 GC4 --h 0.01 --duration 1 --samples 0.5", "--no-round keeps h = 0.01", 0},
+    // more than 10^8 steps: the count, an estimated time, and the flag that runs it anyway
+    {"", "run pendulum10 GC4 --h 1e-7", "steps (h = 1e-07 s over 60 s) take about ", 0},
+    {"", "run pendulum10 GC4 --h 1e-7", "add --force to run them", 0},
     {"", "run pendulum10 NoSuchMethod", "unknown method 'NoSuchMethod'; known methods: GC4", 0},
     {"", "run pendulum10 ref:tolerance=1", "unknown option 'tolerance' for method 'ref'; valid options: tol, stepper", 0},
     {"", "run pendulum10 iterative:max_iter=0", "option 'max_iter' of method 'iterative': out of range", 0},
@@ -122,6 +133,7 @@ const Row kRows[] = {
     {"", "sweep /nonexistent/experiment.toml", "cannot open", 0},
     {"", "sweep results/experiments/schmitt2005.toml --jobs 0", "field 'jobs': must be at least 1", 0},
     {"", "sweep results/experiments/schmitt2005.toml --shard 4/3", "field 'shard': expected k/N with 1 <= k <= N", 0},
+    {"", "sweep results/experiments/bender2007.toml", "this is a timing experiment: use `mbbench bench results/experiments/bender2007.toml`", 0},
     {"", "gate --baseline /nonexistent.json --models none --timing-joints none", "no such file; make one with mbbench gate --update", 0},
     {"", "report /nonexistent.jsonl --out /tmp/x", "cannot open records file", 0},
 };

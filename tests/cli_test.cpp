@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -150,6 +151,234 @@ TEST_CASE("a failing case is recorded with its reason and time", "[cli][fail]") 
     auto b = run(std::string("run pendulum10 GC4 --duration 1 --fail-threshold ") + t);
     CHECK(b.code == 2);
     CHECK_THAT(b.output, Catch::Contains("fail_threshold"));
+  }
+  fs::remove_all(d);
+}
+
+namespace {
+
+const fs::path kRoot = fs::path(MBBENCH_TEST_DATA) / ".." / "..";
+const std::string kSmallExperiment = std::string(MBBENCH_TEST_DATA) + "/experiments/small.toml";
+
+// The line of `output` that starts with `prefix` ("" if none).
+std::string line_starting(const std::string& output, const std::string& prefix) {
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) return line;
+  return "";
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("run prints every value with its unit", "[cli][units]") {
+  auto r = run("run pendulum90 GC4 --h 0.005 --duration 6");
+  REQUIRE(r.code == 0);
+  INFO(r.output);
+  CHECK(ends_with(line_starting(r.output, "ED   = "), " J"));
+  CHECK(ends_with(line_starting(r.output, "EID  = "), " J"));
+  CHECK_THAT(line_starting(r.output, "LD   = "), Catch::Matches("LD   = \\S+ m  \\(.*periods.*\\)"));
+  CHECK_THAT(line_starting(r.output, "constraint drift:"),
+             Catch::Matches("constraint drift: position mean \\S+ m max \\S+ m; velocity mean \\S+ m/s max \\S+ m/s"));
+}
+
+TEST_CASE("run prints scd and mescd at t_end for a model whose source publishes the end state", "[cli][digits]") {
+  // andrews: the Test Set's y(t_end = 0.03 s); no --samples needed
+  auto a = run("run andrews tomcin");
+  INFO(a.output);
+  REQUIRE(a.code == 0);
+  const std::string digits = line_starting(a.output, "significant correct digits at t = 0.03 s");
+  REQUIRE(!digits.empty());
+  const double mescd = std::stod(digits.substr(digits.find("mescd = ") + 8));
+  CHECK(mescd > 3);  // tomcin at the model's default step agrees with the reference to several digits
+  // a model without published end values prints none unless samples are asked for
+  auto p = run("run pendulum10 GC4 --h 0.01 --duration 2");
+  REQUIRE(p.code == 0);
+  CHECK_THAT(p.output, !Catch::Contains("significant correct digits"));
+}
+
+TEST_CASE("a run above 10^8 steps needs --force and states its size and time", "[cli][force]") {
+  auto r = run("run pendulum10 GC4 --h 1e-7");
+  INFO(r.output);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("field 'steps': ") && Catch::Contains(" steps (h = 1e-07 s over 60 s) take about ") &&
+                           Catch::Contains("add --force to run them"));
+  // with --force it runs (here it fails at its first step on purpose, so the test stays short)
+  auto f = run("run pendulum10 GC4 --h 1e-7 --force --fail-threshold 1e-300");
+  CHECK(f.code == 0);
+  CHECK_THAT(f.output, Catch::Contains("status: failed"));
+  // the h/64 run of --self-consistency counts: 60 s / 1e-5 s x 65 is above the limit
+  auto s = run("run pendulum10 GC4 --h 1e-5 --self-consistency");
+  CHECK(s.code == 2);
+  CHECK_THAT(s.output, Catch::Contains("with the h/64 run"));
+}
+
+TEST_CASE("the progress line is drawn on a terminal only", "[cli][progress]") {
+  // a run of several seconds (6 10^6 steps; the line appears after 3 s) in a pipe: no progress
+  // line, no carriage return
+  const std::string args = "run pendulum10 GC4 --h 1e-5 --no-ref";
+  const auto start = std::chrono::steady_clock::now();
+  auto p = run(args);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE(p.code == 0);
+  CHECK(p.output.find('\r') == std::string::npos);
+  CHECK_THAT(p.output, !Catch::Contains("run: "));
+  if (seconds < 4) {
+    WARN("the run took " << seconds << " s, too short for the progress line: the terminal case is not tested");
+    return;
+  }
+  // on a pseudo-terminal (util-linux script) it is drawn, then cleared before the summary
+  if (mbtest::run_command("command -v script").code != 0) {
+    WARN("util-linux `script` not found: the terminal case is not tested");
+    return;
+  }
+  auto t = mbtest::run_command("script -qec '" + std::string(MBBENCH_EXE) + " " + args + "' /dev/null");
+  INFO(t.output);
+  REQUIRE(t.code == 0);
+  CHECK_THAT(t.output, Catch::Contains("\rrun: ") && Catch::Contains(" % of 5999992 steps, ") && Catch::Contains(" elapsed, about "));
+  CHECK_THAT(t.output, Catch::Contains("\r\033[K") && Catch::Contains("status: ok"));
+}
+
+TEST_CASE("LD does not apply when a scene's period does not match its motion", "[cli][period]") {
+  fs::path d = temp_dir();
+  REQUIRE(run("export-scene pendulum10 -o " + (d / "p.toml").string()).code == 0);
+  std::string text = read_text(d / "p.toml");
+  // the rod edited from 1 m to 2 m (the mass moved with it); the exported period kept
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+  };
+  replace("position = [0.0, -1.0, 0.0]", "position = [0.0, -2.0, 0.0]");
+  replace("length = 1.0", "length = 2.0");
+  std::ofstream(d / "p2.toml") << text;
+  auto r = run("run " + (d / "p2.toml").string() + " GC4 --duration 10 --out " + (d / "r.json").string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("mbbench: warning: LD not applicable: period mismatch: the motion's first period is 2.8"));
+  CHECK_THAT(line_starting(r.output, "LD   = "), Catch::StartsWith("LD   = -  (not applicable: period mismatch"));
+  json rec = read_json(d / "r.json");
+  CHECK(rec["metrics"]["LD"].is_null());
+  CHECK_THAT(rec["metrics"]["LD_note"].get<std::string>(), Catch::StartsWith("not applicable: period mismatch"));
+  // the scene as exported: its period is its motion's, LD is a number
+  auto ok = run("run " + (d / "p.toml").string() + " GC4 --duration 10");
+  REQUIRE(ok.code == 0);
+  CHECK_THAT(ok.output, !Catch::Contains("period mismatch"));
+  CHECK_THAT(line_starting(ok.output, "LD   = "), Catch::Matches("LD   = [0-9.e+-]+ m .*"));
+  // a method's own period error is what LD measures, never a mismatch: at the coarsest step of
+  // schmitt2005 LMBS4's first period on pendulum90 is 10 % short
+  for (const char* c : {"pendulum90 LMBS4 --h 0.08", "pendulum90 LM4 --h 0.04", "pendulum10 Imp2 --h 0.08", "conical-pendulum GC4"}) {
+    auto m = run(std::string("run ") + c + " --duration 10");
+    INFO(c << "\n" << m.output);
+    CHECK(m.code == 0);
+    CHECK_THAT(m.output, !Catch::Contains("period mismatch"));
+  }
+  fs::remove_all(d);
+}
+
+TEST_CASE("report and table find the experiment's paper from any directory", "[cli][paper]") {
+  fs::path d = temp_dir();
+  REQUIRE(run("sweep " + kSmallExperiment + " --out " + (d / "s").string()).code == 0);
+  const fs::path records = d / "s" / "records.jsonl";
+  // the records name the paper by its absolute path
+  std::string paper;
+  {
+    std::ifstream in(records);
+    std::string first;
+    std::getline(in, first);
+    paper = json::parse(first)["experiment"]["paper"].get<std::string>();
+  }
+  CHECK(fs::path(paper).is_absolute());
+  CHECK(fs::equivalent(paper, kRoot / "results" / "paper" / "schmitt2005.toml"));
+  // the tables beside the paper, as with --paper given
+  const auto given = run("table " + records.string() + " --paper " + paper);
+  REQUIRE(given.code == 0);
+  CHECK_THAT(given.output, Catch::Contains("schmitt2005"));
+  fs::create_directories(d / "elsewhere");
+  const std::string cd = "cd " + (d / "elsewhere").string() + " && " + MBBENCH_EXE + " ";
+  const auto table = mbtest::run_command(cd + "table ../s/records.jsonl");
+  INFO(table.output);
+  REQUIRE(table.code == 0);
+  CHECK(table.output == given.output);
+  const auto report = mbtest::run_command(cd + "report ../s/records.jsonl --out rep");
+  INFO(report.output);
+  REQUIRE(report.code == 0);
+  CHECK(read_text(d / "elsewhere" / "rep" / "tables.md") == given.output);
+
+  // a relative paper path is relative to the folder the sweep ran in: found from the records'
+  // folder upward (records kept in results/out/<name>/ of a checkout)
+  const fs::path tree = d / "checkout";
+  fs::create_directories(tree / "results" / "paper");
+  fs::create_directories(tree / "results" / "out" / "small");
+  fs::copy_file(kRoot / "results/paper/schmitt2005.toml", tree / "results/paper/schmitt2005.toml");
+  // the records with their paper path replaced by `to`, written to `out`
+  auto with_paper = [&](const std::string& to, const fs::path& out) {
+    std::string text = read_text(records);
+    const std::string abs = json(paper).dump(), into = json(to).dump();
+    size_t n = 0;
+    for (size_t at = text.find(abs); at != std::string::npos; at = text.find(abs, at + into.size()), ++n)
+      text.replace(at, abs.size(), into);
+    REQUIRE(n > 0);
+    std::ofstream(out) << text;
+  };
+  with_paper("results/paper/schmitt2005.toml", tree / "results/out/small/records.jsonl");
+  const auto relative = mbtest::run_command(cd + "table " + (tree / "results/out/small/records.jsonl").string());
+  INFO(relative.output);
+  REQUIRE(relative.code == 0);
+  CHECK(relative.output == given.output);
+  // an absolute path of another checkout: found by its last parts above the records' folder, noted
+  with_paper("/nonexistent/checkout/results/paper/schmitt2005.toml", tree / "results/out/small/moved.jsonl");
+  const auto moved = mbtest::run_command(cd + "table " + (tree / "results/out/small/moved.jsonl").string() + " --out moved.md");
+  INFO(moved.output);
+  REQUIRE(moved.code == 0);
+  CHECK(read_text(d / "elsewhere" / "moved.md") == given.output);
+  CHECK_THAT(moved.output, Catch::Contains("mbbench: note: the experiment's paper /nonexistent/checkout/results/paper/schmitt2005.toml "
+                                          "is not there; using " + (tree / "results/paper/schmitt2005.toml").string()));
+  // not found: says so and how to give it
+  fs::remove(tree / "results/paper/schmitt2005.toml");
+  fs::remove(tree / "results/out/small/moved.jsonl");
+  const auto missing = mbtest::run_command(cd + "table " + (tree / "results/out/small/records.jsonl").string());
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("field 'experiment.paper': the experiment's paper 'results/paper/schmitt2005.toml'") &&
+                                 Catch::Contains("give it with --paper FILE"));
+  fs::remove_all(d);
+}
+
+TEST_CASE("a file of another kind given as published values or experiment names what it is", "[cli][errors][kinds]") {
+  fs::path d = temp_dir();
+  const std::string recs = (d / "recs.jsonl").string();
+  REQUIRE(run("run pendulum10 GC4 --h 0.01 --duration 1 --quiet --append " + recs).code == 0);
+  const std::string paper_dir = (kRoot / "results" / "paper").string() + "/";
+  // a paper file without tables (the Test Set's end values)
+  auto none = run("table " + recs + " --paper " + paper_dir + "mazzia2008.toml");
+  CHECK(none.code == 2);
+  CHECK_THAT(none.output, Catch::Contains("mazzia2008.toml: field 'table': this paper file has no tables a report sets beside records"));
+  auto none_report = run("report " + recs + " --out " + (d / "rep").string() + " --paper " + paper_dir + "mazzia2008.toml");
+  CHECK(none_report.code == 2);
+  CHECK_THAT(none_report.output, Catch::Contains("this paper file has no tables"));
+  // a paper of timing claims only, for `table`
+  auto timing = run("table " + recs + " --paper " + paper_dir + "bender2007.toml");
+  CHECK(timing.code == 2);
+  CHECK_THAT(timing.output, Catch::Contains("bender2007.toml: field 'table': this paper file has no [[table]] of published values") &&
+                                Catch::Contains("--timing DIR"));
+  // an experiment file as the paper
+  auto exp = run("table " + recs + " --paper " + (kRoot / "results/experiments/schmitt2005.toml").string());
+  CHECK(exp.code == 2);
+  CHECK_THAT(exp.output, Catch::Contains("this is an experiment file, not published values"));
+  // an accuracy experiment given to bench
+  auto bench = run("bench " + kSmallExperiment + " --out " + (d / "b").string());
+  if (bench.output.find("built without Google Benchmark") == std::string::npos) {
+    CHECK(bench.code == 2);
+    CHECK_THAT(bench.output, Catch::Contains("field 'kind': this is an accuracy experiment: use `mbbench sweep " + kSmallExperiment + "`"));
   }
   fs::remove_all(d);
 }

@@ -21,6 +21,7 @@ void require_same(const mb::Model& a, const mb::Model& b) {
   CHECK(a.info.default_h == b.info.default_h);
   CHECK(a.info.h_grid == b.info.h_grid);
   CHECK(a.info.energy_conserved == b.info.energy_conserved);
+  CHECK(a.info.published_end == b.info.published_end);
   CHECK(a.gravity == b.gravity);
   REQUIRE(a.bodies.size() == b.bodies.size());
   for (size_t i = 0; i < a.bodies.size(); ++i) {
