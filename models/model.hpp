@@ -168,6 +168,7 @@ struct ModelInfo {
   std::vector<double> h_grid;    // default step-size grid, s
   bool energy_conserved = true;
   std::vector<ExactMotion> exact;  // bodies with a closed-form motion (none: no exact_* metrics)
+  std::vector<std::string> warnings;  // what an imported file has that the Model does not hold (one line each)
 };
 
 struct Model {

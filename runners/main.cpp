@@ -21,6 +21,7 @@
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
+#include "models/mjcf.hpp"
 #include "models/scene.hpp"
 #include "records/store.hpp"
 #include "report/report.hpp"
@@ -380,6 +381,7 @@ int main(int argc, char** argv) {
       if (run->count("--duration") && !(duration > 0))
         throw mb::InputError("command line", 0, "duration", fmt::format("duration must be positive, got {}", duration));
       mb::Model model = mb::load_model(model_arg);
+      for (const std::string& w : model.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
       mb::RunConfig cfg;
       cfg.h = h;
       cfg.duration = duration;
@@ -389,7 +391,17 @@ int main(int argc, char** argv) {
       cfg.self_consistency = self_consistency;
       cfg.step_series = step_series;
       cfg.fail_threshold = fail_threshold;
-      mb::CaseRecord rec = mb::run_case(model, method_arg, cfg);
+      mb::CaseRecord rec = [&] {
+        try {
+          return mb::run_case(model, method_arg, cfg);
+        } catch (const mb::UnsupportedModel& e) {
+          // an MJCF file's geoms are contacts by default: say how to run without them
+          if (!model.shapes.empty() && mb::is_mjcf_spec(model_arg) && std::string(e.what()).find("contacts") != std::string::npos)
+            throw mb::UnsupportedModel(fmt::format("{}; `{}:contacts=off` runs the model without its contacts", e.what(),
+                                                   model_arg.substr(0, model_arg.find(':'))));
+          throw;
+        }
+      }();
       rec.model.spec = model_arg;
       if (!out_file.empty()) mb::write_file_atomic(out_file, mb::record_to_json_pretty(rec) + "\n");
       if (!append_file.empty()) mb::append_record(append_file, rec);
