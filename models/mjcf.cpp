@@ -56,7 +56,7 @@ namespace {
 
 // MuJoCo's error handler must not return (MuJoCo exits otherwise): it throws. Installed only where
 // no handler is set (the mujoco method installs its own, which throws too).
-[[noreturn]] void mjcf_error(const char* msg) { throw Error(fmt::format("mujoco: {}", msg)); }
+[[noreturn]] void mjcf_error(const char* msg) { throw Error(fmt::format("MuJoCo: {}", msg)); }
 void mjcf_warning(const char*) {}
 
 // MuJoCo's messages span lines; ours are one line
