@@ -1,4 +1,5 @@
 #include "models/catalog.hpp"
+#include "models/mjcf.hpp"
 #include "models/urdf.hpp"
 
 #include <filesystem>
@@ -111,6 +112,7 @@ bool is_scene_path(const std::string& text) {
 
 Model load_model(const std::string& text, const std::string& source, int line) {
   if (is_urdf_spec(text)) return load_urdf(text, source, line);
+  if (is_mjcf_spec(text)) return load_mjcf(text, source, line);
   if (is_scene_path(text)) {
     if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
     return read_scene(text);

@@ -23,6 +23,7 @@
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
+#include "models/mjcf.hpp"
 #include "models/scene.hpp"
 #include "records/store.hpp"
 #include "report/report.hpp"
@@ -484,7 +485,17 @@ int main(int argc, char** argv) {
       }
       ProgressLine progress;
       if (!quiet && ::isatty(STDERR_FILENO) != 0) cfg.progress = std::ref(progress);
-      mb::CaseRecord rec = mb::run_case(model, method_arg, cfg);
+      mb::CaseRecord rec = [&] {
+        try {
+          return mb::run_case(model, method_arg, cfg);
+        } catch (const mb::UnsupportedModel& e) {
+          // an MJCF file's geoms are contacts by default: say how to run without them
+          if (!model.shapes.empty() && mb::is_mjcf_spec(model_arg) && std::string(e.what()).find("contacts") != std::string::npos)
+            throw mb::UnsupportedModel(fmt::format("{}; `{}:contacts=off` runs the model without its contacts", e.what(),
+                                                   model_arg.substr(0, model_arg.find(':'))));
+          throw;
+        }
+      }();
       progress.clear();
       rec.model.spec = model_arg;
       if (!out_file.empty()) mb::write_file_atomic(out_file, mb::record_to_json_pretty(rec) + "\n");

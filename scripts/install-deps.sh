@@ -13,7 +13,9 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       # qhull headers and OpenGL (libgl-dev)
       libode-dev libmujoco-dev libqhull-dev libgl-dev libbullet-dev libsimbody-dev libdart-dev
       # URDF import (docs/peers.md)
-      liburdfdom-dev)
+      liburdfdom-dev
+      # MuJoCo's sample models (humanoid.xml, humanoid100.xml) for the MJCF import's tests (docs/mjcf.md)
+      libmujoco-samples)
 for a in "$@"; do
   case $a in
     --with-browser) pkgs+=(chromium) ;;

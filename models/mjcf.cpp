@@ -1,0 +1,542 @@
+#include "models/mjcf.hpp"
+
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "core/io.hpp"
+
+#ifdef MBBENCH_WITH_MUJOCO
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#endif
+
+namespace mb {
+
+bool is_mjcf_spec(const std::string& text) {
+  const std::string name = text.substr(0, text.find(':'));
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".xml") == 0;
+}
+
+const std::vector<OptionInfo>& mjcf_options() {
+  static const std::vector<OptionInfo> options = {
+      OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero) become Shapes; off: no contacts", {"on", "off"})};
+  return options;
+}
+
+Model load_mjcf(const std::string& text, const std::string& source, int line) {
+  const Spec spec = Spec::parse(text, "model", source, line);
+  spec.check_options(mjcf_options());
+  if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no MJCF file '{}'", spec.name()));
+  MjcfOptions options;
+  options.contacts = spec.get_string("contacts", "on") == "on";
+  return read_mjcf(spec.name(), options);
+}
+
+#ifndef MBBENCH_WITH_MUJOCO
+
+bool mjcf_supported() { return false; }
+Model read_mjcf(const std::string& path, const MjcfOptions&) {
+  throw InputError(path, 0, "model", "this mbbench was built without MuJoCo (MBBENCH_WITH_MUJOCO, libmujoco-dev): it cannot read MJCF");
+}
+
+#else
+
+bool mjcf_supported() { return true; }
+
+namespace {
+
+// MuJoCo's error handler must not return (MuJoCo exits otherwise): it throws. Installed only where
+// no handler is set (the mujoco method installs its own, which throws too).
+[[noreturn]] void mjcf_error(const char* msg) { throw Error(fmt::format("MuJoCo: {}", msg)); }
+void mjcf_warning(const char*) {}
+
+// MuJoCo's messages span lines; ours are one line
+std::string one_line(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\n') {
+      if (!out.empty() && out.back() != ' ') out += "; ";
+    } else {
+      out += c;
+    }
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  return out;
+}
+
+// the line MuJoCo's message names: "line = 4" (compiler), "line 4" (schema), "Line number=3" (tinyxml2)
+int line_of(const std::string& msg) {
+  static const std::regex re(R"([Ll]ine(?: number)?\s*=?\s*(\d+))");
+  std::smatch m;
+  if (std::regex_search(msg, m, re)) return std::stoi(m[1].str());
+  return 0;
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+Vec3 vec3(const mjtNum* p) { return Vec3(p[0], p[1], p[2]); }
+Quat quat4(const mjtNum* p) { return Quat(p[0], p[1], p[2], p[3]).normalized(); }
+Mat3 mat3(const mjtNum* p) {
+  Mat3 r;
+  r << p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8];  // MuJoCo's matrices are row-major
+  return r;
+}
+
+std::string name_of(const mjModel* m, mjtObj type, int id, const char* fallback) {
+  const char* n = mj_id2name(m, type, id);
+  return n && *n ? std::string(n) : fmt::format("{}{}", fallback, id);
+}
+
+const char* joint_kind(int type) {
+  switch (type) {
+    case mjJNT_FREE: return "free";
+    case mjJNT_BALL: return "ball";
+    case mjJNT_SLIDE: return "slide";
+    case mjJNT_HINGE: return "hinge";
+  }
+  return "?";
+}
+
+const char* geom_kind(int type) {
+  switch (type) {
+    case mjGEOM_PLANE: return "plane";
+    case mjGEOM_HFIELD: return "hfield";
+    case mjGEOM_SPHERE: return "sphere";
+    case mjGEOM_CAPSULE: return "capsule";
+    case mjGEOM_ELLIPSOID: return "ellipsoid";
+    case mjGEOM_CYLINDER: return "cylinder";
+    case mjGEOM_BOX: return "box";
+    case mjGEOM_MESH: return "mesh";
+  }
+  return "unknown";
+}
+
+// points (and directions) closer than this are one point: the file's numbers as MuJoCo compiled them
+constexpr double kMeetTolerance = 1e-9;
+
+struct Reader {
+  const std::string& path;
+  const std::string& text;  // the file's text, for the lines of named elements
+  const MjcfOptions& opt;
+  const mjModel* m;
+  const mjData* d;
+  Model out;
+  std::vector<int> rep;  // (nbody) our body index of each MuJoCo body, kWorld for the fixed frame
+
+  std::string body_name(int i) const { return name_of(m, mjOBJ_BODY, i, "body"); }
+  std::string joint_name(int k) const { return name_of(m, mjOBJ_JOINT, k, "joint"); }
+  std::string geom_name(int g) const { return name_of(m, mjOBJ_GEOM, g, "geom"); }
+
+  // An InputError at the line of the named element in the file (0 when it is unnamed or in an
+  // included file): field is the element ("body", "joint", "geom", "equality").
+  [[noreturn]] void fail(const std::string& field, const std::string& name, const std::string& message) const {
+    throw InputError(path, element_line(field, name), field, message);
+  }
+  [[noreturn]] void fail(const std::string& field, const std::string& message) const { throw InputError(path, 0, field, message); }
+
+  // the line of the first <element ... name="name" in the file (MuJoCo keeps no lines in mjModel)
+  int element_line(const std::string& element, const std::string& name) const {
+    for (const char* quote : {"\"", "'"}) {
+      const std::string key = "name=" + std::string(quote) + name + quote;
+      for (size_t pos = text.find(key); pos != std::string::npos; pos = text.find(key, pos + 1)) {
+        const size_t open = text.rfind('<', pos);
+        if (open == std::string::npos) continue;
+        size_t end = open + 1;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+        const std::string tag = text.substr(open + 1, end - open - 1);
+        const bool match = tag == element || (element == "equality" && (tag == "connect" || tag == "weld" || tag == "joint" || tag == "tendon" || tag == "distance")) ||
+                           (element == "joint" && tag == "freejoint");
+        if (match) return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n'));
+      }
+    }
+    return 0;
+  }
+
+  Quat orientation(int b) const { return b == kWorld ? Quat::Identity() : out.bodies[static_cast<size_t>(b)].orientation; }
+  Vec3 position(int b) const { return b == kWorld ? Vec3::Zero() : out.bodies[static_cast<size_t>(b)].position; }
+  Vec3 local_point(int b, const Vec3& p) const { return orientation(b).conjugate() * (p - position(b)); }
+  Vec3 local_axis(int b, const Vec3& a) const { return orientation(b).conjugate() * a; }
+
+  Joint joint(JointType type, const std::string& name, int a, int b, const Vec3& point, const Vec3& axis_a, const Vec3& axis_b) const {
+    Joint j;
+    j.name = name;
+    j.type = type;
+    j.a = a;
+    j.b = b;
+    j.anchor_a = local_point(a, point);
+    j.anchor_b = local_point(b, point);
+    j.axis_a = local_axis(a, axis_a.normalized());
+    j.axis_b = local_axis(b, axis_b.normalized());
+    j.rel_orientation = orientation(a).conjugate() * orientation(b);
+    return j;
+  }
+
+  std::string describe_joint(int k) const {
+    const Vec3 p = vec3(d->xanchor + 3 * k), a = vec3(d->xaxis + 3 * k);
+    if (m->jnt_type[k] == mjJNT_BALL || m->jnt_type[k] == mjJNT_FREE) return fmt::format("'{}' ({} at ({:.6g}, {:.6g}, {:.6g}))", joint_name(k), joint_kind(m->jnt_type[k]), p.x(), p.y(), p.z());
+    return fmt::format("'{}' ({} at ({:.6g}, {:.6g}, {:.6g}) along ({:.6g}, {:.6g}, {:.6g}))", joint_name(k), joint_kind(m->jnt_type[k]), p.x(), p.y(), p.z(),
+                       a.x(), a.y(), a.z());
+  }
+
+  // The joint of a MuJoCo body with several joints: its hinges, if they pass through one point,
+  // as a Cardan joint (two perpendicular hinges) or a ball joint (three with independent axes).
+  // MuJoCo composes a body's joints in order, each about its axis in the frame the previous ones
+  // turned: the first hinge's axis stays fixed in the parent, the last one's in the body. Two
+  // hinges through one point thus keep the body's last axis perpendicular to the parent's first,
+  // which is the Cardan joint's constraint. Three hinges through one point with independent axes
+  // turn the body about that point with R = R1(q1) R2(q2) R3(q3): the same configuration space as
+  // a ball joint near qpos0 (the map from the angles is a local diffeomorphism wherever the turned
+  // axes stay independent) and the same Lagrangian (kinetic energy of the same body motions,
+  // potential of the same positions), so the same motion; the ball joint also passes the gimbal
+  // singularities of the angles.
+  Joint multi_joint(int i, int parent) const {
+    const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+    std::string list;
+    for (int k = j0; k < j0 + nj; ++k) {
+      if (!list.empty()) list += ", ";
+      list += describe_joint(k);
+    }
+    const std::string field = "body", bname = body_name(i);
+    bool hinges = nj <= 3;
+    for (int k = j0; k < j0 + nj; ++k) hinges = hinges && m->jnt_type[k] == mjJNT_HINGE;
+    if (!hinges)
+      fail(field, bname, fmt::format("body '{}' has {} joints ({}): a body maps with one joint, two perpendicular hinges through one point "
+                              "(a Cardan joint) or three hinges through one point with independent axes (a ball joint)",
+                              body_name(i), nj, list));
+    // the point nearest every hinge line: sum (I - a a^T) (p - c) = 0
+    Mat3 A = Mat3::Zero();
+    Vec3 rhs = Vec3::Zero();
+    std::vector<Vec3> c, a;
+    for (int k = j0; k < j0 + nj; ++k) {
+      c.push_back(vec3(d->xanchor + 3 * k));
+      a.push_back(vec3(d->xaxis + 3 * k).normalized());
+      const Mat3 P = Mat3::Identity() - a.back() * a.back().transpose();
+      A += P;
+      rhs += P * c.back();
+    }
+    double scale = 1;
+    for (const Vec3& p : c) scale = std::max(scale, p.norm());
+    const double parallel = a[0].cross(a[1]).norm();
+    double gap = 0;
+    Vec3 p = c[0];
+    if (parallel > kMeetTolerance) {
+      p = A.fullPivLu().solve(rhs);
+      for (size_t k = 0; k < c.size(); ++k) gap = std::max(gap, ((Mat3::Identity() - a[k] * a[k].transpose()) * (p - c[k])).norm());
+    }
+    if (parallel <= kMeetTolerance || gap > kMeetTolerance * scale) {
+      // two lines: their distance; three: how far the nearest point to all of them is off one
+      const std::string how = parallel <= kMeetTolerance ? " (parallel hinges)"
+                              : nj == 2 ? fmt::format(" ({:.3g} m apart)", std::abs((c[1] - c[0]).dot(a[0].cross(a[1]).normalized())))
+                                        : fmt::format(" (no point within {:.3g} m of all three)", gap);
+      fail(field, bname, fmt::format("body '{}' has {} joints whose axes do not meet{}: {}", body_name(i), nj, how, list));
+    }
+    const std::string name = [&] {
+      std::string s;
+      for (int k = j0; k < j0 + nj; ++k) {
+        if (!s.empty()) s += "+";
+        s += joint_name(k);
+      }
+      return s;
+    }();
+    if (nj == 2) {
+      const double cosine = a[0].dot(a[1]);
+      if (std::abs(cosine) > kMeetTolerance)
+        fail(field, bname, fmt::format("body '{}' has 2 hinges through one point at {:.6g} degrees, not 90 (a Cardan joint's axes are perpendicular): {}",
+                                body_name(i), std::acos(std::clamp(cosine, -1.0, 1.0)) * 180 / M_PI, list));
+      return joint(JointType::Cardan, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[1]);
+    }
+    const double det = a[0].dot(a[1].cross(a[2]));
+    if (std::abs(det) <= kMeetTolerance)
+      fail(field, bname, fmt::format("body '{}' has 3 hinges through one point whose axes are dependent (det {:.3g}): {}", body_name(i), det, list));
+    return joint(JointType::Ball, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[0]);
+  }
+
+  void bodies() {
+    rep.assign(static_cast<size_t>(m->nbody), kWorld);
+    for (int i = 1; i < m->nbody; ++i) {  // MuJoCo's order: parents before children
+      const int parent = rep[static_cast<size_t>(m->body_parentid[i])];
+      const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+      const bool massless = m->body_mass[i] < mjMINVAL;
+      if (nj == 0 && parent == kWorld) continue;  // welded to the world: part of the fixed frame
+      if (nj == 0 && massless) {                  // a massless frame welded to its parent: merged into it
+        rep[static_cast<size_t>(i)] = parent;
+        continue;
+      }
+      if (massless)
+        fail("body", body_name(i), fmt::format("body '{}' has {} joint(s) but no mass (a moving body needs one)", body_name(i), nj));
+      Body b;
+      b.name = body_name(i);
+      b.mass = m->body_mass[i];
+      b.inertia = vec3(m->body_inertia + 3 * i).asDiagonal();
+      b.position = vec3(d->xipos + 3 * i);
+      mjtNum q[4];
+      mju_mulQuat(q, d->xquat + 4 * i, m->body_iquat + 4 * i);  // the inertial frame: the body's frame turned by iquat
+      b.orientation = quat4(q);
+      const int index = static_cast<int>(out.bodies.size());
+      rep[static_cast<size_t>(i)] = index;
+      out.bodies.push_back(b);
+      if (nj == 0) {
+        out.joints.push_back(joint(JointType::Fixed, b.name + ":weld", parent, index, b.position, Vec3::UnitZ(), Vec3::UnitZ()));
+      } else if (nj == 1) {
+        const Vec3 p = vec3(d->xanchor + 3 * j0), ax = vec3(d->xaxis + 3 * j0);
+        switch (m->jnt_type[j0]) {
+          case mjJNT_FREE:
+            if (parent != kWorld)
+              fail("body", b.name, fmt::format("body '{}' has a free joint but moves with its parent", b.name));
+            break;  // free-floating: no joint
+          case mjJNT_BALL: out.joints.push_back(joint(JointType::Ball, joint_name(j0), parent, index, p, ax, ax)); break;
+          case mjJNT_HINGE: out.joints.push_back(joint(JointType::Hinge, joint_name(j0), parent, index, p, ax, ax)); break;
+          case mjJNT_SLIDE: out.joints.push_back(joint(JointType::Slider, joint_name(j0), parent, index, p, ax, ax)); break;
+          default: fail("joint", joint_name(j0), fmt::format("joint '{}' has an unknown type {}", joint_name(j0), m->jnt_type[j0]));
+        }
+      } else {
+        out.joints.push_back(multi_joint(i, parent));
+      }
+    }
+    if (out.bodies.empty()) fail("model", "the model has no moving body");
+  }
+
+  // connect: a ball joint at its anchor; weld: a fixed joint (both close loops)
+  void equalities(std::vector<std::string>& ignored) {
+    int inactive = 0;
+    for (int e = 0; e < m->neq; ++e) {
+      const std::string name = name_of(m, mjOBJ_EQUALITY, e, "equality");
+      const std::string field = "equality";
+      if (!m->eq_active[e]) {
+        ++inactive;
+        continue;
+      }
+      const int type = m->eq_type[e];
+      if (type != mjEQ_CONNECT && type != mjEQ_WELD)
+        fail(field, name, fmt::format("equality '{}' is a {} constraint: only connect (a ball joint) and weld (a fixed joint) are mapped", name,
+                                type == mjEQ_JOINT ? "joint" : type == mjEQ_TENDON ? "tendon" : "distance"));
+      const int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+      const int a = rep[static_cast<size_t>(b1)], b = rep[static_cast<size_t>(b2)];
+      if (a == b)
+        fail(field, name, fmt::format("equality '{}' joins bodies '{}' and '{}' that are one rigid body here (welded or fixed together)", name,
+                                body_name(b1), body_name(b2)));
+      const mjtNum* data = m->eq_data + mjNEQDATA * e;
+      const Mat3 R1 = mat3(d->xmat + 9 * b1), R2 = mat3(d->xmat + 9 * b2);
+      const Vec3 x1 = vec3(d->xpos + 3 * b1), x2 = vec3(d->xpos + 3 * b2);
+      if (type == mjEQ_CONNECT) {
+        // data: the anchor in body1's frame, and (the compiler's, at qpos0) in body2's
+        const Vec3 p1 = x1 + R1 * vec3(data), p2 = x2 + R2 * vec3(data + 3);
+        if ((p1 - p2).norm() > kMeetTolerance * std::max(1.0, p1.norm()))
+          fail(field, name, fmt::format("connect '{}': its anchors are {:.3g} m apart at qpos0", name, (p1 - p2).norm()));
+        out.joints.push_back(joint(JointType::Ball, name, a, b, p1, Vec3::UnitZ(), Vec3::UnitZ()));
+      } else {
+        // data: the anchor in body2's frame, then body2's pose in body1's frame (relpose; the compiler's at qpos0 unless given)
+        const Quat q1 = quat4(d->xquat + 4 * b1), q2 = quat4(d->xquat + 4 * b2);
+        const Vec3 rel_p = R1.transpose() * (x2 - x1);
+        const Quat rel_q = q1.conjugate() * q2, given_q = quat4(data + 6);
+        if ((rel_p - vec3(data + 3)).norm() > kMeetTolerance * std::max(1.0, rel_p.norm()) || std::abs(std::abs(rel_q.dot(given_q)) - 1) > kMeetTolerance)
+          fail(field, name, fmt::format("weld '{}' holds a relative pose (relpose) other than its bodies' at qpos0", name));
+        out.joints.push_back(joint(JointType::Fixed, name, a, b, x2 + R2 * vec3(data), Vec3::UnitZ(), Vec3::UnitZ()));
+      }
+    }
+    if (inactive) ignored.push_back(fmt::format("{} inactive equality constraint(s)", inactive));
+  }
+
+  // The colliding geoms as Shapes. Materials: MuJoCo mixes two geoms' friction by the maximum (the
+  // sliding coefficient, friction[0]) and uses the larger condim (1: frictionless); one material per
+  // (coefficient, condim 1 or not), and a material pair for every two of them with that mix.
+  void geoms(std::vector<std::string>& ignored) {
+    if (!opt.contacts || (m->opt.disableflags & mjDSBL_CONTACT)) return;
+    struct Key {
+      double mu;
+      bool frictionless;
+      bool operator<(const Key& o) const { return mu != o.mu ? mu < o.mu : frictionless < o.frictionless; }
+    };
+    std::map<Key, int> materials;
+    std::vector<Key> keys;
+    std::vector<int> geom_ids;  // the MuJoCo geom of each shape
+    int torsional = 0, priority = 0;
+    for (int g = 0; g < m->ngeom; ++g) {
+      if (!m->geom_contype[g] && !m->geom_conaffinity[g]) continue;  // visual only
+      const int mb = m->geom_bodyid[g];
+      const int body = rep[static_cast<size_t>(mb)];
+      const std::string field = "geom";
+      Shape s;
+      s.name = geom_name(g);
+      s.body = body;
+      mjtNum q[4];
+      mju_mulQuat(q, d->xquat + 4 * mb, m->geom_quat + 4 * g);
+      s.position = local_point(body, vec3(d->geom_xpos + 3 * g));
+      s.orientation = (orientation(body).conjugate() * quat4(q)).normalized();
+      const mjtNum* size = m->geom_size + 3 * g;
+      switch (m->geom_type[g]) {
+        case mjGEOM_PLANE:
+          if (body != kWorld)
+            fail(field, s.name, fmt::format("geom '{}' is a plane on the moving body '{}': a half-space belongs to the world (contacts=off drops the geoms)",
+                                    s.name, body_name(mb)));
+          s.type = ShapeType::HalfSpace;  // the plane's normal, its z, becomes the half-space's y
+          s.orientation = (s.orientation * Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()))).normalized();
+          break;
+        case mjGEOM_SPHERE:
+          s.type = ShapeType::Sphere;
+          s.radius = size[0];
+          break;
+        case mjGEOM_CAPSULE:
+        case mjGEOM_CYLINDER:
+          s.type = m->geom_type[g] == mjGEOM_CAPSULE ? ShapeType::Capsule : ShapeType::Cylinder;
+          s.radius = size[0];
+          s.length = 2 * size[1];  // MuJoCo's size: radius, half-length
+          break;
+        case mjGEOM_ELLIPSOID:
+          s.type = ShapeType::Ellipsoid;
+          s.half_extents = vec3(size);
+          break;
+        case mjGEOM_BOX:
+          s.type = ShapeType::Box;
+          s.half_extents = vec3(size);
+          break;
+        default:
+          fail(field, s.name, fmt::format("geom '{}' of body '{}' is a {}: only plane, sphere, capsule, cylinder, ellipsoid and box geoms become "
+                                  "Shapes (contacts=off drops the geoms)",
+                                  s.name, body_name(mb), geom_kind(m->geom_type[g])));
+      }
+      const Key key{m->geom_friction[3 * g], m->geom_condim[g] == 1};
+      auto [it, added] = materials.emplace(key, static_cast<int>(keys.size()));
+      if (added) keys.push_back(key);
+      s.material = it->second;
+      if (m->geom_condim[g] > 3) ++torsional;
+      if (m->geom_priority[g] != 0) ++priority;
+      out.shapes.push_back(s);
+      geom_ids.push_back(g);
+    }
+    if (out.shapes.empty()) return;
+    for (const Key& k : keys) {
+      Material mat;
+      mat.name = fmt::format("mu={:g}{}", k.mu, k.frictionless ? ",condim=1" : "");
+      mat.mu_static = mat.mu_dynamic = k.frictionless ? 0 : k.mu;
+      out.materials.push_back(mat);
+    }
+    for (size_t i = 0; i < keys.size(); ++i)
+      for (size_t j = i + 1; j < keys.size(); ++j) {
+        MaterialPair p;
+        p.a = static_cast<int>(i);
+        p.b = static_cast<int>(j);
+        p.mu_static = p.mu_dynamic = keys[i].frictionless && keys[j].frictionless ? 0 : std::max(keys[i].mu, keys[j].mu);
+        out.material_pairs.push_back(p);
+      }
+    // pairs our detector tests (different bodies) that MuJoCo's contype/conaffinity bits exclude
+    long filtered = 0;
+    for (size_t i = 0; i < geom_ids.size(); ++i)
+      for (size_t j = i + 1; j < geom_ids.size(); ++j) {
+        if (out.shapes[i].body == out.shapes[j].body) continue;
+        const int g1 = geom_ids[i], g2 = geom_ids[j];
+        if (!((m->geom_contype[g1] & m->geom_conaffinity[g2]) || (m->geom_contype[g2] & m->geom_conaffinity[g1]))) ++filtered;
+      }
+    if (filtered) ignored.push_back(fmt::format("contype/conaffinity exclusions ({} geom pairs collide here)", filtered));
+    if (m->npair) ignored.push_back(fmt::format("{} explicit contact pair(s)", m->npair));
+    if (m->nexclude) ignored.push_back(fmt::format("{} contact exclusion(s)", m->nexclude));
+    if (torsional) ignored.push_back(fmt::format("torsional/rolling friction (condim 4 or 6) on {} geom(s)", torsional));
+    if (priority) ignored.push_back(fmt::format("contact priority on {} geom(s)", priority));
+  }
+
+  // what the file has that the Model does not hold: one warning line
+  void unmapped(std::vector<std::string>& ignored) const {
+    int stiffness = 0, limited = 0, damping = 0, armature = 0, frictionloss = 0;
+    for (int k = 0; k < m->njnt; ++k) {
+      stiffness += m->jnt_stiffness[k] != 0;
+      limited += m->jnt_limited[k] != 0;
+      bool damped = false, armed = false, lossy = false;
+      const int n = m->jnt_type[k] == mjJNT_FREE ? 6 : m->jnt_type[k] == mjJNT_BALL ? 3 : 1;
+      for (int v = m->jnt_dofadr[k]; v < m->jnt_dofadr[k] + n; ++v) {
+        damped = damped || m->dof_damping[v] != 0;
+        armed = armed || m->dof_armature[v] != 0;
+        lossy = lossy || m->dof_frictionloss[v] != 0;
+      }
+      damping += damped;
+      armature += armed;
+      frictionloss += lossy;
+    }
+    std::vector<std::string> parts;
+    if (m->nu) parts.push_back(fmt::format("{} actuator(s) (not driven: zero control)", m->nu));
+    if (stiffness) parts.push_back(fmt::format("stiffness on {} joint(s)", stiffness));
+    if (damping) parts.push_back(fmt::format("damping on {} joint(s)", damping));
+    if (armature) parts.push_back(fmt::format("armature on {} joint(s)", armature));
+    if (frictionloss) parts.push_back(fmt::format("frictionloss on {} joint(s)", frictionloss));
+    if (limited) parts.push_back(fmt::format("limits on {} joint(s)", limited));
+    if (m->ntendon) parts.push_back(fmt::format("{} tendon(s)", m->ntendon));
+    if (m->nkey) parts.push_back(fmt::format("{} keyframe(s) (the initial state is qpos0)", m->nkey));
+    ignored.insert(ignored.begin(), parts.begin(), parts.end());
+  }
+};
+
+}  // namespace
+
+Model read_mjcf(const std::string& path, const MjcfOptions& options) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (!mju_user_error) mju_user_error = mjcf_error;
+    if (!mju_user_warning) mju_user_warning = mjcf_warning;
+  });
+  char err[1000] = "";
+  mjModel* raw = nullptr;
+  try {
+    raw = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
+  } catch (const std::exception& e) {
+    throw InputError(path, line_of(e.what()), "model", fmt::format("MuJoCo refused the file: {}", one_line(e.what())));
+  }
+  if (!raw) throw InputError(path, line_of(err), "model", fmt::format("MuJoCo refused the file: {}", one_line(err)));
+  const std::unique_ptr<mjModel, void (*)(mjModel*)> model(raw, mj_deleteModel);
+  const std::unique_ptr<mjData, void (*)(mjData*)> data(mj_makeData(raw), mj_deleteData);
+  if (!data) throw Error(fmt::format("{}: mj_makeData failed", path));
+  mj_kinematics(raw, data.get());  // at qpos0: mj_makeData starts there
+
+  const std::string text = file_text(path);
+  Reader r{path, text, options, raw, data.get(), {}, {}};
+  Model& m = r.out;
+  m.gravity = (raw->opt.disableflags & mjDSBL_GRAVITY) ? Vec3::Zero() : vec3(raw->opt.gravity);
+  std::vector<std::string> ignored;
+  r.bodies();
+  r.equalities(ignored);
+  r.geoms(ignored);
+  r.unmapped(ignored);
+  if (err[0]) ignored.push_back(fmt::format("MuJoCo's compiler warned: {}", one_line(err)));
+
+  m.info.name = raw->names[0] ? std::string(raw->names) : path;
+  m.info.source = path;
+  m.info.description = fmt::format("MJCF model '{}' from {} (compiled by MuJoCo {}): {} bodies, {} joints, {} shapes", m.info.name, path,
+                                   mj_versionString(), m.bodies.size(), m.joints.size(), m.shapes.size());
+  m.info.duration = 5;
+  m.info.default_h = raw->opt.timestep;
+  m.info.h_grid = default_h_grid();
+  m.info.tracked_body = 0;
+  m.info.energy_conserved = m.shapes.empty();
+  // Every group of bodies floating without contacts, at rest at qpos0: in the frame falling with
+  // gravity nothing acts on it, so every centre of mass drops g t^2 / 2.
+  bool floating = m.shapes.empty();
+  for (const Joint& j : m.joints) floating = floating && j.a != kWorld && j.b != kWorld;
+  if (floating)
+    for (size_t i = 0; i < m.bodies.size(); ++i) m.info.exact.push_back({static_cast<int>(i), m.gravity});
+  if (!ignored.empty()) {
+    std::string line;
+    for (const std::string& s : ignored) {
+      if (!line.empty()) line += "; ";
+      line += s;
+    }
+    m.info.warnings.push_back(fmt::format("{}: not in the Model, ignored: {}", path, line));
+  }
+  check_model(m, path);
+  return m;
+}
+
+#endif
+
+}  // namespace mb

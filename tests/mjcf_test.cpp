@@ -1,0 +1,338 @@
+// MJCF import (models/mjcf.cpp) against MuJoCo itself: the same file loaded natively through
+// MuJoCo's API gives the masses, frames, joints and the joint-space mass matrix the import must
+// reproduce; a free-floating import falls exactly; what the Model cannot hold is refused or listed.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include "cli_util.hpp"
+#include "core/error.hpp"
+#include "methods/method.hpp"
+#include "methods/reduced/crba.hpp"
+#include "methods/reduced/tree_data.hpp"
+#include "methods/reduced/tree_model.hpp"
+#include "models/catalog.hpp"
+#include "models/mjcf.hpp"
+#include "test_util.hpp"
+
+#ifdef MBBENCH_WITH_MUJOCO
+#include <mujoco/mujoco.h>
+#endif
+
+namespace {
+
+const std::string kData = std::string(MBBENCH_TEST_DATA) + "/mjcf/";
+const std::string kHumanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+const std::string kHumanoid100 = "/usr/share/mujoco/model/humanoid100/humanoid100.xml";
+
+#ifdef MBBENCH_WITH_MUJOCO
+
+struct Native {
+  std::unique_ptr<mjModel, void (*)(mjModel*)> m{nullptr, mj_deleteModel};
+  std::unique_ptr<mjData, void (*)(mjData*)> d{nullptr, mj_deleteData};
+  explicit Native(const std::string& path) {
+    char err[1000] = "";
+    m.reset(mj_loadXML(path.c_str(), nullptr, err, sizeof err));
+    INFO(err);
+    REQUIRE(m);
+    d.reset(mj_makeData(m.get()));
+    mj_kinematics(m.get(), d.get());
+  }
+  int body(const std::string& name) const { return mj_name2id(m.get(), mjOBJ_BODY, name.c_str()); }
+  int joint(const std::string& name) const { return mj_name2id(m.get(), mjOBJ_JOINT, name.c_str()); }
+  mb::Vec3 v3(const mjtNum* p) const { return mb::Vec3(p[0], p[1], p[2]); }
+  mb::Mat3 m3(const mjtNum* p) const { return Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(p); }
+};
+
+// a joint's point and axis in world coordinates, from each of its two bodies
+mb::Vec3 world_point(const mb::Model& m, int b, const mb::Vec3& p) {
+  if (b == mb::kWorld) return p;
+  const mb::Body& o = m.bodies[static_cast<size_t>(b)];
+  return o.position + o.orientation * p;
+}
+mb::Vec3 world_axis(const mb::Model& m, int b, const mb::Vec3& a) {
+  return b == mb::kWorld ? a : mb::Vec3(m.bodies[static_cast<size_t>(b)].orientation * a);
+}
+const mb::Joint& joint_named(const mb::Model& m, const std::string& name) {
+  for (const mb::Joint& j : m.joints)
+    if (j.name == name) return j;
+  FAIL("no joint " << name);
+  return m.joints.front();
+}
+
+#endif
+
+}  // namespace
+
+#ifdef MBBENCH_WITH_MUJOCO
+
+TEST_CASE("mjcf: masses, frames, joints and shapes are MuJoCo's compiler's, field by field", "[mjcf]") {
+  const std::string path = kData + "small.xml";
+  const mb::Model m = mb::load_model(path);
+  const Native n(path);
+  // sensor_frame (massless, no joint) is merged into wrist; every other MuJoCo body is one of ours
+  REQUIRE(m.bodies.size() == 6);
+  CHECK(m.body_index("sensor_frame") == -1);
+  for (const mb::Body& b : m.bodies) {
+    INFO(b.name);
+    const int id = n.body(b.name);
+    REQUIRE(id > 0);
+    CHECK(b.mass == n.m->body_mass[id]);
+    CHECK(b.inertia.diagonal() == n.v3(n.m->body_inertia + 3 * id));
+    CHECK(mb::is_diagonal(b.inertia));
+    CHECK((b.position - n.v3(n.d->xipos + 3 * id)).norm() <= 1e-15);
+    CHECK((b.orientation.toRotationMatrix() - n.m3(n.d->ximat + 9 * id)).cwiseAbs().maxCoeff() <= 1e-14);
+  }
+  const double total = n.m->body_mass[1] + n.m->body_mass[2] + n.m->body_mass[3] + n.m->body_mass[4] + n.m->body_mass[5] + n.m->body_mass[6];
+  double ours = 0;
+  for (const mb::Body& b : m.bodies) ours += b.mass;
+  CHECK(ours == Approx(total).epsilon(1e-15));
+  // one joint per body but the free base; each joint's point and axis from both of its bodies
+  // coincide with MuJoCo's xanchor and xaxis at qpos0
+  REQUIRE(m.joints.size() == 5);
+  struct Expect {
+    const char* name;
+    mb::JointType type;
+    const char* parent;
+    const char* child;
+    const char* mj_joint;  // the MuJoCo joint whose anchor (and axis) it has
+  };
+  const Expect expect[] = {{"shoulder", mb::JointType::Hinge, "base", "arm1", "shoulder"},
+                           {"elbow_ball", mb::JointType::Ball, "arm1", "arm2", "elbow_ball"},
+                           {"rail", mb::JointType::Slider, "base", "carriage", "rail"},
+                           {"wrist_a+wrist_b+wrist_c", mb::JointType::Ball, "base", "wrist", "wrist_a"},
+                           {"tool:weld", mb::JointType::Fixed, "wrist", "tool", nullptr}};
+  for (const Expect& e : expect) {
+    INFO(e.name);
+    const mb::Joint& j = joint_named(m, e.name);
+    CHECK(j.type == e.type);
+    CHECK(j.a == m.body_index(e.parent));
+    CHECK(j.b == m.body_index(e.child));
+    const mb::Vec3 pa = world_point(m, j.a, j.anchor_a), pb = world_point(m, j.b, j.anchor_b);
+    CHECK((pa - pb).norm() <= 1e-14);
+    if (e.mj_joint) {
+      const int k = n.joint(e.mj_joint);
+      CHECK((pa - n.v3(n.d->xanchor + 3 * k)).norm() <= 1e-14);
+      if (e.type != mb::JointType::Ball) {
+        CHECK((world_axis(m, j.a, j.axis_a) - n.v3(n.d->xaxis + 3 * k)).norm() <= 1e-14);
+        CHECK((world_axis(m, j.b, j.axis_b) - n.v3(n.d->xaxis + 3 * k)).norm() <= 1e-14);
+      }
+    }
+    const mb::Quat qa = m.bodies[static_cast<size_t>(j.a)].orientation, qb = m.bodies[static_cast<size_t>(j.b)].orientation;
+    CHECK((qa * j.rel_orientation).angularDistance(qb) <= 1e-14);
+  }
+  // every geom collides: the floor a half-space of the world with normal +z, the sensor on wrist
+  REQUIRE(m.shapes.size() == 8);
+  for (int g = 0; g < n.m->ngeom; ++g) {
+    const mb::Shape& s = m.shapes[static_cast<size_t>(g)];
+    INFO(s.name);
+    const mb::Vec3 p = world_point(m, s.body, s.position);
+    CHECK((p - n.v3(n.d->geom_xpos + 3 * g)).norm() <= 1e-14);
+    const mb::Quat q = s.body == mb::kWorld ? s.orientation : m.bodies[static_cast<size_t>(s.body)].orientation * s.orientation;
+    const mb::Mat3 R = n.m3(n.d->geom_xmat + 9 * g);
+    if (s.type == mb::ShapeType::HalfSpace) {
+      CHECK(s.body == mb::kWorld);
+      CHECK(((q * mb::Vec3::UnitY()) - R.col(2)).norm() <= 1e-14);
+    } else {
+      CHECK((q.toRotationMatrix() - R).cwiseAbs().maxCoeff() <= 1e-14);
+    }
+  }
+  CHECK(m.shapes[2].type == mb::ShapeType::Capsule);
+  CHECK(m.shapes[2].length == 2 * n.m->geom_size[3 * 2 + 1]);
+  CHECK(m.shapes[4].type == mb::ShapeType::Cylinder);
+  CHECK(m.shapes[5].type == mb::ShapeType::Ellipsoid);
+  CHECK(m.shapes[7].body == m.body_index("wrist"));
+  // friction: MuJoCo's maximum of the two geoms' (floor 1, the rest 0.8)
+  const mb::Material floor_body = mb::contact_material(m.materials, m.material_pairs, m.shapes[0].material, m.shapes[1].material);
+  const mb::Material body_body = mb::contact_material(m.materials, m.material_pairs, m.shapes[1].material, m.shapes[2].material);
+  CHECK(floor_body.mu_dynamic == 1);
+  CHECK(body_body.mu_dynamic == 0.8);
+  // what the Model does not hold: one warning line
+  REQUIRE(m.info.warnings.size() == 1);
+  for (const char* part : {"1 actuator(s) (not driven: zero control)", "stiffness on 1 joint(s)", "damping on 6 joint(s)", "armature on 6 joint(s)",
+                           "limits on 1 joint(s)"})
+    CHECK_THAT(m.info.warnings[0], Catch::Contains(part));
+  CHECK(m.gravity == mb::Vec3(0, 0, -9.81));
+  CHECK(m.info.default_h == 0.002);
+  // contacts=off: no shapes
+  CHECK(mb::load_model(path + ":contacts=off").shapes.empty());
+}
+
+TEST_CASE("mjcf: our CRBA mass matrix equals MuJoCo's mj_fullM at 10 random configurations", "[mjcf]") {
+  const std::string path = kData + "small.xml";
+  const mb::Model model = mb::load_model(path + ":contacts=off");
+  Native n(path);
+  mjModel* mm = n.m.get();
+  mjData* dd = n.d.get();
+  for (int k = 0; k < mm->nv; ++k) mm->dof_armature[k] = 0;  // our Model has none
+  const mb::TreeModel tree = mb::TreeModel::build(model);
+  mb::TreeData td(tree);
+  REQUIRE(tree.nv == mm->nv);  // 6 free + 1 hinge + 3 ball + 1 slide + 3 (three hinges: a ball)
+  std::mt19937 rng(39);
+  std::uniform_real_distribution<double> u(-1, 1);
+  auto random_quat = [&](mjtNum* q) {
+    const mb::Quat r = mb::Quat(u(rng), u(rng), u(rng), u(rng)).normalized();
+    q[0] = r.w(), q[1] = r.x(), q[2] = r.y(), q[3] = r.z();
+  };
+  std::vector<int> ids;
+  for (const mb::Body& b : model.bodies) ids.push_back(n.body(b.name));
+  mb::State s = mb::initial_state(model);
+  std::vector<double> x;
+  double worst = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    for (int j = 0; j < mm->njnt; ++j) {
+      mjtNum* q = dd->qpos + mm->jnt_qposadr[j];
+      switch (mm->jnt_type[j]) {
+        case mjJNT_FREE:
+          for (int k = 0; k < 3; ++k) q[k] = u(rng);
+          random_quat(q + 3);
+          break;
+        case mjJNT_BALL: random_quat(q); break;
+        case mjJNT_HINGE: q[0] = M_PI * u(rng); break;
+        case mjJNT_SLIDE: q[0] = 0.5 * u(rng); break;
+      }
+    }
+    mj_kinematics(mm, dd);
+    mj_comPos(mm, dd);
+    mj_crb(mm, dd);
+    Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Hmj(mm->nv, mm->nv);
+    mj_fullM(mm, Hmj.data(), dd->qM);
+    // our coordinates from the same body poses
+    for (size_t i = 0; i < ids.size(); ++i) {
+      s.bodies[i].x = n.v3(dd->xipos + 3 * ids[i]);
+      s.bodies[i].q = mb::Quat(n.m3(dd->ximat + 9 * ids[i]));
+      s.bodies[i].v.setZero();
+      s.bodies[i].w.setZero();
+    }
+    tree.read(s, x);
+    const Eigen::MatrixXd H = mb::mass_matrix(tree, td, x);
+    // J: our velocity coordinates per unit MuJoCo qvel, through the bodies' velocities (linear in qvel)
+    Eigen::MatrixXd J(tree.nv, mm->nv);
+    std::vector<double> xv;
+    for (int k = 0; k < mm->nv; ++k) {
+      mju_zero(dd->qvel, mm->nv);
+      dd->qvel[k] = 1;
+      mj_comVel(mm, dd);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        mjtNum vel[6];
+        mj_objectVelocity(mm, dd, mjOBJ_BODY, ids[i], vel, 0);  // (angular, linear) at the COM, world axes
+        s.bodies[i].w = mb::Vec3(vel[0], vel[1], vel[2]);
+        s.bodies[i].v = mb::Vec3(vel[3], vel[4], vel[5]);
+      }
+      tree.read(s, xv);
+      for (int r = 0; r < tree.nv; ++r) J(r, k) = xv[static_cast<size_t>(tree.nq + r)];
+    }
+    const Eigen::MatrixXd ours = J.transpose() * H * J;  // the same kinetic energy in MuJoCo's rates
+    const double rel = (ours - Eigen::MatrixXd(Hmj)).cwiseAbs().maxCoeff() / Hmj.cwiseAbs().maxCoeff();
+    INFO("trial " << trial << ": relative difference " << rel);
+    CHECK(rel <= 1e-10);
+    worst = std::max(worst, rel);
+  }
+  WARN("CRBA vs mj_fullM on small.xml, 10 random configurations: largest relative difference " << worst);
+}
+
+TEST_CASE("mjcf: a free-floating import without contacts falls g t^2 / 2 exactly", "[mjcf]") {
+  const mb::Model m = mb::load_model(kData + "small.xml:contacts=off");
+  REQUIRE(m.info.exact.size() == m.bodies.size());
+  const mb::State s0 = mb::initial_state(m);
+  for (const char* method : {"GC4", "ref"}) {
+    const mb::State s = mbtest::simulate(m, method, 0.001, 1.0);
+    double e = 0, turn = 0;
+    for (size_t i = 0; i < s.bodies.size(); ++i) {
+      e = std::max(e, (s.bodies[i].x - (s0.bodies[i].x + 0.5 * m.gravity)).norm());
+      turn = std::max(turn, s.bodies[i].q.angularDistance(s0.bodies[i].q));
+    }
+    INFO(method << ": position error " << e << " m, rotation " << turn << " rad after 1 s");
+    CHECK(e <= 1e-9);
+    CHECK(turn <= 1e-9);
+  }
+}
+
+TEST_CASE("mjcf: two perpendicular hinges through one point are a Cardan joint, which tree methods refuse", "[mjcf]") {
+  const mb::Model m = mb::load_model(kData + "cardan.xml");
+  const Native n(kData + "cardan.xml");
+  CHECK(m.shapes.empty());  // its geoms do not collide
+  const mb::Joint& j = joint_named(m, "cross_1+cross_2");
+  CHECK(j.type == mb::JointType::Cardan);
+  CHECK(j.a == m.body_index("upper"));
+  CHECK(j.b == m.body_index("lower"));
+  CHECK((world_point(m, j.a, j.anchor_a) - n.v3(n.d->xanchor + 3 * n.joint("cross_1"))).norm() <= 1e-14);
+  CHECK((world_axis(m, j.a, j.axis_a) - n.v3(n.d->xaxis + 3 * n.joint("cross_1"))).norm() <= 1e-14);
+  CHECK((world_axis(m, j.b, j.axis_b) - n.v3(n.d->xaxis + 3 * n.joint("cross_2"))).norm() <= 1e-14);
+  auto gc4 = mb::make_method("GC4");
+  CHECK_THROWS_WITH(gc4->init(m, mb::initial_state(m)), Catch::Contains("cardan"));
+}
+
+TEST_CASE("mjcf: equality connect and weld close loops as ball and fixed joints", "[mjcf]") {
+  const mb::Model m = mb::load_model(kData + "loops.xml");
+  const mb::Joint& c = joint_named(m, "close");
+  CHECK(c.type == mb::JointType::Ball);
+  CHECK(c.a == m.body_index("coupler"));
+  CHECK(c.b == m.body_index("rocker"));
+  CHECK((world_point(m, c.a, c.anchor_a) - mb::Vec3(1, 0, 0.6)).norm() <= 1e-14);
+  CHECK((world_point(m, c.b, c.anchor_b) - mb::Vec3(1, 0, 0.6)).norm() <= 1e-14);
+  const mb::Joint& w = joint_named(m, "plate_to_rocker");
+  CHECK(w.type == mb::JointType::Fixed);
+  CHECK(w.a == m.body_index("rocker"));
+  CHECK(w.b == m.body_index("plate"));
+  CHECK((world_point(m, w.a, w.anchor_a) - world_point(m, w.b, w.anchor_b)).norm() <= 1e-14);
+  CHECK(mb::model_features(m) & mb::kLoops);
+}
+
+TEST_CASE("mjcf: refusals name the file, line and body, MuJoCo's own errors keep its line, exit code 2", "[mjcf][bad-input]") {
+  struct Row {
+    const char* file;
+    const char* fragment;
+    int line;
+  };
+  const Row rows[] = {
+      {"bad/axis_zero.xml", "field 'model': MuJoCo refused the file: Error: axis too small in joint 'hinge'", 4},
+      {"bad/ankle.xml", "field 'body': body 'foot' has 2 joints whose axes do not meet (0.0358 m apart): 'ankle_y' (hinge", 7},
+  };
+  for (const Row& r : rows) {
+    const std::string file = kData + r.file;
+    const auto res = mbtest::run_cli("run " + file + " ref --duration 0.1");
+    INFO(res.output);
+    CHECK(res.code == 2);
+    CHECK_THAT(res.output, Catch::Contains("mbbench: error: " + file + ":" + std::to_string(r.line) + ": " + r.fragment));
+  }
+  // the default contacts=on: a method without contacts refuses and says how to drop them
+  const auto gc4 = mbtest::run_cli("run " + kData + "small.xml GC4 --duration 0.1");
+  CHECK(gc4.code == 2);
+  CHECK_THAT(gc4.output, Catch::Contains("GC4 does not support contacts"));
+  CHECK_THAT(gc4.output, Catch::Contains("small.xml:contacts=off` runs the model without its contacts"));
+  CHECK_THAT(gc4.output, Catch::Contains("mbbench: warning: " + kData + "small.xml: not in the Model, ignored: 1 actuator(s)"));
+  const auto option = mbtest::run_cli("run " + kData + "small.xml:contacts=maybe GC4 --duration 0.1");
+  CHECK(option.code == 2);
+  CHECK_THAT(option.output, Catch::Contains("option 'contacts'"));
+  const auto missing = mbtest::run_cli("run /nonexistent/robot.xml GC4 --duration 0.1");
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.output, Catch::Contains("no MJCF file '/nonexistent/robot.xml'"));
+}
+
+TEST_CASE("mjcf: MuJoCo's humanoid.xml is refused at its ankles, humanoid100.xml within 1 s", "[mjcf]") {
+  if (!std::filesystem::exists(kHumanoid) || !std::filesystem::exists(kHumanoid100)) {
+    WARN("libmujoco-samples is not installed (scripts/install-deps.sh): skipped");
+    return;
+  }
+  // hips: three hinges through one point (a ball joint); abdomen and shoulders: two perpendicular
+  // ones (Cardan joints); the ankles' two hinges do not meet
+  CHECK_THROWS_WITH(mb::load_model(kHumanoid), Catch::Contains("body 'right_foot' has 2 joints whose axes do not meet"));
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(mb::load_model(kHumanoid100), Catch::Contains("body 'right_foot' has 2 joints whose axes do not meet"));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  WARN("humanoid100.xml: import until the refusal " << seconds << " s");
+  CHECK(seconds < 1);
+}
+
+#else
+
+TEST_CASE("mjcf: without MuJoCo an MJCF file is refused by name", "[mjcf]") {
+  CHECK_THROWS_WITH(mb::load_model(kData + "small.xml"), Catch::Contains("built without MuJoCo"));
+}
+
+#endif
