@@ -1,6 +1,6 @@
 // MJCF import through MuJoCo's own parser and compiler (libmujoco-dev): mj_loadXML compiles the
 // file, and the compiled mjModel, with its kinematics at qpos0, is read into a Model
-// (docs/mjcf.md has the mapping table, what is ignored and what is refused). We never parse MJCF
+// (docs/robots.md, "MJCF import", has the mapping table, what is ignored and what is refused). We never parse MJCF
 // ourselves: whatever MuJoCo's compiler computes (inertias from geoms, defaults classes, includes,
 // frames given as euler/axisangle/xyaxes/fromto) is what we read.
 //
