@@ -17,6 +17,7 @@
 #include "methods/reduced/tree_model.hpp"
 #include "models/catalog.hpp"
 #include "models/mjcf.hpp"
+#include "models/urdf.hpp"
 #include "test_util.hpp"
 
 #ifdef MBBENCH_WITH_MUJOCO
@@ -160,6 +161,48 @@ TEST_CASE("mjcf: masses, frames, joints and shapes are MuJoCo's compiler's, fiel
   CHECK(m.info.default_h == 0.002);
   // contacts=off: no shapes
   CHECK(mb::load_model(path + ":contacts=off").shapes.empty());
+}
+
+TEST_CASE("urdf: the import agrees with MuJoCo's own URDF compiler on masses and joint frames", "[mjcf][urdf]") {
+  // MuJoCo reads URDF too, fusing bodies welded by fixed joints into their parent (its URDF default
+  // fusestatic) and bolting the root to the world, as our import does (docs/robots.md): every
+  // MuJoCo body is one of ours by the name of its moving link, with its mass, centre of mass and
+  // world inertia; every moving joint has MuJoCo's anchor and axis at the zero configuration
+  if (!mb::urdf_supported()) {
+    WARN("URDF import is not built (MBBENCH_WITH_URDF off), skipped");
+    return;
+  }
+  for (const char* file : {"ur5.urdf", "panda.urdf", "quadruped.urdf"}) {
+    const std::string path = std::string(MBBENCH_TEST_DATA) + "/robots/" + file;
+    INFO(file);
+    const mb::Model m = mb::load_model(path);
+    const Native n(path);
+    REQUIRE(static_cast<int>(m.bodies.size()) == n.m->nbody - 1);
+    for (int id = 1; id < n.m->nbody; ++id) {
+      const std::string name = mj_id2name(n.m.get(), mjOBJ_BODY, id);
+      INFO(name);
+      const int b = m.body_index(name);
+      REQUIRE(b >= 0);
+      const mb::Body& B = m.bodies[static_cast<size_t>(b)];
+      CHECK(B.mass == Approx(n.m->body_mass[id]).epsilon(1e-12));
+      CHECK((B.position - n.v3(n.d->xipos + 3 * id)).norm() <= 1e-12);
+      const mb::Mat3 R = n.m3(n.d->ximat + 9 * id);
+      const mb::Mat3 Imj = R * n.v3(n.m->body_inertia + 3 * id).asDiagonal() * R.transpose();
+      const mb::Mat3 Iours = B.orientation * B.inertia * B.orientation.conjugate().toRotationMatrix();
+      CHECK((Iours - Imj).norm() <= 1e-12 * Imj.norm());
+    }
+    int moving = 0;
+    for (const mb::Joint& j : m.joints) {
+      if (j.type == mb::JointType::Fixed) continue;
+      INFO(j.name);
+      ++moving;
+      const int k = n.joint(j.name);
+      REQUIRE(k >= 0);
+      CHECK((world_point(m, j.b, j.anchor_b) - n.v3(n.d->xanchor + 3 * k)).norm() <= 1e-12);
+      CHECK((world_axis(m, j.a, j.axis_a).normalized() - n.v3(n.d->xaxis + 3 * k)).norm() <= 1e-12);
+    }
+    CHECK(moving == n.m->njnt);
+  }
 }
 
 TEST_CASE("mjcf: our CRBA mass matrix equals MuJoCo's mj_fullM at 10 random configurations", "[mjcf]") {

@@ -324,9 +324,8 @@ double ContactSet::collision_sweep(State& state, double tol) {
     if (!row_error(r, std::abs(u(0) - r.target_n), r.target_n - u(0), u.tail<2>(), err)) continue;
     worst = std::max(worst, err);
     // a patch's friction row is projected again in every sweep, after its normal rows: its bound
-    // follows their sum, and its direction the slide left after them (skipped once its own error
-    // was small, a sliding patch kept the bound and direction of an early sweep: a cube sliding on
-    // an incline then took 1 % too much friction, 0.6 degrees askew)
+    // follows their sum, and its direction the slide left after them (a sliding patch must not
+    // keep the bound and direction of an early sweep)
     if (err <= tol && r.members.empty()) continue;
     const Vec3 du(r.members.empty() ? r.target_n - u(0) : 0.0, -u(1), -u(2));
     apply(r, project(r, du), state);

@@ -100,9 +100,8 @@ class Corrector {
   }
   // Whether correct_position and correct_velocity time their own parts (the prediction as
   // integration, the impulses as solve, a lazy factorization as factorization). The joint-by-joint
-  // corrector does not: a clock read costs about as much as one joint's correction (the four reads
-  // per joint were 60 % of Imp10's wall time on the triple pendulum), so the phases below time
-  // its sweeps as a whole, as solve (PhaseTimer).
+  // corrector does not: a clock read costs about as much as one joint's correction, so the phases
+  // below time its sweeps as a whole, as solve (PhaseTimer).
   virtual bool times_parts() const { return true; }
 };
 
