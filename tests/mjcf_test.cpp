@@ -6,11 +6,14 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <random>
 
 #include "cli_util.hpp"
 #include "core/error.hpp"
+#include "core/io.hpp"
 #include "methods/method.hpp"
 #include "methods/reduced/crba.hpp"
 #include "methods/reduced/tree_data.hpp"
@@ -176,7 +179,18 @@ TEST_CASE("urdf: the import agrees with MuJoCo's own URDF compiler on masses and
     const std::string path = std::string(MBBENCH_TEST_DATA) + "/robots/" + file;
     INFO(file);
     const mb::Model m = mb::load_model(path);
-    const Native n(path);
+    // MuJoCo by default gives a link without <inertial> the mass of its collision geometry (the
+    // quadruped's feet: spheres of 0.02 m, 0.0335 kg at its density 1000); URDF gives it none, as
+    // we do: the native load is told so (inertiafromgeom="false" in MuJoCo's URDF extension)
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t robot = text.find('>', text.find("<robot"));
+    REQUIRE(robot != std::string::npos);
+    text.insert(robot + 1, "<mujoco><compiler inertiafromgeom=\"false\"/></mujoco>");
+    const std::string native_path = (std::filesystem::temp_directory_path() / (std::string("mbbench_native_") + file)).string();
+    mb::write_file_atomic(native_path, text);
+    const Native n(native_path);
+    std::filesystem::remove(native_path);
     REQUIRE(static_cast<int>(m.bodies.size()) == n.m->nbody - 1);
     for (int id = 1; id < n.m->nbody; ++id) {
       const std::string name = mj_id2name(n.m.get(), mjOBJ_BODY, id);
