@@ -65,8 +65,16 @@ inline Mat3 times_skew(const Mat3& M, const Mat3& K) {
   }
   return out;
 }
-// K M = (M^T K^T)^T: the same products, each entry's two summed in either order
-inline Mat3 skew_times(const Mat3& K, const Mat3& M) { return times_skew(M.transpose(), K.transpose()).transpose(); }
+// K M for a skew-symmetric K: the same two products per entry, K's zero term skipped (the bits of
+// (M^T K^T)^T by times_skew: each entry's products in the same order)
+inline Mat3 skew_times(const Mat3& K, const Mat3& M) {
+  Mat3 out;
+  for (int i = 0; i < 3; ++i) {
+    const int a = (i + 1) % 3, b = (i + 2) % 3;
+    for (int j = 0; j < 3; ++j) out(i, j) = M(a, j) * K(i, a) + M(b, j) * K(i, b);
+  }
+  return out;
+}
 
 // an inertia at o + r expressed at o: X^T I X with X = [1 0; -rx 1] (blocks of I: [A B; C D])
 inline Mat6 shift_inertia(const Mat6& I, const Vec3& r) {
