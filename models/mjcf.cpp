@@ -15,7 +15,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <regex>
 #include <sstream>
 #endif
 
@@ -75,9 +74,20 @@ std::string one_line(const std::string& s) {
 
 // the line MuJoCo's message names: "line = 4" (compiler), "line 4" (schema), "Line number=3" (tinyxml2)
 int line_of(const std::string& msg) {
-  static const std::regex re(R"([Ll]ine(?: number)?\s*=?\s*(\d+))");
-  std::smatch m;
-  if (std::regex_search(msg, m, re)) return std::stoi(m[1].str());
+  for (size_t at = 0; at + 4 <= msg.size(); ++at) {
+    if ((msg[at] != 'l' && msg[at] != 'L') || msg.compare(at + 1, 3, "ine") != 0) continue;
+    size_t i = at + 4;
+    auto spaces = [&] {
+      while (i < msg.size() && std::isspace(static_cast<unsigned char>(msg[i]))) ++i;
+    };
+    if (msg.compare(i, 7, " number") == 0) i += 7;
+    spaces();
+    if (i < msg.size() && msg[i] == '=') ++i;
+    spaces();
+    size_t end = i;
+    while (end < msg.size() && end - i < 9 && std::isdigit(static_cast<unsigned char>(msg[end]))) ++end;
+    if (end > i) return std::stoi(msg.substr(i, end - i));
+  }
   return 0;
 }
 
