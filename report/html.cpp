@@ -1,9 +1,12 @@
 // report.html: one self-contained page (figures embedded as base64 SVG, all kFigureWidth x
-// kFigureHeight) with a table of contents, a provenance table, every table as an HTML table
-// (numbers right-aligned), the timing tables of `mbbench bench` and the figures. A small script at
-// the end checks, in the browser, that every figure decoded and is at least 600 px wide, every
-// table has its rows, no cell reads "-" and no pre block holds a Markdown table, and writes the
-// result into <body data-check> (tests/report_browser_test.cpp reads it back from headless Chromium).
+// kFigureHeight), titled by its experiments: a table of contents, a summary (the counts of the
+// analysis' verdicts), the figures, the paper's tables and the timing tables of `mbbench bench` as
+// HTML tables (numbers right-aligned, wide tables scrolling in their box), the provenance, and an
+// appendix with the long tables (every reading, pair, fit and timing case) folded in <details>. A
+// small script at the end checks, in the browser, that every figure decoded and is at least 600 px
+// wide, every table has its rows, no cell reads "-" and no pre block holds a Markdown table, and
+// writes the result into <body data-check> (tests/report_browser_test.cpp reads it back from
+// headless Chromium).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -92,6 +95,15 @@ std::string table_html(const TextTable& t) {
   return s + "</tbody></table></div>\n";
 }
 
+// the long tables (every reading, every two-point pair, every fit, every timing case): folded in
+// the appendix, after the summary, the figures and the paper's tables
+bool appendix_table(const std::string& id) { return id == "readings" || id == "pairs" || id == "fits" || id == "timing-cases"; }
+
+std::string folded_html(const TextTable& t) {
+  return fmt::format("<details id=\"d-{}\"><summary>{} ({} rows)</summary>\n", esc(t.id), esc(t.title), t.rows.size()) + table_html(t) +
+         "</details>\n";
+}
+
 std::string list_text(const std::set<std::string>& a) {
   std::string s;
   for (const auto& v : a) s += (s.empty() ? "" : "; ") + (v.empty() ? std::string("not recorded") : v);
@@ -104,14 +116,20 @@ std::string report_html(const ReportData& d, const std::vector<Figure>& figures,
                         const std::vector<TextTable>& timing) {
   const ProvenanceSummary& p = d.provenance;
   const std::vector<TextTable> tables = report_tables(d);
+  std::string names;
+  for (const auto& e : p.experiments) names += (names.empty() ? "" : ", ") + e.name;
+  const std::string title = names.empty() ? std::string("mbbench report") : "mbbench report: " + names;
   std::string s = fmt::format(R"(<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>mbbench report</title>
+<html lang="en"><head><meta charset="utf-8"><title>{}</title>
 <style>
 body{{font-family:sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222;line-height:1.35}}
 h2{{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}}
 nav.toc{{background:#f6f6f6;padding:.5em 1em;font-size:14px}}
 nav.toc ul{{margin:.2em 0;padding-left:1.4em}}
-.scroll{{overflow-x:auto}}
+.scroll{{overflow-x:auto;max-width:100%}}
+details{{margin:.3em 0}}
+summary{{cursor:pointer;font-weight:bold}}
+ul.summary li{{margin:.15em 0}}
 table{{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}}
 th,td{{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}}
 th{{background:#eee}}
@@ -127,21 +145,78 @@ figcaption{{font-size:13px}}
 .note{{color:#a00}}
 </style></head>
 <body>
-<h1>mbbench report</h1>
+<h1>{}</h1>
 )",
-                              kFigureWidth, kFigureWidth, kFigureHeight);
+                              esc(title), kFigureWidth, kFigureWidth, kFigureHeight, esc(title));
 
-  // table of contents
-  s += "<nav class=\"toc\"><b>Contents</b><ul>\n<li><a href=\"#provenance\">Provenance</a></li>\n<li><a href=\"#tables\">Tables</a><ul>\n";
-  for (const auto& t : tables) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
+  // table of contents: the summary, the figures, the paper's tables, timing, provenance, appendix
+  std::vector<const TextTable*> main_tables, folded;
+  for (const auto& t : tables) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
+  for (const auto& t : timing) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
+  s += "<nav class=\"toc\"><b>Contents</b><ul>\n<li><a href=\"#summary\">Summary</a></li>\n<li><a href=\"#figures\">Figures</a></li>\n";
+  s += "<li><a href=\"#tables\">Tables</a><ul>\n";
+  for (const auto& t : tables)
+    if (!appendix_table(t.id)) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
   s += "</ul></li>\n";
   if (!timing.empty()) {
     s += "<li><a href=\"#timing\">Timing</a><ul>\n";
-    for (const auto& t : timing) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
+    for (const auto& t : timing)
+      if (!appendix_table(t.id)) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
     s += "</ul></li>\n";
   }
-  s += "<li><a href=\"#figures\">Figures</a></li>\n</ul></nav>\n";
+  s += "<li><a href=\"#provenance\">Provenance</a></li>\n";
+  if (!folded.empty()) s += "<li><a href=\"#appendix\">Appendix: every reading, pair, fit and timing case (folded)</a></li>\n";
+  s += "</ul></nav>\n";
 
+  // summary: the counts of what the analysis decided (the verdicts are its, not this page's)
+  long published = 0, run = 0, reproduced = 0, findings = 0;
+  for (const ComparedRow& r : d.rows)
+    if (r.paper) {
+      ++published;
+      if (r.ours) ++run;
+      if (r.comparison.verdict == Verdict::Reproduced) ++reproduced;
+    }
+  for (const Finding& f : d.findings)
+    if (f.reproduced > 0) ++findings;
+  s += "<h2 id=\"summary\">Summary</h2>\n<ul class=\"summary\">\n";
+  s += fmt::format("<li>{} records, {} failed (a failure is data: its reason is in the records and the figures)</li>\n", p.records, p.failed);
+  if (published > 0) {
+    s += fmt::format("<li>published rows: {} of the {} run reproduced by the main reading (order within 0.02, factor within 1 %); "
+                     "{} published rows not run by these experiments</li>\n",
+                     reproduced, run, published - run);
+    s += fmt::format("<li>findings: {} of {} published rows are reproduced by some reading of the paper's text (table "
+                     "<a href=\"#findings\">Findings</a>)</li>\n",
+                     findings, d.findings.size());
+  }
+  if (!d.not_applicable.empty())
+    s += fmt::format("<li>{} model x metric pairs do not apply, each with its reason (table <a href=\"#not-applicable\">not "
+                     "applicable</a>)</li>\n",
+                     d.not_applicable.size());
+  if (!timing.empty()) s += "<li>timing: the paper's timing claims with their verdicts are under <a href=\"#timing\">Timing</a></li>\n";
+  s += "</ul>\n";
+
+  // figures, embedded, all of one size
+  s += "<h2 id=\"figures\">Figures</h2>\n";
+  for (const auto& f : figures) {
+    s += fmt::format("<figure id=\"fig-{}\">", esc(f.id));
+    if (!f.svg_file.empty())
+      s += fmt::format("<img class=\"figure\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">", kFigureWidth,
+                       kFigureHeight, esc(f.title), base64(read_file(fs::path(dir) / f.svg_file)));
+    s += "<figcaption>" + esc(f.title);
+    if (!f.note.empty()) s += " <span class=\"note\">" + esc(f.note) + "</span>";
+    s += "</figcaption></figure>\n";
+  }
+  // tables
+  s += "<h2 id=\"tables\">Tables</h2>\n";
+  for (const auto& t : tables)
+    if (!appendix_table(t.id)) s += table_html(t);
+
+  // the timing tables of `mbbench bench`, as tables
+  if (!timing.empty()) {
+    s += "<h2 id=\"timing\">Timing</h2>\n";
+    for (const auto& t : timing)
+      if (!appendix_table(t.id)) s += table_html(t);
+  }
   // provenance: where the numbers come from
   TextTable prov;
   prov.id = "provenance-table";
@@ -163,27 +238,12 @@ figcaption{{font-size:13px}}
   for (const auto& b : p.build_types)
     if (b != "Release") s += "<p class=\"note\">Warning: some records come from a " + esc(b) + " build.</p>\n";
 
-  // tables
-  s += "<h2 id=\"tables\">Tables</h2>\n";
-  for (const auto& t : tables) s += table_html(t);
-
-  // the timing tables of `mbbench bench`, as tables
-  if (!timing.empty()) {
-    s += "<h2 id=\"timing\">Timing</h2>\n";
-    for (const auto& t : timing) s += table_html(t);
+  if (!folded.empty()) {
+    s += "<h2 id=\"appendix\">Appendix</h2>\n";
+    for (const TextTable* t : folded) s += folded_html(*t);
   }
 
-  // figures, embedded, all of one size
-  s += "<h2 id=\"figures\">Figures</h2>\n";
-  for (const auto& f : figures) {
-    s += fmt::format("<figure id=\"fig-{}\">", esc(f.id));
-    if (!f.svg_file.empty())
-      s += fmt::format("<img class=\"figure\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">", kFigureWidth,
-                       kFigureHeight, esc(f.title), base64(read_file(fs::path(dir) / f.svg_file)));
-    s += "<figcaption>" + esc(f.title);
-    if (!f.note.empty()) s += " <span class=\"note\">" + esc(f.note) + "</span>";
-    s += "</figcaption></figure>\n";
-  }
+
   // the page checks itself in the browser (tests/report_browser_test.cpp reads data-check):
   // figures decoded and at least 600 px wide, tables with their rows, no cell that reads "-",
   // no Markdown table left in a pre block
