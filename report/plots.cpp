@@ -1,5 +1,6 @@
-// Log-log plots of each metric over h, one line per method, failed cases marked 'fail'
-// (schmitt2005 figs 2-9), drawn by gnuplot from data files the report writes.
+// Log-log plots of each metric over h, one line per method, failed cases marked and named
+// (schmitt2005 figs 2-9), drawn by gnuplot from data files the report writes. A method keeps one
+// colour and marker in every figure of a report (method_style); axes carry the metric's unit.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "core/io.hpp"
+#include "metrics/observer.hpp"
 #include "report/report.hpp"
 
 namespace mb {
@@ -45,7 +47,32 @@ std::string paper_figure(const ReportData& d, const std::string& model, const st
   return "";
 }
 
+// Ten colours distinguishable in print and by most colour-blind readers (Okabe-Ito and Tol)
+const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
+                                "#56B4E9", "#000000", "#882255", "#44AA99", "#999933"};
+
 }  // namespace
+
+std::string method_style(const std::vector<std::string>& methods, const std::string& method) {
+  const auto it = std::find(methods.begin(), methods.end(), method);
+  const size_t k = static_cast<size_t>(it - methods.begin());
+  // colour k mod 10 and marker 1 + k mod 13: distinct for the first 130 methods of a report
+  return fmt::format("lc rgb '{}' pt {}", kColours[k % 10], 1 + k % 13);
+}
+
+std::vector<std::string> report_methods(const ReportData& d) {
+  std::vector<std::string> methods;
+  for (const auto& s : d.series)
+    if (std::find(methods.begin(), methods.end(), s.method) == methods.end()) methods.push_back(s.method);
+  for (const auto& c : d.work_precision.curves)
+    if (std::find(methods.begin(), methods.end(), c.method) == methods.end()) methods.push_back(c.method);
+  return methods;
+}
+
+std::string axis_label(const std::string& metric) {
+  const std::string& unit = metric_unit(metric);
+  return unit.empty() ? metric : fmt::format("{} [{}]", metric, unit);
+}
 
 std::string plot_id(const std::string& s) {
   std::string id = s;
@@ -108,6 +135,8 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     if (s.primary && std::find(keys.begin(), keys.end(), std::make_pair(s.model, s.metric)) == keys.end())
       keys.emplace_back(s.model, s.metric);
 
+  const std::vector<std::string> methods = report_methods(d);
+
   std::vector<Figure> figures;
   for (const auto& [model, metric] : keys) {
     Figure fig;
@@ -117,22 +146,20 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     fig.paper_figure = paper_figure(d, model, metric);
     fig.title = fmt::format("{}: {} over h{}", model, metric, fig.paper_figure.empty() ? "" : " (" + d.paper->citation + " " + fig.paper_figure + ")");
 
-    // data: one block per method (h, w > 0); failed cases become red 'fail' marks at the top, one per h
+    // data: one block per method (h, w > 0); failed cases become red marks inside the top of the
+    // frame, one per h, labelled below with the methods that failed there
     std::string data, labels, plot;
     int block = 0, failed = 0, nonpositive = 0, values = 0;
-    std::vector<double> failed_h;
+    std::vector<std::pair<double, std::string>> failed_at;  // h, the methods that failed at it
     for (const auto& s : d.series) {
       if (!s.primary || s.model != model || s.metric != metric) continue;
       std::string rows;
       for (const auto& p : s.points) {
         if (p.failed) {
           ++failed;
-          if (std::find(failed_h.begin(), failed_h.end(), p.h) == failed_h.end()) {
-            failed_h.push_back(p.h);
-            labels += fmt::format("set label \"fail\" at first {:.17g}, graph 0.95 center point pt 2 ps 1.2 lc rgb 'red' "
-                                  "tc rgb 'red' offset 0,0.8 font 'sans,11'\n",
-                                  p.h);
-          }
+          auto at = std::find_if(failed_at.begin(), failed_at.end(), [&](const auto& f) { return f.first == p.h; });
+          if (at == failed_at.end()) failed_at.emplace_back(p.h, s.method);
+          else at->second += ", " + s.method;
         } else if (p.w && *p.w > 0) {
           ++values;
           rows += fmt::format("{:.17g} {:.17g}\n", p.h, *p.w);
@@ -142,8 +169,16 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
       }
       if (rows.empty()) continue;
       data += fmt::format("# {}\n{}\n\n", s.method, rows);
-      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 title {}", plot.empty() ? "plot " : ", \\\n     ",
-                          fig.id, block++, gnuplot_string(s.method));
+      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", plot.empty() ? "plot " : ", \\\n     ",
+                          fig.id, block++, method_style(methods, s.method), gnuplot_string(s.method));
+    }
+    // the names one per line (gnuplot's "\n" in a double-quoted string)
+    for (const auto& [h, who] : failed_at) {
+      std::string text = gnuplot_string(who + " failed");
+      for (size_t at = text.find(", "); at != std::string::npos; at = text.find(", ", at)) text.replace(at, 2, "\\n");
+      labels += fmt::format("set label {} at first {:.17g}, graph 0.96 center point pt 2 ps 1.2 lc rgb 'red' "
+                            "tc rgb 'red' offset 0,-1.1 font 'sans,10'\n",
+                            text, h);
     }
     if (plot.empty()) {
       fig.note = values == 0 && failed > 0 && nonpositive == 0 ? "every case failed" : "no positive values to draw on a log scale";
@@ -151,12 +186,12 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
       continue;
     }
     if (nonpositive) fig.note = fmt::format("{} point(s) with value 0 not drawn (log scale)", nonpositive);
-    if (failed) plot += ", \\\n     keyentry with points pt 2 ps 1.2 lc rgb 'red' title 'failed (at its h)'";
+    if (failed) plot += ", \\\n     keyentry with points pt 2 ps 1.2 lc rgb 'red' title 'failed (at its h, named)'";
     const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat (one block per method: h, {})\n", fig.title,
                                        fig.id, metric) +
-                           gnuplot_header(fig.id, fig.title, "h [s]", metric) +
-                           "set format y '%.0e'\nset key outside right top Left reverse width -2 font 'sans,11'\n"
-                           "set offsets graph 0.02, graph 0.02, graph 0.10, graph 0.02\n" +
+                           gnuplot_header(fig.id, fig.title, "h [s]", axis_label(metric)) +
+                           "set format y '%.0e'\nset key outside right top Left reverse width 1 font 'sans,11'\n"
+                           "set offsets graph 0.02, graph 0.02, graph 0.25, graph 0.02\n" +
                            labels + plot + "\n";
     draw_figure(fig, plots.string(), data, gp, gnuplot);
     figures.push_back(fig);

@@ -57,6 +57,12 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
 std::string find_gnuplot();
 // A file name from a label: every character but letters, digits, '_' and '-' becomes '_'.
 std::string plot_id(const std::string& s);
+// Every method of the report's series, in first-appearance order, and the gnuplot style
+// (colour and marker) of one of them: the same in every figure of the report.
+std::vector<std::string> report_methods(const ReportData& d);
+std::string method_style(const std::vector<std::string>& methods, const std::string& method);
+// A metric as an axis label with its unit ("ED [J]"; a dimensionless metric alone).
+std::string axis_label(const std::string& metric);
 // Runs gnuplot on plots_dir/<id>.gp (which writes <id>.svg); false, with `note` saying why, if it
 // failed (its messages stay in plots/<id>.log).
 bool run_gnuplot(const std::string& gnuplot, const std::string& plots_dir, const std::string& id, std::string* note);

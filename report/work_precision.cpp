@@ -90,6 +90,7 @@ std::vector<Figure> write_work_precision_plots(const ReportData& d, const std::s
     fig.title = model + ": work-precision (error at the end time over cost)";
     std::string data, plot;
     int block = 0;
+    const std::vector<std::string> methods = report_methods(d);
     for (const auto& c : wp.curves) {
       if (c.model != model || c.points.empty()) continue;
       std::string rows;
@@ -97,8 +98,8 @@ std::vector<Figure> write_work_precision_plots(const ReportData& d, const std::s
         if (p.error > 0) rows += fmt::format("{:.17g} {:.17g} {:.17g}\n", p.error, p.cost, p.h);
       if (rows.empty()) continue;
       data += fmt::format("# {}: error, s per simulated s, h\n{}\n\n", c.method, rows);
-      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 title {}", plot.empty() ? "plot " : ", \\\n     ",
-                          fig.id, block++, gnuplot_string(c.method));
+      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", plot.empty() ? "plot " : ", \\\n     ",
+                          fig.id, block++, method_style(methods, c.method), gnuplot_string(c.method));
     }
     if (plot.empty()) {
       fig.note = "no run with an error and a time";
