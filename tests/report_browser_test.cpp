@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -71,7 +72,10 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
   CHECK_THAT(html, Catch::Contains("<table id=\"t-not-applicable\""));
   CHECK_THAT(html, Catch::Contains("the model has no known period"));
   CHECK(html.find("every case failed") == std::string::npos);
-  // every figure one size, labels literal (CD_pos_mean is not subscripted by gnuplot's enhanced text)
+  // every figure one size, labels literal (CD_pos_mean is not subscripted by gnuplot's enhanced text);
+  // a method has one colour and marker in every figure (its "lc rgb '...' pt N" before its title)
+  std::map<std::string, std::string> style_of;
+  int styled = 0;
   for (const auto& e : fs::directory_iterator(d / "rep" / "plots"))
     if (e.path().extension() == ".gp") {
       const std::string gp = slurp(e.path());
@@ -79,7 +83,17 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
       CHECK_THAT(gp, Catch::Contains("size 800,500 fixed noenhanced"));
       CHECK_THAT(gp, Catch::Contains("set xlabel"));
       CHECK_THAT(gp, Catch::Contains("set ylabel"));
+      for (size_t at = gp.find(" lc rgb '#"); at != std::string::npos; at = gp.find(" lc rgb '#", at + 1)) {
+        const size_t title = gp.find(" title \"", at), end = gp.find('"', title + 8);
+        if (title == std::string::npos || end == std::string::npos) continue;
+        const std::string style = gp.substr(at, title - at), method = gp.substr(title + 8, end - title - 8);
+        const auto [it, fresh] = style_of.emplace(method, style);
+        INFO(method);
+        CHECK(it->second == style);
+        styled += !fresh;
+      }
     }
+  CHECK(styled > 0);  // some method is drawn in more than one figure
   // the paper's tables are there, with GC4 beside the published values
   CHECK_THAT(html, Catch::Contains("Model: Pendulum10  Function: Energy Drift"));
   CHECK_THAT(html, Catch::Contains("57.489726"));
