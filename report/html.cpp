@@ -88,6 +88,8 @@ std::string table_html(const TextTable& t) {
     for (const auto& c : r) {
       std::string cls = c.style;
       if (numeric(c.text)) cls += cls.empty() ? "num" : " num";
+      // one token (a method spec such as iterative:tol_p=1e-6): never broken at its hyphens
+      else if (!c.text.empty() && c.text.find(' ') == std::string::npos && c.text.size() <= 60) cls += cls.empty() ? "token" : " token";
       s += "<td" + (cls.empty() ? std::string() : " class=\"" + cls + "\"") + ">" + esc(c.text) + "</td>";
     }
     s += "</tr>\n";
@@ -134,6 +136,7 @@ table{{border-collapse:collapse;margin:.5em 0 1.5em;font-size:13px}}
 th,td{{border:1px solid #bbb;padding:2px 6px;text-align:left;vertical-align:top}}
 th{{background:#eee}}
 td.num{{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}}
+td.token{{white-space:nowrap}}
 td.ok{{background:#dfd}}
 td.bad{{background:#fdd}}
 td.na{{color:#666;font-style:italic}}
