@@ -371,7 +371,7 @@ TEST_CASE("mjcf: refusals name the file, line and body, MuJoCo's own errors keep
   CHECK_THAT(missing.output, Catch::Contains("no MJCF file '/nonexistent/robot.xml'"));
 }
 
-TEST_CASE("mjcf: MuJoCo's humanoid.xml is refused at its ankles, humanoid100.xml within 1 s", "[mjcf]") {
+TEST_CASE("mjcf: MuJoCo's humanoid.xml and humanoid100.xml are refused at their ankles, by name", "[mjcf]") {
   if (!std::filesystem::exists(kHumanoid) || !std::filesystem::exists(kHumanoid100)) {
     WARN("libmujoco-samples is not installed (scripts/install-deps.sh): skipped");
     return;
@@ -379,11 +379,8 @@ TEST_CASE("mjcf: MuJoCo's humanoid.xml is refused at its ankles, humanoid100.xml
   // hips: three hinges through one point (a ball joint); abdomen and shoulders: two perpendicular
   // ones (Cardan joints); the ankles' two hinges do not meet
   CHECK_THROWS_WITH(mb::load_model(kHumanoid), Catch::Contains("body 'right_foot' has 2 joints whose axes do not meet"));
-  const auto t0 = std::chrono::steady_clock::now();
+  // (how long the import takes is measured on the Release build, not here: docs/robots.md)
   CHECK_THROWS_WITH(mb::load_model(kHumanoid100), Catch::Contains("body 'right_foot' has 2 joints whose axes do not meet"));
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  WARN("humanoid100.xml: import until the refusal " << seconds << " s");
-  CHECK(seconds < 1);
 }
 
 #else
