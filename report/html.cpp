@@ -195,7 +195,7 @@ figcaption{{font-size:13px}}
     s += fmt::format("<li>{} model x metric pairs do not apply, each with its reason (table <a href=\"#not-applicable\">not "
                      "applicable</a>)</li>\n",
                      d.not_applicable.size());
-  if (!timing.empty()) s += "<li>timing: the paper's timing claims with their verdicts are under <a href=\"#timing\">Timing</a></li>\n";
+  if (!timing.empty()) s += "<li>timing: our times beside the paper's, and its statements with our numbers, under <a href=\"#timing\">Timing</a></li>\n";
   s += "</ul>\n";
 
   // figures, embedded, all of one size
