@@ -308,10 +308,13 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
       s.points.push_back(p);
     }
     std::sort(s.points.begin(), s.points.end(), [](const auto& x, const auto& y) { return x.joints < y.joints; });
-    if (n.size() >= 2) {
+    // an exponent from two sizes has no residual to judge it by: three sizes at least
+    if (n.size() >= 3) {
       s.fit = least_squares_fit(n, t);
       s.fit_min = static_cast<int>(*std::min_element(n.begin(), n.end()));
       s.fit_max = static_cast<int>(*std::max_element(n.begin(), n.end()));
+    } else if (!n.empty()) {
+      s.fit_note = fmt::format("not fitted: {} size{} measured, an exponent needs 3", n.size(), n.size() == 1 ? "" : "s");
     }
     d.series.push_back(std::move(s));
   }

@@ -47,8 +47,9 @@ struct TimingSeries {
   std::string method, model_variant;  // the method spec timed, the model's variant ("" if none)
   std::string base, method_variant;   // method = with_options(base, method_variant)
   std::vector<TimingPoint> points;  // by joints
-  std::optional<PowerFit> fit;      // time ~ c joints^p over the points without error
+  std::optional<PowerFit> fit;      // time ~ c joints^p over the points without error (3 sizes or more)
   int fit_min = 0, fit_max = 0;
+  std::string fit_note;             // without a fit: why (fewer than 3 sizes measured)
 };
 // A published time (ms) beside ours: what the Fig. 4 table shows, computed here (the report formats it).
 struct TimingComparison {

@@ -199,10 +199,18 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
   sc.title = "Scaling exponents";
   sc.caption = "Least squares of log time on log joints: time ~ c joints^p, with the RMS of the log residuals.";
   sc.header = {"method", "exponent p", "residual", "joints", "sizes"};
-  for (const auto& s : d.series)
-    if (s.fit)
+  for (const auto& s : d.series) {
+    if (s.fit) {
       sc.rows.push_back({s.spec, fmt::format("{:.2f}", s.fit->order), fmt::format("{:.3f}", s.fit->residual),
                          fmt::format("{}..{}", s.fit_min, s.fit_max), std::to_string(s.fit->points)});
+    } else if (!s.fit_note.empty()) {
+      std::string sizes;
+      int measured = 0;
+      for (const auto& p : s.points)
+        if (p.median_ms > 0) sizes += (sizes.empty() ? "" : ", ") + std::to_string(p.joints), ++measured;
+      sc.rows.push_back({s.spec, s.fit_note, "n/a", sizes, std::to_string(measured)});
+    }
+  }
   if (!sc.rows.empty()) out.push_back(std::move(sc));
   return out;
 }

@@ -57,6 +57,19 @@ TEST_CASE("the chain-scaling timing experiment: point-mass chains of 10..16383 l
   CHECK(std::abs(d.series[0].fit->order - 1.0) < 1e-12);
 }
 
+TEST_CASE("timing analysis: no exponent from fewer than 3 sizes, and the table says why", "[timing][fit]") {
+  json b;
+  for (int n : {31, 63})
+    b["benchmarks"].push_back({{"name", mb::timing_case_name("GC4", n)}, {"run_type", "iteration"}, {"real_time", 0.01 * n}, {"time_unit", "ms"}});
+  const mb::TimingData d = mb::analyse_timing(b, "GC4", std::nullopt);
+  REQUIRE(d.series.size() == 1);
+  CHECK(!d.series[0].fit);
+  CHECK(d.series[0].fit_note == "not fitted: 2 sizes measured, an exponent needs 3");
+  const std::string md = mb::timing_markdown(d);
+  CHECK_THAT(md, Catch::Contains("not fitted: 2 sizes measured, an exponent needs 3"));
+  CHECK_THAT(md, Catch::Contains("31, 63"));
+}
+
 TEST_CASE("timing analysis: medians, spread, ratios and exact exponents from synthetic n^p times", "[timing][fit]") {
   json b;
   b["context"] = {{"host_name", "test"}};
