@@ -20,15 +20,6 @@
 
 namespace {
 
-// true when `engine` is built; otherwise says so (and why) in the test output
-bool built(const std::string& engine) {
-  if (mb::find_method(engine)) return true;
-  std::string why = "not registered";
-  for (const auto& [name, reason] : mb::peers_not_built())
-    if (name == engine) why = reason;
-  WARN("peer engine " << engine << " is not built, skipped: " << why);
-  return false;
-}
 
 struct Errors {
   double pos = 0, rot = 0, vel = 0;  // max over bodies: m, rad, m/s
@@ -100,7 +91,7 @@ const OrderCase kOrderCases[] = {
 
 TEST_CASE("peers: each engine on pendulum10 agrees with ref to its order at two step sizes", "[peers]") {
   for (const auto& c : kOrderCases) {
-    if (!built(c.engine)) continue;
+    if (!mbtest::peer_built(c.engine)) continue;
     const mb::Model m = mb::build_model(c.model);
     const double e1 = error_vs_ref(m, c.spec, c.h, 1.0).pos, e2 = error_vs_ref(m, c.spec, c.h / 2, 1.0).pos;
     const double ratio = e1 / e2, expected = std::pow(2.0, c.order);
@@ -149,7 +140,7 @@ TEST_CASE("peers: a free spinning box and a chain of boxes follow ref (frame con
   // make every method second order, and its free-floating variant is chaotic)
   const mb::Model box = spinning_box(), tree = mb::build_model("chain:n=3,body=box");
   for (const auto& s : settings) {
-    if (!built(s.engine)) continue;
+    if (!mbtest::peer_built(s.engine)) continue;
     for (const mb::Model* m : {&box, &tree}) {
       const Errors e = error_vs_ref(*m, s.spec, s.h, 1.0);
       INFO(s.spec << " on " << m->info.name << ": position error " << e.pos << " m, rotation error " << e.rot << " rad");
@@ -166,7 +157,7 @@ TEST_CASE("peers: a model feature an engine cannot express is UnsupportedModel n
   j.name = "plane";
   m.joints = {j};
   for (const char* engine : {"ode", "mujoco", "bullet", "simbody", "dart"}) {
-    if (!built(engine)) continue;
+    if (!mbtest::peer_built(engine)) continue;
     auto method = mb::make_method(engine);
     mb::State s = mb::initial_state(m);
     try {
@@ -179,7 +170,7 @@ TEST_CASE("peers: a model feature an engine cannot express is UnsupportedModel n
 }
 
 TEST_CASE("peers: dart refuses a tree whose dense caches would pass 4 GiB, before building it", "[peers]") {
-  if (!built("dart")) return;
+  if (!mbtest::peer_built("dart")) return;
   // tree:joints=4095: 6 + 3 x 4095 = 12291 degrees of freedom, past 8192 (refused in
   // microseconds); 2047 (6147) is within, and not run here: its set-up takes minutes
   const mb::Model m = mb::build_model("tree:joints=4095");
@@ -234,7 +225,7 @@ TEST_CASE("peers: a URDF arm (revolute, prismatic, a welded tool) runs in every 
 }
 
 TEST_CASE("peers: the URDF arm in two reduced-coordinate engines at fourth order agrees", "[peers][urdf]") {
-  if (!mb::urdf_supported() || !built("mujoco") || !built("simbody")) return;
+  if (!mb::urdf_supported() || !mbtest::peer_built("mujoco") || !mbtest::peer_built("simbody")) return;
   const mb::Model m = mb::load_model(MBBENCH_TEST_DATA "/urdf/arm.urdf");
   const Errors e = difference(m, mbtest::simulate(m, "mujoco", 0.0005, 0.5), mbtest::simulate(m, "simbody", 0.0005, 0.5));
   INFO("mujoco (RK4) vs simbody (RK-Merson), h = 0.5 ms, t = 0.5 s: position " << e.pos << " m, rotation " << e.rot << " rad");
@@ -245,7 +236,7 @@ TEST_CASE("peers: the URDF arm in two reduced-coordinate engines at fourth order
 TEST_CASE("peers: an engine initialised twice runs as if initialised once", "[peers]") {
   const mb::Model m = mb::build_model("double-pendulum");
   for (const char* engine : {"ode", "mujoco", "bullet", "simbody", "dart"}) {
-    if (!built(engine)) continue;
+    if (!mbtest::peer_built(engine)) continue;
     INFO(engine);
     auto method = mb::make_method(engine);
     auto run = [&] {
@@ -265,7 +256,7 @@ TEST_CASE("peers: each engine runs cases on several threads at once, as sweeps a
   // worlds aborted in ODE's job assertions (`mbbench gate --jobs 2`); each world now has its own
   const mb::Model m = mb::build_model("chain:n=4,body=box");
   for (const char* engine : {"ode", "mujoco", "bullet", "simbody", "dart"}) {
-    if (!built(engine)) continue;
+    if (!mbtest::peer_built(engine)) continue;
     INFO(engine);
     auto run = [&] {
       auto method = mb::make_method(engine);
@@ -294,7 +285,7 @@ TEST_CASE("peers: applied torques reach the engines (the tree's pulse)", "[peers
     double bound;  // m at h = 1 ms, t = 1 s (GC4: 2.5e-3; the pulse's edge makes every method second order at best)
   };
   for (const Setting& s : {Setting{"ode", 0.1}, Setting{"mujoco", 5e-3}, Setting{"bullet", 0.1}, Setting{"simbody", 5e-3}, Setting{"dart", 0.1}}) {
-    if (!built(s.engine)) continue;
+    if (!mbtest::peer_built(s.engine)) continue;
     const Errors e = difference(m, mbtest::simulate(m, s.engine, 0.001, 1.0), ref);
     INFO(s.engine << ": error " << e.pos << " m; the pulse moved the tree " << moved << " m");
     CHECK(e.pos <= s.bound);
@@ -303,7 +294,7 @@ TEST_CASE("peers: applied torques reach the engines (the tree's pulse)", "[peers
 }
 
 TEST_CASE("peers: ode's contacts - the bouncing ball's apexes e^(2k) h0 and the incline's cubes slide or stick", "[peers][contacts]") {
-  if (!built("ode")) return;
+  if (!mbtest::peer_built("ode")) return;
   {
     const double e = 0.8, h0 = 1, h = 0.001;
     const mb::Model m = mb::build_model("bouncing-ball:e=0.8");
@@ -349,7 +340,7 @@ TEST_CASE("peers: ode's contacts - the bouncing ball's apexes e^(2k) h0 and the 
 }
 
 TEST_CASE("peers: mujoco closes loops with its equality constraints - soft, the error falls as the time constant squared", "[peers][loops]") {
-  if (!built("mujoco")) {
+  if (!mbtest::peer_built("mujoco")) {
     WARN("mujoco is not built, skipped");
     return;
   }
@@ -398,7 +389,7 @@ TEST_CASE("peers: bullet and dart close loops at ball joints and hinges with poi
       {"dart", "four-bar:n=2", 1e-5, 1e-6},   {"dart", "peaucellier", 1e-3, 1e-3},   {"dart", "bricard", 2e-3, 1e-3},
   };
   for (const Case& c : cases) {
-    if (!built(c.engine)) {
+    if (!mbtest::peer_built(c.engine)) {
       WARN(c.engine << " is not built, skipped");
       continue;
     }
@@ -416,7 +407,7 @@ TEST_CASE("peers: bullet and dart close loops at ball joints and hinges with poi
   }
   const mb::Model loop = mb::build_model("loop:n=8");  // a rod closes it
   for (const char* engine : {"bullet", "dart"}) {
-    if (!built(engine)) continue;
+    if (!mbtest::peer_built(engine)) continue;
     auto method = mb::make_method(engine);
     mb::State s = mb::initial_state(loop);
     CHECK_THROWS_WITH(method->init(loop, s), Catch::Contains("closes a loop") && Catch::Contains("distance"));
@@ -424,7 +415,7 @@ TEST_CASE("peers: bullet and dart close loops at ball joints and hinges with poi
 }
 
 TEST_CASE("peers: simbody closes loops with its constraints - to the reference's digits at fourth order", "[peers][loops]") {
-  if (!built("simbody")) {
+  if (!mbtest::peer_built("simbody")) {
     WARN("simbody is not built, skipped");
     return;
   }
@@ -454,7 +445,7 @@ TEST_CASE("peers: simbody closes loops with its constraints - to the reference's
 }
 
 TEST_CASE("peers: mujoco's contacts - the bounce follows the restitution, a cube slides at g (sin - mu cos), soft", "[peers][contacts]") {
-  if (!built("mujoco")) {
+  if (!mbtest::peer_built("mujoco")) {
     WARN("mujoco is not built, skipped");
     return;
   }
@@ -477,7 +468,7 @@ TEST_CASE("peers: mujoco's contacts - the bounce follows the restitution, a cube
 }
 
 TEST_CASE("peers: bullet's contacts - the bounce follows the restitution, cubes slide at g (sin - mu cos) at small steps", "[peers][contacts]") {
-  if (!built("bullet")) {
+  if (!mbtest::peer_built("bullet")) {
     WARN("bullet is not built, skipped");
     return;
   }
@@ -502,7 +493,7 @@ TEST_CASE("peers: bullet's contacts - the bounce follows the restitution, cubes 
 }
 
 TEST_CASE("peers: dart's contacts - the bounce, the incline's velocities and the rolling box's closed form", "[peers][contacts]") {
-  if (!built("dart")) {
+  if (!mbtest::peer_built("dart")) {
     WARN("dart is not built, skipped");
     return;
   }
@@ -530,7 +521,7 @@ TEST_CASE("peers: dart's contacts - the bounce, the incline's velocities and the
 
 TEST_CASE("peers: simbody's compliant contacts - the bounce at the restitution's speed, the incline's cubes, pairs it has no force for refused",
           "[peers][contacts]") {
-  if (!built("simbody")) {
+  if (!mbtest::peer_built("simbody")) {
     WARN("simbody is not built, skipped");
     return;
   }

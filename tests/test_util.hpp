@@ -4,7 +4,10 @@
 #include <cmath>
 #include <string>
 
+#include <catch2/catch.hpp>
+
 #include "methods/method.hpp"
+#include "methods/peers/common.hpp"
 #include "core/error.hpp"
 #include "models/catalog.hpp"
 #include "sim/driver.hpp"
@@ -58,5 +61,15 @@ constexpr bool kEigenSse2Order =
       return;                                                                                            \
     }                                                                                                    \
   } while (false)
+
+// true when the peer `engine` is built; otherwise says so (and why) in the test output
+inline bool peer_built(const std::string& engine) {
+  if (mb::find_method(engine)) return true;
+  std::string why = "not registered";
+  for (const auto& [name, reason] : mb::peers_not_built())
+    if (name == engine) why = reason;
+  WARN("peer engine " << engine << " is not built, skipped: " << why);
+  return false;
+}
 
 }  // namespace mbtest

@@ -24,15 +24,6 @@ bool urdf_built() {
   return false;
 }
 
-// true when `engine` is built; otherwise says so (and why) in the test output
-bool built(const std::string& engine) {
-  if (mb::find_method(engine)) return true;
-  std::string why = "not registered";
-  for (const auto& [name, reason] : mb::peers_not_built())
-    if (name == engine) why = reason;
-  WARN("peer engine " << engine << " is not built, skipped: " << why);
-  return false;
-}
 
 // A massless root, link A (2 kg) on a hinge 1 m up, link B (1 kg) welded to A 1 m along x and
 // turned 90 degrees about z, a massless frame "tool" welded to B.
@@ -302,7 +293,7 @@ TEST_CASE("urdf: the robots run in MuJoCo and Simbody and agree with ref", "[urd
     const mb::Model m = mb::load_model(kRobots + file);
     const mb::State ref = mbtest::simulate(m, "ref", 0.001, 1.0);
     for (const char* engine : {"mujoco", "simbody"}) {
-      if (!built(engine)) continue;
+      if (!mbtest::peer_built(engine)) continue;
       INFO(file << " in " << engine);
       const double e = mbtest::max_position_difference(mbtest::simulate(m, engine, 0.001, 1.0), ref);
       INFO(engine << " - ref at 1 s, h = 1 ms: " << e << " m");
