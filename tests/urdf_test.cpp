@@ -303,7 +303,7 @@ TEST_CASE("urdf: the robots run in MuJoCo and Simbody and agree with ref", "[urd
   }
 }
 
-TEST_CASE("urdf: a collision name used twice names its shape by its link instead; the scene reads back", "[urdf]") {
+TEST_CASE("urdf: a collision name used twice names its shape by its link instead, and the scene reads back", "[urdf]") {
   if (!urdf_built()) return;
   mb::UrdfOptions o;
   o.collisions = true;
