@@ -85,6 +85,13 @@ double TableReader::positive(const std::string& key) const {
   return v;
 }
 
+long TableReader::integer(const std::string& key, long lo, long hi) const {
+  const double v = num(key);
+  if (!(v == std::floor(v) && v >= static_cast<double>(lo) && v <= static_cast<double>(hi)))
+    fail(key, fmt::format("must be a whole number in [{}, {}], got {}", lo, hi, v));
+  return static_cast<long>(v);
+}
+
 std::string TableReader::str(const std::string& key) const {
   const toml::node& n = need(key);
   if (auto s = n.as_string()) return s->get();

@@ -42,6 +42,9 @@ class TableReader {
   double num(const std::string& key) const { return number(need(key), key); }
   double num(const std::string& key, double fallback) const { return has(key) ? num(key) : fallback; }
   double positive(const std::string& key) const;
+  // a whole number in [lo, hi] (a TOML integer, or a float without a fraction)
+  long integer(const std::string& key, long lo, long hi) const;
+  long integer(const std::string& key, long fallback, long lo, long hi) const { return has(key) ? integer(key, lo, hi) : fallback; }
   std::string str(const std::string& key) const;
   std::string str(const std::string& key, const std::string& fallback) const { return has(key) ? str(key) : fallback; }
   bool boolean(const std::string& key, bool fallback) const;

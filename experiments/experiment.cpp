@@ -1,6 +1,7 @@
 #include "experiments/experiment.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -260,22 +261,21 @@ TimingExperiment read_timing_experiment(const std::string& path) {
   e.reproduces = r.str("reproduces", "");
   if (r.has("paper")) e.paper = (std::filesystem::path(path).parent_path() / r.str("paper")).lexically_normal().string();
   for (double j : r.numbers("joints")) {
-    int ji = static_cast<int>(j);
-    if (e.model == "tree" && (ji != j || ji < 1 || ((ji + 1) & ji) != 0)) r.fail("joints", fmt::format("{} is not 2^k - 1", j));
-    if (ji != j || ji < size->min || ji > size->max)
+    if (!(j == std::floor(j) && j >= static_cast<double>(size->min) && j <= static_cast<double>(size->max) && j <= 1e9))
       r.fail("joints", fmt::format("{} is not a whole number in {} of {}:{}", j, size->range_text(), e.model, e.size));
+    const int ji = static_cast<int>(j);
+    if (e.model == "tree" && (ji < 1 || ((ji + 1) & ji) != 0)) r.fail("joints", fmt::format("{} is not 2^k - 1", j));
     e.joints.push_back(ji);
   }
   if (e.joints.empty()) r.fail("joints", "at least one tree size");
   e.h = r.positive("h");
-  e.repetitions = static_cast<int>(r.num("repetitions", 9));
-  if (e.repetitions < 1) r.fail("repetitions", "at least 1");
-  e.min_time = r.num("min_time", 0.1);
+  e.repetitions = static_cast<int>(r.integer("repetitions", 9, 1, 1000000));
+  e.min_time = r.has("min_time") ? r.positive("min_time") : 0.1;
   e.reference = r.str("reference");
   auto ms = r.tables("method");
   for (size_t i = 0; i < ms.size(); ++i) {
     TableReader m(*ms[i], path, fmt::format("method[{}]", i), {"spec", "max_joints"});
-    TimingMethod tm{m.str("spec"), static_cast<int>(m.num("max_joints", e.joints.back()))};
+    TimingMethod tm{m.str("spec"), static_cast<int>(m.integer("max_joints", e.joints.back(), 1, static_cast<long>(std::min(size->max, 1e9))))};
     make_method(tm.spec, path, m.line());
     e.methods.push_back(tm);
   }
@@ -297,9 +297,8 @@ TimingExperiment read_timing_experiment(const std::string& path) {
         at_field(path, lines[i], fmt::format("method_variants[{}]", i), [&] { return make_method(with_options(m.spec, e.method_variants[i])); });
   }
   e.per = r.choice("per", {"step", "run"}, "step");
-  e.run_steps = static_cast<int>(r.num("run_steps", 60));
-  e.warm_steps = static_cast<int>(r.num("warm_steps", 3));
-  if (e.warm_steps < 0) r.fail("warm_steps", "must be >= 0");
+  e.run_steps = static_cast<int>(r.integer("run_steps", 60, 1, 1000000000));
+  e.warm_steps = static_cast<int>(r.integer("warm_steps", 3, 0, 1000000000));
   if (e.run_steps <= e.warm_steps) r.fail("run_steps", fmt::format("must exceed warm_steps = {}", e.warm_steps));
   return e;
 }

@@ -296,6 +296,14 @@ struct Reader {
       mjtNum q[4];
       mju_mulQuat(q, d->xquat + 4 * i, m->body_iquat + 4 * i);  // the inertial frame: the body's frame turned by iquat
       b.orientation = quat4(q);
+      if (!b.position.allFinite() || !b.orientation.coeffs().allFinite())
+        fail("body", b.name, fmt::format("body '{}' has a non-finite position or orientation as MuJoCo compiled it", b.name));
+      for (int k = j0; k < j0 + nj; ++k) {
+        const Vec3 axis = vec3(m->jnt_axis + 3 * k), anchor = vec3(d->xanchor + 3 * k);
+        if (!anchor.allFinite()) fail("joint", joint_name(k), fmt::format("joint '{}' has a non-finite position", joint_name(k)));
+        if ((m->jnt_type[k] == mjJNT_HINGE || m->jnt_type[k] == mjJNT_SLIDE) && !(axis.allFinite() && axis.norm() > 0))
+          fail("joint", joint_name(k), fmt::format("joint '{}' has a zero or non-finite axis ({}, {}, {})", joint_name(k), axis.x(), axis.y(), axis.z()));
+      }
       const int index = static_cast<int>(out.bodies.size());
       rep[static_cast<size_t>(i)] = index;
       out.bodies.push_back(b);
@@ -458,6 +466,21 @@ struct Reader {
     if (priority) ignored.push_back(fmt::format("contact priority on {} geom(s)", priority));
   }
 
+  // Our names are one namespace per kind: MuJoCo's joints and equality constraints (both joints
+  // here) may share a name, and an unnamed element's name here ("body3") may be another's.
+  void unique_names() const {
+    auto check = [&](const auto& items, const char* kind, const char* plural, const char* why) {
+      std::map<std::string, size_t> seen;
+      for (size_t i = 0; i < items.size(); ++i)
+        if (!seen.emplace(items[i].name, i).second)
+          fail(kind, items[i].name, fmt::format("two {} are named '{}' here ({}; an unnamed one is named '{}N'): rename one", plural,
+                                                items[i].name, why, kind));
+    };
+    check(out.bodies, "body", "bodies", "a body's name");
+    check(out.joints, "joint", "joints", "joints and equality constraints are both joints here");
+    check(out.shapes, "geom", "geoms", "a geom's name");
+  }
+
   // what the file has that the Model does not hold: one warning line
   void unmapped(std::vector<std::string>& ignored) const {
     int stiffness = 0, limited = 0, damping = 0, armature = 0, frictionloss = 0;
@@ -518,6 +541,7 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
   r.equalities(ignored);
   r.geoms(ignored);
   r.unmapped(ignored);
+  r.unique_names();
   if (err[0]) ignored.push_back(fmt::format("MuJoCo's compiler warned: {}", one_line(err)));
 
   m.info.name = raw->names[0] ? std::string(raw->names) : path;

@@ -146,9 +146,24 @@ void check_model(const Model& m, const std::string& src) {
       throw InputError(src, 0, f + ".mass", fmt::format("mass must be positive and finite, got {}", b.mass));
     if (!b.is_static && !b.particle && !is_spd(b.inertia))
       throw InputError(src, 0, f + ".inertia", "inertia tensor is not symmetric positive definite");
-    if (std::abs(b.orientation.norm() - 1) > 1e-12)
+    if (!(std::abs(b.orientation.norm() - 1) <= 1e-12))
       throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
+    if (!b.position.allFinite()) throw InputError(src, 0, f + ".position", "position must be finite");
+    if (!b.velocity.allFinite() || !b.angular_velocity.allFinite()) throw InputError(src, 0, f + ".velocity", "velocities must be finite");
+    if (!b.box.allFinite()) throw InputError(src, 0, f + ".box", "box must be finite");
   }
+  // joint, spring, shape and material names are unique within their kind (a scene names them)
+  auto unique_names = [&](const auto& items, const char* kind) {
+    std::unordered_set<std::string> seen;
+    seen.reserve(items.size());
+    for (size_t i = 0; i < items.size(); ++i)
+      if (!seen.insert(items[i].name).second)
+        throw InputError(src, 0, fmt::format("{}[{}].name", kind, i), fmt::format("duplicated {} name '{}'", kind, items[i].name));
+  };
+  unique_names(m.joints, "joint");
+  unique_names(m.springs, "spring");
+  unique_names(m.shapes, "shape");
+  unique_names(m.materials, "material");
   for (size_t i = 0; i < m.loads.size(); ++i) {
     const AppliedLoad& a = m.loads[i];
     std::string f = fmt::format("torque[{}]", i);
@@ -183,6 +198,10 @@ void check_model(const Model& m, const std::string& src) {
     if (J.a < kWorld || J.a >= n || J.b < kWorld || J.b >= n)
       throw InputError(src, 0, f, "joint names a body that does not exist");
     if (J.a == J.b) throw InputError(src, 0, f, "joint connects a body to itself");
+    if (!J.anchor_a.allFinite() || !J.anchor_b.allFinite()) throw InputError(src, 0, f + ".anchor_a", "anchors must be finite");
+    if (!J.axis_a.allFinite() || !J.axis_b.allFinite()) throw InputError(src, 0, f + ".axis_a", "axes must be finite");
+    if (!(std::abs(J.rel_orientation.norm() - 1) <= 1e-12))
+      throw InputError(src, 0, f + ".rel_orientation", "rel_orientation is not a unit quaternion");
     const JointParts parts = joint_parts(J.type);
     const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
     if ((parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist) &&
@@ -233,7 +252,7 @@ void check_contact_model(const Model& m, const std::string& src) {
     if (sh.body < kWorld || sh.body >= n) throw InputError(src, 0, f + ".body", "no such body");
     if (sh.material < 0 || sh.material >= nmat) throw InputError(src, 0, f + ".material", "no such material");
     if (!sh.position.allFinite()) throw InputError(src, 0, f + ".position", "position must be finite");
-    if (std::abs(sh.orientation.norm() - 1) > 1e-12) throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
+    if (!(std::abs(sh.orientation.norm() - 1) <= 1e-12)) throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
     switch (sh.type) {
       case ShapeType::Sphere:
         if (!positive(sh.radius)) throw InputError(src, 0, f + ".radius", fmt::format("radius must be positive, got {}", sh.radius));

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -169,6 +170,7 @@ class SceneBuilder {
     TableReader jr(t, file, fmt::format("joint[{}]", i), kJointKeys, line_offset);
     Joint j;
     j.name = jr.str("name", fmt::format("joint{}", i + 1));
+    unique_name(jr, joint_names, j.name, "joint");
     std::string type = jr.str("type");
     if (!joint_type_from_name(type, j.type)) {
       std::string names;
@@ -261,6 +263,7 @@ class SceneBuilder {
     TableReader r(t, file, fmt::format("shape[{}]", i), kShapeKeys);
     Shape sh;
     sh.name = r.str("name", fmt::format("shape{}", i + 1));
+    unique_name(r, shape_names, sh.name, "shape");
     const std::string type = r.str("type");
     if (!shape_type_from_name(type, sh.type))
       r.fail("type", fmt::format("must be one of sphere, box, capsule, cylinder, half_space, convex; got \"{}\"", type));
@@ -334,6 +337,7 @@ class SceneBuilder {
     TableReader sr(t, file, fmt::format("spring[{}]", i), kSpringKeys, line_offset);
     Spring s;
     s.name = sr.str("name", fmt::format("spring{}", i + 1));
+    unique_name(sr, spring_names, s.name, "spring");
     s.a = body_ref(sr, "a");
     s.b = body_ref(sr, "b");
     if (s.a == s.b) sr.fail("b", "a spring must connect two different bodies (or a body and the world)");
@@ -375,6 +379,14 @@ class SceneBuilder {
     return idx;
   }
 
+  // a joint, shape or spring name seen once in its kind (an absent name is the default "joint3", which
+  // must not be one given to another table either)
+  static void unique_name(const TableReader& r, std::unordered_set<std::string>& seen, const std::string& name, const char* kind) {
+    if (seen.insert(name).second) return;
+    r.fail("name", r.has("name") ? fmt::format("duplicated {} name '{}'", kind, name)
+                                 : fmt::format("this {} has no name and its default name '{}' is another {}'s; name it", kind, name, kind));
+  }
+
   int material_ref(const TableReader& r, const std::string& key) const {
     const std::string name = r.str(key);
     auto it = materials.find(name);
@@ -395,6 +407,7 @@ class SceneBuilder {
   std::string file;
   Model m;
   std::unordered_map<std::string, int> index, materials;
+  std::unordered_set<std::string> joint_names, shape_names, spring_names;
   std::string tracked;
   int tracked_line = 0;
 };

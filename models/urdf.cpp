@@ -11,6 +11,7 @@
 #include <functional>
 #include <mutex>
 #include <sstream>
+#include <unordered_set>
 
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
@@ -329,6 +330,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   }
 
   if (options.collisions) {
+    std::unordered_set<std::string> shape_names;
     for (const LinkFrame& L : links) {
       std::vector<urdf::CollisionSharedPtr> collisions = L.link->collision_array;
       if (collisions.empty() && L.link->collision) collisions.push_back(L.link->collision);
@@ -339,7 +341,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
         if (!finite(c.origin)) throw InputError(path, 0, f + ".origin", "origin must be finite");
         if (!c.geometry) throw InputError(path, 0, f + ".geometry", "no geometry");
         Shape sh;
-        sh.name = c.name.empty() ? (collisions.size() == 1 ? L.link->name : fmt::format("{}/{}", L.link->name, i)) : c.name;
+        // a collision's name, unless another collision took it (URDF does not make them unique): then
+        // its link's name and index, as for an unnamed one
+        const std::string indexed = collisions.size() == 1 ? L.link->name : fmt::format("{}/{}", L.link->name, i);
+        sh.name = !c.name.empty() && !shape_names.count(c.name) ? c.name : indexed;
+        if (!shape_names.insert(sh.name).second)
+          throw InputError(path, 0, f + ".name", fmt::format("the shape name '{}' is taken by another collision's name", sh.name));
         sh.body = body;
         const Pose p = body_frame(body).inverse() * L.frame * pose(c.origin);
         sh.position = p.p;

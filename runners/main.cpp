@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -292,7 +293,11 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
   if (!a.joints.empty()) {
     cfg.timing_joints.clear();
     if (a.joints != "none")
-      for (double x : parse_samples(a.joints)) cfg.timing_joints.push_back(static_cast<int>(x));
+      for (double x : parse_samples(a.joints)) {
+        if (!(x >= 1 && x <= 1e6 && x == std::floor(x)))
+          throw mb::InputError("command line", 0, "timing_joints", fmt::format("tree sizes are whole numbers in [1, 1e6], got {}", x));
+        cfg.timing_joints.push_back(static_cast<int>(x));
+      }
   }
   cfg.progress = ::isatty(STDERR_FILENO) != 0;
   std::optional<mb::GateRecord> base;
@@ -406,17 +411,17 @@ int main(int argc, char** argv) {
   gate->add_option("--methods", gate_args.methods, "comma-separated methods (default: every registered one but the reference method)");
   gate->add_option("--models", gate_args.models, "comma-separated accuracy models, or none (default pendulum10,pendulum90,double-pendulum)");
   gate->add_option("--h", gate_args.h, "comma-separated step sizes (default 0.01,0.02,0.04)");
-  gate->add_option("--duration", gate_args.duration, "simulated time of each accuracy case in s (default 10)");
+  auto* gate_duration = gate->add_option("--duration", gate_args.duration, "simulated time of each accuracy case in s (default 10)");
   gate->add_option("--timing-joints", gate_args.joints, "comma-separated tree sizes timed, or none (default 63,255)");
-  gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 9)");
+  auto* gate_reps = gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 9)");
 
   std::string bench_file, bench_out, bench_filter;
   int bench_reps = 0, bench_max_joints = 0;
   auto* bench = app.add_subcommand("bench", "a timing experiment (kind = \"timing\") through Google Benchmark: raw JSON, tables, plot");
   bench->add_option("experiment", bench_file, "timing experiment file (e.g. results/experiments/bender2007.toml)")->required();
   bench->add_option("--out,-o", bench_out, "output folder (default results/out/<experiment name>)");
-  bench->add_option("--repetitions", bench_reps, "repetitions of each case (default: the experiment's)");
-  bench->add_option("--max-joints", bench_max_joints, "time trees up to this size only");
+  auto* bench_reps_opt = bench->add_option("--repetitions", bench_reps, "repetitions of each case (default: the experiment's)");
+  auto* bench_max_opt = bench->add_option("--max-joints", bench_max_joints, "time trees up to this size only");
   bench->add_option("--filter", bench_filter, "Google Benchmark --benchmark_filter regex");
 
   try {
@@ -427,6 +432,16 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // a number given on the command line is in its range; only an absent one takes the default
+    auto at_least = [](const CLI::Option* o, const char* field, double value, double min) {
+      if (o->count() && !(value >= min && std::isfinite(value)))
+        throw mb::InputError("command line", 0, field, fmt::format("must be at least {} and finite, got {}", min, value));
+    };
+    at_least(gate_reps, "timing_reps", gate_args.reps, 1);
+    at_least(bench_reps_opt, "repetitions", bench_reps, 1);
+    at_least(bench_max_opt, "max_joints", bench_max_joints, 1);
+    if (gate_duration->count() && !(gate_args.duration > 0 && std::isfinite(gate_args.duration)))
+      throw mb::InputError("command line", 0, "duration", fmt::format("must be positive and finite, got {}", gate_args.duration));
     if (*list) {
       std::cout << mb::listing(list_what, list_json ? mb::ListFormat::Json : list_markdown ? mb::ListFormat::Markdown : mb::ListFormat::Text);
       return 0;

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target of tests/fuzz for SECONDS (default 60), built by the `fuzz` preset
 # (clang, libFuzzer, ASan, UBSan), with a seed corpus made from the shipped scenes, experiments,
-# records and specs. A crash, a leak, undefined behaviour or a timeout fails (exit code != 0) and
-# leaves the input in build/fuzz/artifacts/.
-# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | all
+# records, specs and robots (URDF, MJCF) and tests/fuzz/corpus/TARGET. A crash, a leak, undefined
+# behaviour or a timeout fails (exit code != 0) and leaves the input in build/fuzz/artifacts/.
+# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | urdf | mjcf | all
 # FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1, so a run explores what a local run with the
 # same seed and an empty build/fuzz/corpus explored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|all [SECONDS]}
+target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|urdf|mjcf|all [SECONDS]}
 seconds=${2:-60}
 if [[ "$target" == all ]]; then
-  for t in scene experiment record spec; do "$0" "$t" "$seconds"; done
+  for t in scene experiment record spec urdf mjcf; do "$0" "$t" "$seconds"; done
   exit 0
 fi
 cmake --preset fuzz >/dev/null
@@ -37,6 +37,10 @@ case $target in
              lagrange:stab=vd,tol_p=1e-10 pendulum:amplitude=45 chain:n=5,body=box tree:joints=7,anchor=ball loop:n=8; do
       printf '%s' "$s" > "$seeds/seed$((i++))"
     done ;;
+  urdf)
+    cp tests/data/robots/*.urdf tests/data/urdf/*.urdf tests/data/bad/urdf/*.urdf tests/fuzz/corpus/urdf/* "$seeds/" ;;
+  mjcf)
+    cp tests/data/mjcf/*.xml tests/data/mjcf/bad/*.xml tests/data/bad/mjcf/*.xml tests/fuzz/corpus/mjcf/* "$seeds/" ;;
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
 esac
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -25,6 +25,11 @@ const Row kRows[] = {
     {"scenes/bad_body_type.toml", "run {} GC4 --duration 1", "field 'body[0].type': must be \"particle\" or \"rigid\"", 7},
     {"scenes/bad_joint_type.toml", "run {} GC4 --duration 1", "field 'joint[0].type': must be one of", 12},
     {"scenes/duplicate_body.toml", "run {} GC4 --duration 1", "duplicated body name 'm1'", 12},
+    {"scenes/duplicate_joint.toml", "run {} GC4 --duration 1", "field 'joint[1].name': duplicated joint name 'rod'", 25},
+    {"scenes/joint_default_name_taken.toml", "run {} GC4 --duration 1", "field 'joint[1].name': this joint has no name and its default name 'joint2' is another joint's", 24},
+    {"scenes/duplicate_spring.toml", "run {} ref --duration 1", "field 'spring[1].name': duplicated spring name 's'", 19},
+    {"scenes/contact_duplicate_shape.toml", "run {} sle --duration 1", "field 'shape[1].name': duplicated shape name 's'", 23},
+    {"scenes/contact_duplicate_material.toml", "run {} sle --duration 1", "field 'material[1].name': duplicated material name 'rubber'", 17},
     {"scenes/empty_h_grid.toml", "run {} GC4 --duration 1", "field 'model.h_grid': needs at least one step size", 4},
     // found by the fuzzer (tests/fuzz/scene_fuzz.cpp): toml++ 3.3 asserted, or reached __builtin_unreachable
     {"scenes/fuzz_control_character.toml", "run {} GC4 --duration 1", "not valid TOML: control character U+001F", 1},
@@ -76,7 +81,13 @@ const Row kRows[] = {
     {"urdf/non_pd_inertia.urdf", "run {} GC4 --duration 1", "field 'link[upper].inertial.inertia': inertia is not positive definite", 0},
     {"urdf/planar_joint.urdf", "run {} GC4 --duration 1", "field 'joint[slide].type': a planar joint is not mapped", 0},
     {"urdf/two_roots.urdf", "run {} GC4 --duration 1", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]", 0},
+    {"urdf/nan_axis.urdf", "run {} GC4 --duration 1", "liburdfdom: Malformed axis element for joint [shoulder]", 0},
     {"urdf/zero_axis.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].axis': axis must be non-zero, got (0, 0, 0)", 0},
+    // MJCF models (docs/robots.md): `mbbench run MODEL.xml ref`
+    {"mjcf/joint_and_equality_same_name.xml", "run {} ref --duration 1", "field 'joint': two joints are named 'j' here", 4},
+    {"mjcf/nan_axis.xml", "run {} ref --duration 1", "field 'joint': joint 'hinge' has a zero or non-finite axis", 4},
+    {"mjcf/nan_position.xml", "run {} ref --duration 1", "field 'body': body 'link' has a non-finite position", 3},
+    {"mjcf/unnamed_body_name_taken.xml", "run {} ref --duration 1", "field 'body': two bodies are named 'body2' here", 3},
     // experiments: `mbbench sweep EXPERIMENT`
     {"experiments/bad_choice_option.toml", "sweep {} --out {out}", "option 'solver' of method 'sle': not one of the choices", 3},
     {"experiments/bad_name.toml", "sweep {} --out {out}", "field 'name': must be a non-empty name without '/'", 1},
@@ -92,6 +103,10 @@ const Row kRows[] = {
     {"experiments/repeated_method.toml", "sweep {} --out {out}", "method 'GC4' listed twice", 3},
     {"experiments/tiny_h.toml", "sweep {} --out {out}", "is 6e+301 steps, more than the limit", 5},
     {"experiments/timing_kind.toml", "sweep {} --out {out}", "field 'kind': this is a timing experiment: use `mbbench bench ", 3},
+    // timing experiments: `mbbench bench EXPERIMENT`
+    {"experiments/timing_fractional_repetitions.toml", "bench {} --out {out}", "field 'repetitions': must be a whole number in [1, 1000000], got 2.5", 6},
+    {"experiments/timing_huge_joints.toml", "bench {} --out {out}", "field 'joints': 1e+300 is not a whole number in [1, 16383]", 4},
+    {"experiments/timing_negative_min_time.toml", "bench {} --out {out}", "field 'min_time': must be positive, got -0.1", 6},
     // records: `mbbench report RECORDS`
     {"records/empty_object.jsonl", "report {} --out {out}", "field 'schema_version': missing field", 1},
     {"records/not_json.jsonl", "report {} --out {out}", "not a JSON record", 1},
@@ -130,6 +145,11 @@ const Row kRows[] = {
     {"", "run pendulum:amplitude=180 GC4", "pendulum amplitude must be in (0, 180) degrees, got 180", 0},
     {"", "run pendulum:amplitude=200 GC4", "option 'amplitude' of model 'pendulum': out of range", 0},
     {"", "run loop:n=8 GC4 --duration 1", "GC4 does not support loops", 0},
+    {"", "gate --duration -1 --models none --timing-joints none", "field 'duration': must be positive and finite, got -1", 0},
+    {"", "gate --timing-reps 0 --models none --timing-joints none", "field 'timing_reps': must be at least 1", 0},
+    {"", "gate --timing-joints 2.5 --models none", "field 'timing_joints': tree sizes are whole numbers in [1, 1e6], got 2.5", 0},
+    {"", "bench {root}/results/experiments/bender2007.toml --repetitions -1 --out {out}", "field 'repetitions': must be at least 1", 0},
+    {"", "bench {root}/results/experiments/bender2007.toml --max-joints 0 --out {out}", "field 'max_joints': must be at least 1", 0},
     {"", "sweep /nonexistent/experiment.toml", "cannot open", 0},
     {"", "sweep results/experiments/schmitt2005.toml --jobs 0", "field 'jobs': must be at least 1", 0},
     {"", "sweep results/experiments/schmitt2005.toml --shard 4/3", "field 'shard': expected k/N with 1 <= k <= N", 0},

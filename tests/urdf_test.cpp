@@ -11,6 +11,7 @@
 #include "cli_util.hpp"
 #include "methods/peers/common.hpp"
 #include "models/catalog.hpp"
+#include "models/scene.hpp"
 #include "models/urdf.hpp"
 #include "test_util.hpp"
 
@@ -300,4 +301,26 @@ TEST_CASE("urdf: the robots run in MuJoCo and Simbody and agree with ref", "[urd
       CHECK(e < 1e-4);
     }
   }
+}
+
+TEST_CASE("urdf: a collision name used twice names its shape by its link instead, and the scene reads back", "[urdf]") {
+  if (!urdf_built()) return;
+  mb::UrdfOptions o;
+  o.collisions = true;
+  const mb::Model m = mb::parse_urdf(R"(<robot name="r"><link name="base"/>
+    <joint name="j1" type="continuous"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/></joint>
+    <link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+      <collision name="c"><geometry><sphere radius="0.1"/></geometry></collision></link>
+    <joint name="j2" type="continuous"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/><axis xyz="0 0 1"/></joint>
+    <link name="b"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>
+      <collision name="c"><geometry><sphere radius="0.1"/></geometry></collision>
+      <collision name="c"><origin xyz="0.2 0 0"/><geometry><sphere radius="0.1"/></geometry></collision></link>
+    </robot>)", "r.urdf", o);
+  REQUIRE(m.shapes.size() == 3);
+  CHECK(m.shapes[0].name == "c");
+  CHECK(m.shapes[1].name == "b/0");
+  CHECK(m.shapes[2].name == "b/1");
+  const mb::Model back = mb::parse_scene(mb::scene_to_toml(m), "r.toml");
+  REQUIRE(back.shapes.size() == 3);
+  CHECK(back.shapes[2].name == "b/1");
 }
