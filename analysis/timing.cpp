@@ -100,7 +100,7 @@ void judge(ClaimCheck& c) {
   };
   const std::string g = fmt::format("{:g}", f), lo = fmt::format("{:g}", f / kAboutBand), hi = fmt::format("{:g}", f * kAboutBand);
   switch (c.test) {
-    case T::Slowest: c.rule = "slower than every other method measured, at every size"; break;
+    case T::Slowest: c.rule = "slower than every other method measured"; break;
     case T::Below: c.rule = fmt::format("{} < {}", value, g); break;
     case T::Above: c.rule = fmt::format("{} > {}", value, g); break;
     case T::Same: c.rule = fmt::format("{} within {:g}..{:g}", value, 1 / kAboutBand, kAboutBand); break;
