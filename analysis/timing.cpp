@@ -48,6 +48,26 @@ std::string series_label(const std::string& spec, const std::string& model_varia
   return model_variant.empty() ? spec : spec + " @ " + model_variant;
 }
 
+const char* to_string(ClaimCheck::Verdict v) {
+  switch (v) {
+    case ClaimCheck::Verdict::Agrees: return "agrees";
+    case ClaimCheck::Verdict::Contradicts: return "contradicts";
+    case ClaimCheck::Verdict::NotMeasured: return "not measured";
+  }
+  return "?";
+}
+
+ClaimCheck::Test claim_test(const std::string& relation) {
+  using T = ClaimCheck::Test;
+  auto has = [&](const char* w) { return relation.find(w) != std::string::npos; };
+  if (has("slowest")) return T::Slowest;
+  if (relation.rfind("not ", 0) == 0) return T::Below;
+  if (has("the same")) return T::Same;
+  if (has("more than")) return T::Above;
+  if (has("about") || has("almost") || has("nearly")) return T::About;
+  return T::AtLeast;
+}
+
 namespace {
 
 double to_ms(double t, const std::string& unit) {
@@ -55,6 +75,46 @@ double to_ms(double t, const std::string& unit) {
   if (unit == "us") return t * 1e-3;
   if (unit == "s") return t * 1e3;
   return t;
+}
+
+// The band of an approximate statement ("about", "almost", "nearly"): a factor of 1.25 either way.
+constexpr double kAboutBand = 1.25;
+
+// The verdict of a statement over its values, and its test as text.
+void judge(ClaimCheck& c) {
+  using T = ClaimCheck::Test;
+  const double f = c.claim.factor > 0 ? c.claim.factor : 1.0;
+  const bool real_time = c.kind == ClaimCheck::Kind::RealTime;
+  const std::string value = real_time ? "h / time" : c.kind == ClaimCheck::Kind::Relative ? "time(" + c.claim.than + ") / time(" + c.claim.method + ")"
+                                                                                         : "";
+  auto pass = [&](const ClaimCheck::Value& v) {
+    switch (c.test) {
+      case T::Slowest: return v.slowest;
+      case T::Below: return v.value < f;
+      case T::Above: return v.value > f;
+      case T::Same: return v.value >= 1 / kAboutBand && v.value <= kAboutBand;
+      case T::About: return v.value >= f / kAboutBand && (real_time || v.value <= f * kAboutBand);
+      case T::AtLeast: return v.value >= f;
+    }
+    return false;
+  };
+  const std::string g = fmt::format("{:g}", f), lo = fmt::format("{:g}", f / kAboutBand), hi = fmt::format("{:g}", f * kAboutBand);
+  switch (c.test) {
+    case T::Slowest: c.rule = "slower than every other method measured"; break;
+    case T::Below: c.rule = fmt::format("{} < {}", value, g); break;
+    case T::Above: c.rule = fmt::format("{} > {}", value, g); break;
+    case T::Same: c.rule = fmt::format("{} within {:g}..{:g}", value, 1 / kAboutBand, kAboutBand); break;
+    case T::About:
+      c.rule = real_time ? fmt::format("{} >= {} (a faster machine only raises it)", value, lo) : fmt::format("{} within {}..{}", value, lo, hi);
+      break;
+    case T::AtLeast: c.rule = fmt::format("{} >= {}", value, g); break;
+  }
+  c.rule += c.claim.joints > 0 ? fmt::format(", at {} joints", c.claim.joints) : ", at every size measured";
+  if (c.values.empty()) {
+    c.verdict = ClaimCheck::Verdict::NotMeasured;
+    return;
+  }
+  c.verdict = std::all_of(c.values.begin(), c.values.end(), pass) ? ClaimCheck::Verdict::Agrees : ClaimCheck::Verdict::Contradicts;
 }
 
 // a measured point of `spec` at `joints` (no error, at least one repetition), or nullptr
@@ -177,7 +237,8 @@ void compare_with_paper(TimingData& d, const Paper& p) {
     if (!here(claim.experiment)) continue;
     ClaimCheck c;
     c.claim = claim;
-    const bool slowest = claim.than.empty() && claim.relation.find("slowest") != std::string::npos;
+    c.test = claim_test(claim.relation);
+    const bool slowest = claim.than.empty() && c.test == ClaimCheck::Test::Slowest;
     c.kind = !claim.than.empty() ? ClaimCheck::Kind::Relative : slowest ? ClaimCheck::Kind::Slowest : ClaimCheck::Kind::RealTime;
     const std::string label = series_label(claim.method, claim.model);
     for (int j : sizes_of(d, label)) {
@@ -210,6 +271,7 @@ void compare_with_paper(TimingData& d, const Paper& p) {
       }
       c.values.push_back(v);
     }
+    judge(c);
     if (c.values.empty())
       c.note = claim.than.empty() ? fmt::format("not measured in this run ({}{})", claim.method,
                                                 claim.joints ? fmt::format(" at {} joints", claim.joints) : "")

@@ -60,11 +60,22 @@ struct TimingComparison {
   std::optional<double> ours_ratio;   // ours / our reference's, same run (steps only)
   std::optional<double> speedup;      // the paper's time / ours (context only: other machine)
 };
-// A published statement with our numbers, per tree size measured.
+// A published statement with our numbers, per tree size measured, and whether they agree.
+// The test a statement's relation names (claim_test): "slowest" -> Slowest; "not ..." -> Below
+// (value < factor); "nearly the same" -> Same (0.8 <= value <= 1.25); "more than" -> Above
+// (value > factor); "about", "almost", "nearly" -> About (0.8 factor <= value <= 1.25 factor for a
+// ratio of two methods; value >= 0.8 factor for a real-time factor, which a faster machine only
+// raises); otherwise AtLeast (value >= factor). A statement agrees when every size it is about
+// passes (its `joints`, or every size measured).
 struct ClaimCheck {
   enum class Kind { RealTime, Relative, Slowest };
+  enum class Test { AtLeast, Above, About, Below, Same, Slowest };
+  enum class Verdict { Agrees, Contradicts, NotMeasured };
   PaperClaim claim;
   Kind kind = Kind::Relative;
+  Test test = Test::AtLeast;
+  Verdict verdict = Verdict::NotMeasured;
+  std::string rule;  // the test as text: "h / time >= 0.8 x 3"
   struct Value {
     int joints = 0;
     double value = 0;   // RealTime: h / time; Relative: time(than) / time(method); Slowest: time / time(next slowest)
@@ -75,6 +86,8 @@ struct ClaimCheck {
   std::vector<Value> values;  // empty: not measured (see note)
   std::string note;
 };
+const char* to_string(ClaimCheck::Verdict v);
+ClaimCheck::Test claim_test(const std::string& relation);
 // Over the cases of an experiment with variants (bayer2009 Table 1): the speed-up of a method
 // (the base spec) = the reference's time / its time with the same variants and size; its best,
 // worst and mean over the cases, beside the published summary.

@@ -115,7 +115,7 @@ std::string list_text(const std::set<std::string>& a) {
 }  // namespace
 
 std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
-                        const std::vector<TextTable>& timing) {
+                        const std::vector<TextTable>& timing, const std::string& timing_summary) {
   const ProvenanceSummary& p = d.provenance;
   const std::vector<TextTable> tables = report_tables(d);
   std::string names;
@@ -195,7 +195,9 @@ figcaption{{font-size:13px}}
     s += fmt::format("<li>{} model x metric pairs do not apply, each with its reason (table <a href=\"#not-applicable\">not "
                      "applicable</a>)</li>\n",
                      d.not_applicable.size());
-  if (!timing.empty()) s += "<li>timing: our times beside the paper's, and its statements with our numbers, under <a href=\"#timing\">Timing</a></li>\n";
+  if (!timing.empty())
+    s += "<li>" + esc(timing_summary.empty() ? std::string("timing: our times per step") : timing_summary) +
+         " (under <a href=\"#timing\">Timing</a>)</li>\n";
   s += "</ul>\n";
 
   // figures, embedded, all of one size
@@ -249,7 +251,7 @@ figcaption{{font-size:13px}}
 
   // the page checks itself in the browser (tests/report_browser_test.cpp reads data-check):
   // figures decoded and at least 600 px wide, tables with their rows, no cell that reads "-",
-  // no Markdown table left in a pre block
+  // no Markdown table left in a pre block, and no page wider than the window (wide tables scroll in their box)
   s += R"(<script>
 window.addEventListener('load', function () {
   var imgs = document.querySelectorAll('img.figure'), ok = 0, wide = 0;
@@ -263,8 +265,9 @@ window.addEventListener('load', function () {
   document.querySelectorAll('td').forEach(function (c) { var x = c.textContent.trim(); if (x == '-' || x == '\u2013' || x == '') dash++; });
   var md = 0;
   document.querySelectorAll('pre').forEach(function (p) { if (/\|\s*-{3,}\s*\|/.test(p.textContent)) md++; });
+  var overflow = document.documentElement.scrollWidth > window.innerWidth + 1 ? 1 : 0;
   document.body.setAttribute('data-check', 'figures ' + ok + '/' + imgs.length + ' wide ' + wide + ' tables ' + full + '/' +
-                             tabs.length + ' dash ' + dash + ' mdpre ' + md);
+                             tabs.length + ' dash ' + dash + ' mdpre ' + md + ' overflow ' + overflow);
 });
 </script>
 </body></html>

@@ -44,14 +44,17 @@ struct Figure {
 std::vector<Figure> write_plots(const ReportData& d, const std::string& dir);
 // Every figure has this size (px) in report.html and in its SVG.
 constexpr int kFigureWidth = 800, kFigureHeight = 500;
-// timing: the tables of `mbbench bench` (timing_tables), shown in their own section if not empty
+// timing: the tables of `mbbench bench` (timing_tables), shown in their own section if not empty;
+// timing_summary: the summary's line about them (timing_summary)
 std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
-                        const std::vector<TextTable>& timing = {});
+                        const std::vector<TextTable>& timing = {}, const std::string& timing_summary = "");
 
 // The timing report (report/timing.cpp): its tables (HTML in report.html, Markdown in timing.md),
 // and DIR/plots/timing.{dat,gp,svg} (returns the svg or "" with `note` saying why not).
 std::vector<TextTable> timing_tables(const TimingData& d);
 std::string timing_markdown(const TimingData& d);
+// One line for the report's summary: the published statements by verdict, the published times measured.
+std::string timing_summary(const TimingData& d);
 std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note = nullptr);
 // gnuplot on PATH, or "" if absent
 std::string find_gnuplot();

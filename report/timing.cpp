@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -53,6 +54,21 @@ std::string claim_text(const ClaimCheck& c, double h_ms) {
 
 }  // namespace
 
+std::string timing_summary(const TimingData& d) {
+  std::string s = fmt::format("timing: {} series timed", d.series.size());
+  if (!d.beside_paper.empty()) {
+    long measured = 0;
+    for (const auto& c : d.beside_paper) measured += c.ours_ms.has_value();
+    s += fmt::format("; {} of the paper's {} published times measured beside ours", measured, d.beside_paper.size());
+  }
+  if (!d.claims.empty()) {
+    auto count = [&](ClaimCheck::Verdict v) { return std::count_if(d.claims.begin(), d.claims.end(), [&](const auto& c) { return c.verdict == v; }); };
+    s += fmt::format("; the paper's {} statements: {} agree, {} contradicted, {} not measured", d.claims.size(),
+                     count(ClaimCheck::Verdict::Agrees), count(ClaimCheck::Verdict::Contradicts), count(ClaimCheck::Verdict::NotMeasured));
+  }
+  return s;
+}
+
 std::vector<TextTable> timing_tables(const TimingData& d) {
   std::vector<TextTable> out;
   if (d.paper && !d.beside_paper.empty()) {
@@ -82,11 +98,13 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
     cl.id = "timing-claims";
     cl.title = fmt::format("The paper's statements with our numbers ({})", d.paper->citation);
     cl.caption = fmt::format("Real time: the simulated {} ms of one step (the paper's h). Relative statements: our ratio of the "
-                             "two methods' times per step, measured in the same run.",
+                             "two methods' times per step, measured in the same run. The verdict (docs/metrics.md#timing) applies the test "
+                             "the statement's wording names: at least, more than, below, or within a factor of 1.25 for "
+                             "'about', 'almost' and 'nearly'.",
                              sig3(d.h_ms));
-    cl.header = {"statement (" + d.paper->citation + ")", "method", "ours"};
+    cl.header = {"statement (" + d.paper->citation + ")", "method", "ours", "test", "verdict"};
     for (const auto& c : d.claims)
-      cl.rows.push_back({c.claim.quote, series_label(c.claim.method, c.claim.model), claim_text(c, d.h_ms)});
+      cl.rows.push_back({c.claim.quote, series_label(c.claim.method, c.claim.model), claim_text(c, d.h_ms), c.rule, to_string(c.verdict)});
     if (!cl.rows.empty()) out.push_back(std::move(cl));
   }
   if (d.variants) {
@@ -229,6 +247,8 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
   fs::create_directories(plots);
   std::string dat, plot_cmd;
   int idx = 0;
+  std::vector<std::string> labels;  // the series' styles: distinct colour and marker each (method_style)
+  for (const auto& s : d.series) labels.push_back(s.spec);
   for (const auto& s : d.series) {
     std::string rows;
     for (const auto& p : s.points)
@@ -236,9 +256,18 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     if (rows.empty()) continue;
     dat += fmt::format("# {}\n{}\n\n", s.spec, rows);
     std::string title = s.spec + (s.fit ? fmt::format(" (p = {:.2f})", s.fit->order) : "");
-    plot_cmd += fmt::format("{}'timing.dat' index {} using 1:2 with linespoints lw 1.5 title {}", idx ? ", \\\n  " : "", idx,
-                            gnuplot_string(title));
+    plot_cmd += fmt::format("{}'timing.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", idx ? ", \\\n  " : "", idx,
+                            method_style(labels, s.spec), gnuplot_string(title));
     ++idx;
+  }
+  // a tic at each size measured (a log axis over one decade has one labelled tic otherwise)
+  std::set<int> sizes;
+  for (const auto& s : d.series)
+    for (const auto& p : s.points) sizes.insert(p.joints);
+  std::string xtics;
+  if (!sizes.empty() && sizes.size() <= 12) {
+    for (int j : sizes) xtics += fmt::format("{}{}", xtics.empty() ? "set xtics (" : ", ", j);
+    xtics += ")\n";
   }
   if (plot_cmd.empty()) {
     if (note) *note = "no timing case was measured";
@@ -249,7 +278,9 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
                                                 : "Time per step over model size, fitted exponents p",
                                         "joints",
                                         "time per step [ms]") +
-                         "set key left top font ',10'\nset format x '%g'\nplot " + plot_cmd + "\n";
+                         // the key below the plot area, never over a line; the extreme points off the frame
+                         "set key outside below center horizontal maxcols 2 Left reverse width 1 font ',10'\n"
+                         "set autoscale fix\nset offsets graph 0.06, graph 0.06, graph 0.1, graph 0.1\nset format x '%g'\n" + xtics + "plot " + plot_cmd + "\n";
   write_file_atomic((plots / "timing.dat").string(), dat);
   write_file_atomic((plots / "timing.gp").string(), gp);
   const std::string gnuplot = find_gnuplot();

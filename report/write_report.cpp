@@ -72,9 +72,11 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   for (auto& f : write_step_series_plots(d, dir)) figures.push_back(std::move(f));
   // the timing of `mbbench bench` (its bench.json analysed again): tables and plot in this report
   std::vector<TextTable> timing;
+  std::string timing_line;
   if (!timing_dir.empty()) {
     const TimingData td = analyse_bench_dir(timing_dir);
     timing = timing_tables(td);
+    timing_line = timing_summary(td);
     Figure f;
     f.id = "timing";
     f.title = "Time per step over joints (bender2007 s.6, Fig. 4), with the fitted scaling exponents";
@@ -86,7 +88,7 @@ std::string write_report(const std::vector<std::string>& record_files, const std
     write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d) + "\n" + timing_markdown(td));
   }
   std::string html = (fs::path(dir) / "report.html").string();
-  write_file_atomic(html, report_html(d, figures, dir, timing));
+  write_file_atomic(html, report_html(d, figures, dir, timing, timing_line));
   return html;
 }
 

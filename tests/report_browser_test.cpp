@@ -27,6 +27,10 @@ std::string find_chromium() {
   }
   return "";
 }
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p);
+  out << text;
+}
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream ss;
@@ -127,9 +131,10 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
   const size_t at = dom.find("data-check=\"");
   INFO("DOM head: " << dom.substr(0, 400));
   REQUIRE(at != std::string::npos);
-  long fig_ok = -1, fig_all = -1, wide = -1, tab_ok = -1, tab_all = -1, dash = -1, mdpre = -1;
-  REQUIRE(std::sscanf(dom.c_str() + at, "data-check=\"figures %ld/%ld wide %ld tables %ld/%ld dash %ld mdpre %ld\"", &fig_ok, &fig_all,
-                      &wide, &tab_ok, &tab_all, &dash, &mdpre) == 7);
+  long fig_ok = -1, fig_all = -1, wide = -1, tab_ok = -1, tab_all = -1, dash = -1, mdpre = -1, overflow = -1;
+  REQUIRE(std::sscanf(dom.c_str() + at, "data-check=\"figures %ld/%ld wide %ld tables %ld/%ld dash %ld mdpre %ld overflow %ld\"", &fig_ok,
+                      &fig_all, &wide, &tab_ok, &tab_all, &dash, &mdpre, &overflow) == 8);
+  CHECK(overflow == 0);
   CHECK(fig_ok == figures);  // every figure decoded (naturalWidth > 0)
   CHECK(fig_all == figures);
   CHECK(wide == figures);    // and at least 600 px wide, on the page too
@@ -137,6 +142,58 @@ TEST_CASE("report.html renders in headless Chromium with every figure and table"
   CHECK(tab_all == tables);
   CHECK(dash == 0);          // no cell reads "-" (or is empty) where a value is expected
   CHECK(mdpre == 0);         // no Markdown table in a pre block
+  // at 900 px the page is no wider than the window: a wide table scrolls inside its own box
+  REQUIRE(std::system(fmt::format("{} {} --window-size=900,1000 --dump-dom {} 2>/dev/null > {}", chromium, flags, url,
+                                  (d / "dom900.html").string())
+                          .c_str()) == 0);
+  const std::string dom900 = slurp(d / "dom900.html");
+  INFO("at 900 px: " << dom900.substr(dom900.find("data-check=\""), 120));
+  CHECK_THAT(dom900, Catch::Contains(" overflow 0\""));
+  // every text of every figure (labels, key, tics, "failed" marks) lies inside its SVG's viewBox:
+  // the SVGs inlined in one page, each text's box measured by the browser against its SVG's box
+  std::string page = "<!DOCTYPE html><html><body>\n";
+  long svgs = 0;
+  for (const auto& e : fs::directory_iterator(d / "rep" / "plots"))
+    if (e.path().extension() == ".svg") {
+      std::string svg = slurp(e.path());
+      const size_t open = svg.find("<svg");
+      REQUIRE(open != std::string::npos);
+      page += "<div data-file=\"" + e.path().filename().string() + "\">" + svg.substr(open) + "</div>\n";
+      ++svgs;
+    }
+  REQUIRE(svgs > 0);
+  page += R"(<script>
+window.addEventListener('load', function () {
+  var n = 0, out = [], svgs = document.querySelectorAll('div > svg');
+  svgs.forEach(function (svg) {
+    var b = svg.getBoundingClientRect(), vb = svg.viewBox.baseVal;
+    if (!vb || Math.abs(b.width - vb.width) > 1 || Math.abs(b.height - vb.height) > 1) out.push(svg.parentNode.dataset.file + ':viewBox');
+    svg.querySelectorAll('text').forEach(function (t) {
+      if (!t.textContent.trim()) return;
+      n++;
+      var r = t.getBoundingClientRect();
+      if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1)
+        out.push(svg.parentNode.dataset.file + ':' + t.textContent.trim());
+    });
+  });
+  document.body.setAttribute('data-textcheck', 'svgs ' + svgs.length + ' texts ' + n + ' outside ' + out.length + ' [' + out.join(' | ') + ']');
+});
+</script></body></html>
+)";
+  write_text(d / "svgcheck.html", page);
+  const std::string svg_url = "file://" + fs::absolute(d / "svgcheck.html").string();
+  REQUIRE(std::system(fmt::format("{} {} --window-size=1400,1000 --dump-dom {} 2>/dev/null > {}", chromium, flags, svg_url,
+                                  (d / "svgdom.html").string())
+                          .c_str()) == 0);
+  const std::string svgdom = slurp(d / "svgdom.html");
+  const size_t tc = svgdom.find("data-textcheck=\"");
+  REQUIRE(tc != std::string::npos);
+  long svg_n = -1, texts = -1, outside = -1;
+  INFO(svgdom.substr(tc, svgdom.find('"', tc + 16) - tc));
+  REQUIRE(std::sscanf(svgdom.c_str() + tc, "data-textcheck=\"svgs %ld texts %ld outside %ld", &svg_n, &texts, &outside) == 3);
+  CHECK(svg_n == svgs);
+  CHECK(texts > 10 * svgs);  // titles, axis labels, tics and keys were measured
+  CHECK(outside == 0);
   // a screenshot of the top of the page for a person to look at
   const fs::path shot = fs::path(MBBENCH_EXE).parent_path() / "report-screenshot.png";
   const std::string shot_cmd = fmt::format("{} {} --window-size=1400,2400 --screenshot={} {} >/dev/null 2>&1", chromium, flags,

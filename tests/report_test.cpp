@@ -118,6 +118,12 @@ TEST_CASE("timing analysis: the paper's times and claims beside ours, as data - 
   CHECK(d.claims[2].kind == mb::ClaimCheck::Kind::RealTime);
   CHECK(d.claims[2].values.at(0).value == Approx(1000.0 / 30 / 0.1));
   CHECK(d.series[0].points[1].ratio.value() == Approx(1.0));
+  // verdicts: lagrange is the slowest at both sizes; linear is 3x faster than baraff, not "nearly
+  // six"; 1000/30/0.1 = 333 > 26 times real time
+  CHECK(slowest.verdict == mb::ClaimCheck::Verdict::Agrees);
+  CHECK(d.claims[1].verdict == mb::ClaimCheck::Verdict::Contradicts);
+  CHECK_THAT(d.claims[1].rule, Catch::Contains("within 4.8..7.5"));
+  CHECK(d.claims[2].verdict == mb::ClaimCheck::Verdict::Agrees);
   const auto tables = mb::timing_tables(d);
   REQUIRE(tables.size() == 4);
   no_dash(tables);
@@ -126,6 +132,42 @@ TEST_CASE("timing analysis: the paper's times and claims beside ours, as data - 
   const std::string md = mb::timing_markdown(d);
   CHECK_THAT(md, Catch::Contains("| lagrange | 31 |"));
   CHECK(md.find("| - |") == std::string::npos);
+}
+
+TEST_CASE("timing verdicts: the test a statement's wording names, at the sizes it is about", "[report][timing]") {
+  using T = mb::ClaimCheck::Test;
+  CHECK(mb::claim_test("slowest method") == T::Slowest);
+  CHECK(mb::claim_test("not faster than real time (only 10 % is)") == T::Below);
+  CHECK(mb::claim_test("nearly the same time as, every size") == T::Same);
+  CHECK(mb::claim_test("more than times faster than real time") == T::Above);
+  CHECK(mb::claim_test("almost times faster than") == T::About);
+  CHECK(mb::claim_test("faster than, every size") == T::AtLeast);
+  json b;
+  auto add = [&](const std::string& spec, int j, double ms) {
+    b["benchmarks"].push_back({{"name", mb::timing_case_name(spec, j)}, {"run_type", "iteration"}, {"real_time", ms}, {"time_unit", "ms"}});
+  };
+  // a is faster than b at 31 joints only; c takes the same time as a at 31, 1.3x at 63
+  add("a", 31, 1.0), add("b", 31, 1.1), add("c", 31, 1.0);
+  add("a", 63, 2.0), add("b", 63, 1.9), add("c", 63, 2.6);
+  mb::Paper p;
+  p.context = {{"h", "0.01"}};
+  p.claims.push_back({"a", "b", "faster than, every size", "s", "q", 0, 1, "", ""});   // 1.1, 0.95: contradicts
+  p.claims.push_back({"a", "b", "faster than", "s", "q", 31, 1, "", ""});              // 1.1 at 31: agrees
+  p.claims.push_back({"c", "a", "nearly the same time as", "s", "q", 0, 1, "", ""});   // 1.0, 0.77: contradicts
+  p.claims.push_back({"a", "", "almost times faster than real time", "s", "q", 63, 6, "", ""});  // 10/2 = 5 >= 4.8
+  p.claims.push_back({"a", "", "not faster than real time", "s", "q", 63, 1, "", ""});  // 5 > 1: contradicts
+  p.claims.push_back({"a", "", "faster than real time", "s", "q", 127, 1, "", ""});     // not measured
+  const mb::TimingData d = mb::analyse_timing(b, "a", p);
+  REQUIRE(d.claims.size() == 6);
+  using V = mb::ClaimCheck::Verdict;
+  CHECK(d.claims[0].verdict == V::Contradicts);
+  CHECK(d.claims[1].verdict == V::Agrees);
+  CHECK(d.claims[2].verdict == V::Contradicts);
+  CHECK(d.claims[3].verdict == V::Agrees);
+  CHECK(d.claims[4].verdict == V::Contradicts);
+  CHECK(d.claims[5].verdict == V::NotMeasured);
+  CHECK(std::string(mb::to_string(d.claims[5].verdict)) == "not measured");
+  CHECK_THAT(mb::timing_summary(d), Catch::Contains("6 statements: 2 agree, 3 contradicted, 1 not measured"));
 }
 
 TEST_CASE("report formatting: 3 significant digits, Markdown cells escape '|'", "[report]") {
