@@ -1,5 +1,6 @@
 #include "methods/common/constraint_system.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <Eigen/Dense>
@@ -449,7 +450,7 @@ long ConstraintSystem::redundant_rows() const {
 
 void ConstraintSystem::assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const {
   std::vector<Eigen::Triplet<double>> t;
-  for_each_coupling([&](int i, int j, const Mat6& Aij) {
+  for_each_block_pair(true, [&](int i, int j, const Mat6& Aij) {
     const JointBlock &bi = blocks_[i], &bj = blocks_[j];
     for (int r = 0; r < bi.dim; ++r)
       for (int c = 0; c < bj.dim; ++c)
@@ -457,6 +458,24 @@ void ConstraintSystem::assemble_sparse_lower(Eigen::SparseMatrix<double>& A) con
   });
   A.resize(nrows_, nrows_);
   A.setFromTriplets(t.begin(), t.end());
+}
+
+void ConstraintSystem::refill_sparse_lower(Eigen::SparseMatrix<double>& A) const {
+  const int* outer = A.outerIndexPtr();
+  const int* inner = A.innerIndexPtr();
+  double* value = A.valuePtr();
+  for_each_block_pair(true, [&](int i, int j, const Mat6& Aij) {
+    const JointBlock &bi = blocks_[i], &bj = blocks_[j];
+    for (int c = 0; c < bj.dim; ++c) {
+      const int col = bj.row + c;
+      const int first = std::max(bi.row, col);  // the rows of block i on or below the diagonal
+      if (first >= bi.row + bi.dim) continue;
+      // those rows are consecutive, and so are their entries in the column's sorted rows
+      const int* at = std::lower_bound(inner + outer[col], inner + outer[col + 1], first);
+      double* v = value + (at - inner);
+      for (int r = first - bi.row; r < bi.dim; ++r) *v++ = Aij(r, c);
+    }
+  });
 }
 
 }  // namespace mb
