@@ -383,9 +383,13 @@ void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, S
 void ConstraintSystem::rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const {
   // fixed-size products (the rows of J past dim are zero; the entries of x past dim are ignored
   // that way, and the callers of apply_block_impulse pass finite ones)
-  const Vec6 dV = mass_inverse(b.body[side]) * (b.J_kept[side].transpose() * x).eval();  // not a ball
-  body.v += dV.head<3>();
-  body.w += dV.tail<3>();
+  const Vec6 y = (b.J_kept[side].transpose() * x).eval();  // not a ball
+  // M^-1 y by the blocks of M^-1 = diag(I / m, W): the sums of the 6 x 6 product without its zero
+  // terms, in its order (the same bits; checked on 2 million random products)
+  const BodyMass& mk = mass_[static_cast<size_t>(b.body[side])];
+  const Mat3& W = mk.Iinv;
+  body.v += mk.inv_m * y.head<3>();
+  body.w += (W.col(0) * y[3] + W.col(1) * y[4]) + W.col(2) * y[5];
 }
 
 void ConstraintSystem::apply_impulse(const Eigen::VectorXd& x, State& s) const {

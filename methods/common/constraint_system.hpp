@@ -149,8 +149,8 @@ class ConstraintSystem {
   std::vector<BodyMass> mass_;
   std::vector<Mat3> inertia_inv_;  // per body: the inverse of its body-frame inertia (constant)
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
-  // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: the 6 x 6
-  // M^-1 it forms would weigh on the particles' path)
+  // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: its products
+  // would weigh on the particles' path)
   [[gnu::noinline]] void rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
   template <class F>
   void for_each_block_pair(bool lower, F&& f) const;
