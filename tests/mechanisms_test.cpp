@@ -134,3 +134,29 @@ TEST_CASE("the spider runs with the Gauss-Seidel impulse method", "[mechanisms][
   const mb::Vec3 r1 = s.bodies[0].q.conjugate() * (s.bodies[2].x - s.bodies[0].x);
   CHECK((r1 - r0).norm() > 1e-4);
 }
+
+TEST_CASE("A's lower triangle refilled in place is its assembly, value for value", "[mechanisms][impulse]") {
+  // hinges in loops (the Strandbeest) and ball joints on one body (the spider)
+  for (const char* spec : {"strandbeest:legs=3", "spider:legs=6"}) {
+    INFO(spec);
+    const mb::Model m = mb::build_model(spec);
+    mb::ConstraintSystem cs(m);
+    cs.update(m, mb::initial_state(m));
+    Eigen::SparseMatrix<double> refilled, assembled;
+    cs.assemble_sparse_lower(refilled);
+    refilled.makeCompressed();
+    const Eigen::VectorXd before = Eigen::Map<const Eigen::VectorXd>(refilled.valuePtr(), refilled.nonZeros());
+    cs.update(m, mbtest::simulate(m, "tomcin", 0.01, 0.05));  // the bodies moved: other Jacobians
+    cs.refill_sparse_lower(refilled);
+    cs.assemble_sparse_lower(assembled);
+    assembled.makeCompressed();
+    REQUIRE(refilled.nonZeros() == assembled.nonZeros());
+    long differ = 0, moved = 0;
+    for (Eigen::Index k = 0; k < assembled.nonZeros(); ++k) {
+      differ += refilled.innerIndexPtr()[k] != assembled.innerIndexPtr()[k] || refilled.valuePtr()[k] != assembled.valuePtr()[k];
+      moved += before[k] != assembled.valuePtr()[k];
+    }
+    CHECK(differ == 0);
+    CHECK(moved > assembled.nonZeros() / 10);  // the refill wrote new values
+  }
+}

@@ -125,8 +125,12 @@ class ConstraintSystem {
   void for_each_coupling(F&& f) const;
   // Dense A = J M^-1 J^T (rows x rows).
   void assemble_dense(Eigen::MatrixXd& A) const;
-  // Sparse A, lower triangle only (rows x rows).
+  // Sparse A, lower triangle only (rows x rows). Its pattern is the blocks' structure (a pair of
+  // blocks with a common body), fixed for the system: entries that are zero by value stay stored.
   void assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const;
+  // The same values written into A, which holds the pattern of an earlier assemble_sparse_lower()
+  // of this system (compressed): no sorting, no allocation; the same numbers.
+  void refill_sparse_lower(Eigen::SparseMatrix<double>& A) const;
   // rows - rank(A) with the Jacobians of the last update(): the number of redundant (linearly
   // dependent) constraint rows, by a rank-revealing sparse QR of A (Eigen::SparseQR, COLAMD).
   long redundant_rows() const;
@@ -145,9 +149,11 @@ class ConstraintSystem {
   std::vector<BodyMass> mass_;
   std::vector<Mat3> inertia_inv_;  // per body: the inverse of its body-frame inertia (constant)
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
-  // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: the 6 x 6
-  // M^-1 it forms would weigh on the particles' path)
+  // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: its products
+  // would weigh on the particles' path)
   [[gnu::noinline]] void rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
+  template <class F>
+  void for_each_block_pair(bool lower, F&& f) const;
   // a ball joint's block on a rigid body that update() does not keep
   bool formed(const JointBlock& b, int side) const {
     return b.ball && !keep_ball_ && b.body[side] >= 0 && body_dim_[b.body[side]] == 6;
@@ -162,6 +168,13 @@ class ConstraintSystem {
 
 template <class F>
 void ConstraintSystem::for_each_coupling(F&& f) const {
+  for_each_block_pair(false, std::forward<F>(f));
+}
+
+// f(i, j, A_ij) for every pair of blocks with a common body, or (lower) those with j <= i only: a
+// block's rows all follow those of the blocks before it, so the others lie above the diagonal
+template <class F>
+void ConstraintSystem::for_each_block_pair(bool lower, F&& f) const {
   std::vector<int> seen;
   for (size_t bi = 0; bi < blocks_.size(); ++bi) {
     const JointBlock& i = blocks_[bi];
@@ -169,6 +182,7 @@ void ConstraintSystem::for_each_coupling(F&& f) const {
     for (int side = 0; side < 2; ++side) {
       if (i.body[side] < 0) continue;
       for (int bj : touching_[i.body[side]]) {
+        if (lower && bj > static_cast<int>(bi)) continue;
         bool dup = false;
         for (int x : seen) dup = dup || x == bj;
         if (dup) continue;

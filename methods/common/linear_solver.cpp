@@ -1,17 +1,28 @@
 #include "methods/common/linear_solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include <Eigen/CholmodSupport>
 #include <Eigen/Dense>
 #include <Eigen/SparseCore>
+#include <cholmod.h>
 #include <fmt/format.h>
 
 #include "core/error.hpp"
 #include "methods/common/tree_solver.hpp"
 
 namespace mb {
+
+void LinearSolver::solve_columns(const Eigen::MatrixXd& B, Eigen::MatrixXd& X) {
+  X.resize(B.rows(), B.cols());
+  Eigen::VectorXd b, x;
+  for (Eigen::Index c = 0; c < B.cols(); ++c) {
+    b = B.col(c);
+    solve(b, x);
+    X.col(c) = x;
+  }
+}
 
 namespace {
 
@@ -58,12 +69,6 @@ class DenseMinNorm final : public LinearSolver {
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod_;
 };
 
-// Eigen's supernodal LL^T with access to CHOLMOD's factor (for rcond)
-class SupernodalLlt : public Eigen::CholmodSupernodalLLT<Eigen::SparseMatrix<double>, Eigen::Lower> {
- public:
-  double rcond() { return m_cholmodFactor ? cholmod_rcond(m_cholmodFactor, &cholmod()) : 0.0; }
-};
-
 // norm1 of the symmetric matrix whose lower triangle is L: the largest column sum of |A|
 double symmetric_norm1(const Eigen::SparseMatrix<double>& L) {
   Eigen::VectorXd col = Eigen::VectorXd::Zero(L.cols());
@@ -89,49 +94,114 @@ double spectral_condition(const Eigen::SparseMatrix<double>& L) {
   return lmin > 0 ? lmax / lmin : 0.0;
 }
 
+// CHOLMOD through its C interface: the symbolic analysis (AMD ordering, and CHOLMOD's choice of a
+// supernodal or a simplicial factor) once, the numeric factorization per factor(), and the solves
+// into workspace kept between them (cholmod_solve2), a block of right-hand sides in one pass.
+// CHOLMOD's own rule picks the kind of factor: supernodal (LL^T, dense BLAS kernels on its
+// supernodes) where the factorization's flops per nonzero of L reach `supernodal_switch` (40),
+// simplicial LDL^T below. Both are exact factorizations of the same matrix; they differ in
+// round-off only. The simplicial one is the faster where the supernodes are small (the split
+// mechanisms, the trees; docs/performance.md, "CHOLMOD").
 class Cholmod final : public LinearSolver {
  public:
-  explicit Cholmod(double eps_t = 0, bool spectrum = false) : eps_t_(eps_t), spectrum_(spectrum) {}
+  explicit Cholmod(double eps_t = 0, bool spectrum = false) : eps_t_(eps_t), spectrum_(spectrum) {
+    cholmod_start(&c_);
+    c_.nmethods = 1;
+    c_.method[0].ordering = CHOLMOD_AMD;
+    c_.supernodal = CHOLMOD_AUTO;
+    c_.print = 0;  // a failed factorization is reported by the exception below, not on stderr
+  }
+  Cholmod(const Cholmod&) = delete;
+  Cholmod& operator=(const Cholmod&) = delete;
+  ~Cholmod() override {
+    release();
+    cholmod_finish(&c_);
+  }
   void analyze(const ConstraintSystem&) override {
-    chol_ = std::make_unique<SupernodalLlt>();
-    chol_->cholmod().nmethods = 1;
-    chol_->cholmod().method[0].ordering = CHOLMOD_AMD;
-    chol_->cholmod().print = 0;  // a failed factorization is reported by the exception below, not on stderr
+    release();
     analyzed_ = false;
   }
   void factor(const ConstraintSystem& cs) override {
-    cs.assemble_sparse_lower(A_);
+    // the pattern once with the analysis, the values in place after it
+    if (analyzed_) cs.refill_sparse_lower(A_);
+    else cs.assemble_sparse_lower(A_);
     info_.t_analysis = 0;
     if (A_.rows() == 0) return;  // no constraints (a model of springs alone): CHOLMOD has no empty factor
+    A_.makeCompressed();
+    cholmod_sparse a = view(A_);
     // the fill-reducing AMD ordering and the symbolic factorisation once
     if (!analyzed_) {
       const auto t0 = std::chrono::steady_clock::now();
-      chol_->analyzePattern(A_);
+      L_ = cholmod_analyze(&a, &c_);
+      if (!L_) throw SimulationError("CHOLMOD's symbolic analysis of A failed");
       analyzed_ = true;
       info_.t_analysis = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      info_.nnz_l = static_cast<long>(chol_->cholmod().lnz);
+      info_.nnz_l = static_cast<long>(c_.lnz);
     }
     info_.nnz_a = A_.nonZeros();
     info_.shift = eps_t_ > 0 ? eps_t_ * symmetric_norm1(A_) : 0.0;
-    chol_->setShift(info_.shift);
-    chol_->factorize(A_);
-    if (chol_->info() != Eigen::Success)
+    double beta[2] = {info_.shift, 0.0};
+    cholmod_factorize_p(&a, beta, nullptr, 0, L_, &c_);
+    if (c_.status != CHOLMOD_OK || L_->minor < L_->n)
       throw SimulationError(eps_t_ > 0 ? "CHOLMOD factorisation of A + alpha 1 failed (not positive definite: raise eps_T?)"
                                        : "CHOLMOD factorisation of A failed (not positive definite: redundant constraints?)");
-    info_.rcond = chol_->rcond();
+    info_.rcond = cholmod_rcond(L_, &c_);
     if (spectrum_) info_.condition = spectral_condition(A_);
   }
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override {
-    if (b.size() == 0) x.resize(0);
-    else x = chol_->solve(b);
+    x.resize(b.size());
+    if (b.size() == 0) return;
+    solve_into(b.data(), x.data(), 1);
+  }
+  void solve_columns(const Eigen::MatrixXd& B, Eigen::MatrixXd& X) override {
+    X.resize(B.rows(), B.cols());
+    if (B.size() == 0) return;
+    solve_into(B.data(), X.data(), B.cols());
   }
   FactorInfo factor_info() const override { return info_; }
 
  private:
+  static cholmod_sparse view(Eigen::SparseMatrix<double>& A) {
+    cholmod_sparse a{};
+    a.nrow = a.ncol = static_cast<size_t>(A.rows());
+    a.nzmax = static_cast<size_t>(A.nonZeros());
+    a.p = A.outerIndexPtr();
+    a.i = A.innerIndexPtr();
+    a.x = A.valuePtr();
+    a.stype = -1;  // the lower triangle of a symmetric matrix
+    a.itype = CHOLMOD_INT;
+    a.xtype = CHOLMOD_REAL;
+    a.dtype = CHOLMOD_DOUBLE;
+    a.sorted = 1;
+    a.packed = 1;
+    return a;
+  }
+  // X = A^-1 B for `cols` columns of A's size, column-major
+  void solve_into(const double* b, double* x, Eigen::Index cols) {
+    cholmod_dense rhs{};
+    rhs.nrow = rhs.d = static_cast<size_t>(A_.rows());
+    rhs.ncol = static_cast<size_t>(cols);
+    rhs.nzmax = rhs.nrow * rhs.ncol;
+    rhs.x = const_cast<double*>(b);  // read only
+    rhs.xtype = CHOLMOD_REAL;
+    rhs.dtype = CHOLMOD_DOUBLE;
+    if (!cholmod_solve2(CHOLMOD_A, L_, &rhs, nullptr, &X_, nullptr, &Y_, &E_, &c_))
+      throw SimulationError("CHOLMOD solve failed");
+    const auto* sol = static_cast<const double*>(X_->x);
+    std::copy(sol, sol + rhs.nzmax, x);
+  }
+  void release() {
+    if (L_) cholmod_free_factor(&L_, &c_);
+    for (cholmod_dense** d : {&X_, &Y_, &E_})
+      if (*d) cholmod_free_dense(d, &c_);
+  }
+
   double eps_t_;
   bool spectrum_;
   Eigen::SparseMatrix<double> A_;
-  std::unique_ptr<SupernodalLlt> chol_;
+  cholmod_common c_;
+  cholmod_factor* L_ = nullptr;
+  cholmod_dense *X_ = nullptr, *Y_ = nullptr, *E_ = nullptr;  // cholmod_solve2's solution and workspace
   bool analyzed_ = false;
   FactorInfo info_;
 };

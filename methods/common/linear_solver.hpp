@@ -33,6 +33,8 @@ class LinearSolver {
   virtual void analyze(const ConstraintSystem& cs) = 0;
   virtual void factor(const ConstraintSystem& cs) = 0;
   virtual void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) = 0;
+  // X = A^-1 B column by column (a solver may solve the block at once: the same numbers)
+  virtual void solve_columns(const Eigen::MatrixXd& B, Eigen::MatrixXd& X);
   virtual FactorInfo factor_info() const { return {}; }
   // true when factor() reports nothing (factor_info() stays empty) and may therefore be put off
   // until the first solve(): a step whose corrections all start within tolerance then skips it
@@ -51,7 +53,7 @@ std::unique_ptr<LinearSolver> make_lu_solver();       // dense A, Eigen partial-
 // dense A, Eigen's complete orthogonal decomposition: the minimum-norm least-squares solution, exact
 // for a singular A (redundant constraints) with b in its range (O(n^3); for references)
 std::unique_ptr<LinearSolver> make_min_norm_solver();
-std::unique_ptr<LinearSolver> make_cholmod_solver();  // sparse A, CHOLMOD supernodal Cholesky, AMD ordering
+std::unique_ptr<LinearSolver> make_cholmod_solver();  // sparse A, CHOLMOD Cholesky (supernodal or simplicial by CHOLMOD's rule), AMD ordering
 // The same with Tikhonov regularization (tomcin2014 s.4): A + alpha 1 is factored, alpha =
 // eps_t * norm1(A) (the largest column sum of |A|), so that A with dependent rows (redundant
 // constraints) is positive definite. The symbolic analysis (AMD ordering) once, the numeric

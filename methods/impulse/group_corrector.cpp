@@ -78,12 +78,8 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       }
     }
     if (!any) return false;
-    Y.resize(g.cs.rows(), 3);
-    for (int c = 0; c < 3; ++c) {
-      rhs_ = B_.col(c);
-      g.solver->solve(rhs_, sol_);
-      Y.col(c) = sol_;
-    }
+    g.solver->solve_columns(B_, Yb_);
+    Y = Yb_;
     if (!Y.allFinite()) throw SimulationError("contact coupling: the joint solve produced a non-finite value (singular system?)");
     BtY = B_.transpose() * Y;
     return true;
@@ -107,12 +103,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
         any = true;
       }
     if (!any) return false;
-    Y.resize(g.cs.rows(), dV.cols());
-    for (Eigen::Index c = 0; c < dV.cols(); ++c) {
-      rhs_ = PhiDV.col(c);
-      g.solver->solve(rhs_, sol_);
-      Y.col(c) = sol_;
-    }
+    g.solver->solve_columns(PhiDV, Y);
     if (!Y.allFinite()) throw SimulationError("joint response: the joint solve produced a non-finite value (singular system?)");
     return true;
   }
@@ -195,8 +186,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   }
 
   std::vector<std::vector<int>> parts_spec_;
-  Eigen::Matrix<double, Eigen::Dynamic, 3> B_;
-  Eigen::VectorXd rhs_, sol_;
+  Eigen::MatrixXd B_, Yb_;  // a contact's coupling columns and their solves
   LinearSolverFactory make_;
   std::vector<Group> groups_;
   State pred_;

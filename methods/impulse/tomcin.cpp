@@ -1,7 +1,8 @@
 // `tomcin` (tomcin2014 s.3-5, "SPD"): the impulse step with the joint correction of tomcin2014 s.3,
 // a modified Newton method whose gradient is the system matrix A = J M^-1 J^T of the step (eq. 4,
-// A dp = -c(p) / h), assembled sparse and factored once per step by CHOLMOD (supernodal LL^T, AMD
-// ordering, symbolic analysis once per mechanism); the velocity correction reuses the factor.
+// A dp = -c(p) / h), assembled sparse and factored once per step by CHOLMOD (AMD ordering, symbolic
+// analysis once per mechanism, supernodal or simplicial by CHOLMOD's rule); the velocity correction
+// reuses the factor.
 // Redundant constraints (closed loops, s.4) make A singular; the Tikhonov regularization factors
 // A + alpha 1 with alpha = eps_T * norm1(A) instead. The modified Newton iteration still converges
 // to c = 0 (its fixed point does not depend on the matrix), so the regularization costs iterations,

@@ -21,7 +21,7 @@ namespace {
 // the linear solvers for the multipliers (and the impulse corrections of v / vd): one line each
 const std::pair<const char*, LinearSolverFactory> kSolvers[] = {
     {"lu", make_lu_solver},            // dense A, partial-pivot LU: bender2007's "Lagrange"
-    {"cholmod", make_cholmod_solver},  // sparse A, CHOLMOD supernodal Cholesky, AMD ordering
+    {"cholmod", make_cholmod_solver},  // sparse A, CHOLMOD Cholesky (AMD ordering)
     {"baraff", make_tree_solver},      // Baraff's O(n) LDL^T of H = [M -J^T; -J 0] (methods/common/tree_solver.hpp)
 };
 
