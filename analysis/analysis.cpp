@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/toml_reader.hpp"
 #include "analysis/analysis.hpp"
+#include "metrics/registry.hpp"
 
 namespace mb {
 
@@ -212,7 +213,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
 
   // the metrics asked for (records without an experiment: the paper's)
   for (const auto& r : d.records) {
-    std::vector<std::string> ms = {"ED", "EID", "LD", "CD_pos_mean"};
+    std::vector<std::string> ms = paper_metrics();
     if (r.experiment) ms = r.experiment->metrics;
     for (const auto& m : ms)
       if (std::find(d.metrics.begin(), d.metrics.end(), m) == d.metrics.end()) d.metrics.push_back(m);
@@ -267,8 +268,9 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
       // finished without it or a note saying why; a series whose every case failed stays a series
       if (!value && (ok_case || !why.empty())) {
         if (why.empty())
-          why = metric.rfind("LD", 0) == 0 && !r0.model.period ? "the model has no known period (LD is measured at whole periods)"
-                                                                : "no case of this model records it";
+          why = metric_needs(metric, kNeedsPeriod) && !r0.model.period
+                    ? "the model has no known period (LD is measured at whole periods)"
+                    : "no case of this model records it";
         auto it = std::find_if(d.not_applicable.begin(), d.not_applicable.end(),
                                [&](const NotApplicable& x) { return x.model == s.model && x.metric == metric && x.reason == why; });
         if (it == d.not_applicable.end()) d.not_applicable.push_back({s.model, metric, why, static_cast<int>(rs.size())});

@@ -7,14 +7,16 @@
 
 #include <fmt/format.h>
 
+#include "metrics/registry.hpp"
+
 namespace mb {
 
 namespace {
 
 bool asks_for_mescd(const CaseRecord& r) {
-  if (!r.experiment) return r.metrics.get("mescd").has_value();
+  if (!r.experiment) return r.metrics.get(metric::mescd).has_value();
   const auto& ms = r.experiment->metrics;
-  return std::find(ms.begin(), ms.end(), "mescd") != ms.end();
+  return std::find(ms.begin(), ms.end(), metric::mescd) != ms.end();
 }
 
 }  // namespace
@@ -61,7 +63,7 @@ WorkPrecision work_precision(const std::vector<CaseRecord>& records) {
         c.failures.push_back(fmt::format("h={:.6g}: {} at t = {:.6g} s", r->h, r->reason, r->fail_time));
         continue;
       }
-      const auto digits = r->metrics.get("mescd");
+      const auto digits = r->metrics.get(metric::mescd);
       const double simulated = static_cast<double>(r->steps_done) * r->h;
       if (!digits || !std::isfinite(*digits) || !(simulated > 0) || !(r->timing.step_seconds_total > 0)) continue;
       WorkPoint p;
@@ -70,8 +72,8 @@ WorkPrecision work_precision(const std::vector<CaseRecord>& records) {
       p.digits = *digits;
       p.error = std::pow(10.0, -*digits);
       p.cost = r->timing.step_seconds_total / simulated;
-      p.energy_drift = r->metrics.get("ED");
-      p.constraint_max = r->metrics.get("CD_pos_max");
+      p.energy_drift = r->metrics.get(metric::ED);
+      p.constraint_max = r->metrics.get(metric::CD_pos_max);
       c.points.push_back(p);
     }
     curves.push_back(std::move(c));

@@ -46,10 +46,11 @@ inline void step_benchmark(benchmark::State& st, const std::string& spec, const 
     long rows = 0;
     for (const Joint& j : model.joints) rows += trans_rows(joint_parts(j.type).trans) + rot_rows(joint_parts(j.type).rot);
     st.counters["rows"] = static_cast<double>(rows);
-    if (timer.stats().nnz_a_max > 0) {
-      st.counters["nnz_a"] = static_cast<double>(timer.stats().nnz_a_max);
-      st.counters["nnz_l"] = static_cast<double>(timer.stats().nnz_l_max);
-    }
+    // the summary fields with a counter (records/stats.hpp), where the method reports them
+    const StatsSummary& sum = timer.stats();
+    StatsSummary::fields([&](const auto& f) {
+      if (f.counter && is_written(sum, f)) st.counters[f.counter] = static_cast<double>(sum.*f.member);
+    });
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
     return;

@@ -203,11 +203,12 @@ std::vector<Case> expand_cases(const Experiment& e) {
             c.cfg.steps = steps;
             c.cfg.ld_periods = ld;
             // the significant digits are measured at the end of the run, against the reference
-            c.cfg.sample_end = std::find_if(e.metrics.begin(), e.metrics.end(), [](const std::string& m) {
-                                 return m == "scd" || m == "mescd";
-                               }) != e.metrics.end();
+            auto any_needs = [&](unsigned needs) {
+              return std::any_of(e.metrics.begin(), e.metrics.end(), [&](const std::string& m) { return metric_needs(m, needs); });
+            };
+            c.cfg.sample_end = any_needs(kNeedsEndSample);
             // the self-consistency error: the same method at h / 64, compared at the end
-            c.cfg.self_consistency = std::find(e.metrics.begin(), e.metrics.end(), "self_error") != e.metrics.end();
+            c.cfg.self_consistency = any_needs(kNeedsFineRun);
             c.id = fmt::format("{} {} h={} steps={} ld={}", model_spec, method, h, to_string(steps), to_string(ld));
             cases.push_back(std::move(c));
           }

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "core/stats.hpp"
 #include "methods/method.hpp"
+#include "metrics/registry.hpp"
 #include "models/catalog.hpp"
 #include "sim/run_case.hpp"
 
@@ -24,7 +25,7 @@ namespace mb {
 
 namespace {
 
-const std::vector<std::string> kMetrics = {"ED", "LD", "CD_pos_mean", "ref_error_max"};
+const std::vector<std::string> kMetrics = {metric::ED, metric::LD, metric::CD_pos_mean, metric::ref_error_max};
 // A timed window is always the same work: a fresh run (initial state, init, and the first 3
 // steps with the torque pulse, untimed), then kWindow timed steps (bench/harness.hpp).
 constexpr int kWindow = 4;
@@ -331,7 +332,10 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       }
       ++c.compared;
       if (*bv == *nv) continue;  // bit-identical: not listed
-      const double r = std::log(std::max(*nv, tol.metric_floor) / std::max(*bv, tol.metric_floor));
+      // r > 0: worse by the registry's direction
+      const MetricInfo* info = metric_info(metric);
+      const double worse = info && info->better == Better::Higher ? -1.0 : 1.0;
+      const double r = worse * std::log(std::max(*nv, tol.metric_floor) / std::max(*bv, tol.metric_floor));
       const std::string t = fmt::format("x{:g}", tol.metric_factor);
       if (std::abs(r) <= lf + 1e-15) add(metric, kase, num(*bv), num(*nv), t, "ok (within)", false);
       else if (r > 0) add(metric, kase, num(*bv), num(*nv), t, fmt::format("REGRESSION (x{:.3g} worse)", std::exp(r)), true);

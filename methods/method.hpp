@@ -9,29 +9,11 @@
 
 #include "core/spec.hpp"
 #include "models/model.hpp"
+#include "records/stats.hpp"
 
 namespace mb {
 
-// What one step did; summed by the runner. Timings are in seconds.
-struct StepStats {
-  long pos_iterations = 0;   // position (joint) correction iterations
-  long vel_iterations = 0;   // velocity correction iterations
-  double pos_residual = 0;   // final max joint position error of the correction, m
-  double vel_residual = 0;   // final max joint velocity error of the correction, m/s
-  long internal_steps = 0;   // accepted internal steps of an adaptive integrator
-  long rejected_steps = 0;   // rejected internal steps of an adaptive integrator
-  double t_assembly = 0, t_factorization = 0, t_solve = 0, t_integration = 0;
-  double t_analysis = 0;     // symbolic analysis of a sparse factorization (once per structure)
-  // the step's linear system, for methods that factor one (0 where not known): nonzeros of the
-  // lower triangle of A (diagonal included) and of its factor L, CHOLMOD's reciprocal condition
-  // estimate of the factored matrix, and the spectral condition lambda_max / lambda_min of A over
-  // its nonzero eigenvalues (computed only when a method is asked to)
-  long nnz_a = 0, nnz_l = 0;
-  double rcond = 0, condition = 0;
-  // contacts (docs/contacts.md): how many were found, and the time of their detection and impulses
-  long contacts = 0;
-  double t_contact = 0;
-};
+// StepStats, what one step did: records/stats.hpp.
 
 // The model features a method may support. A model needs the features model_features() finds
 // in it; a method runs on a model when it supports all of them (supports()).

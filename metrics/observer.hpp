@@ -9,6 +9,7 @@
 
 #include "models/kinematics.hpp"
 #include "models/model.hpp"
+#include "metrics/registry.hpp"
 #include "records/record.hpp"
 
 namespace mb {
@@ -167,15 +168,5 @@ class SelfConsistencyObserver final : public Observer {
   std::string why_;
   std::optional<double> error_, digits_;
 };
-
-// Names, one-line definitions and units, for `mbbench list` and every printed value.
-struct MetricInfo {
-  std::string name, definition;
-  bool per_case = true;  // a number in every record's "metrics" (what experiments may name and fit)
-  std::string unit;      // SI ("J", "m", "m/s"); empty for counts and digits
-};
-const std::vector<MetricInfo>& metric_catalog();
-// The unit of a metric of the catalog ("" for a dimensionless one or a name not in it).
-const std::string& metric_unit(const std::string& name);
 
 }  // namespace mb

@@ -36,8 +36,8 @@ class EnergyObserver final : public Observer {
   void write(Metrics& m) const override {
     m.set("E0", e0_);
     m.set("E_end", e_prev_);
-    m.set("ED", n_ ? sum_ed_ / n_ : 0.0);
-    m.set("EID", n_ ? sum_eid_ / n_ : 0.0);
+    m.set(metric::ED, n_ ? sum_ed_ / n_ : 0.0);
+    m.set(metric::EID, n_ ? sum_eid_ / n_ : 0.0);
   }
 
  private:
@@ -73,17 +73,17 @@ class LocationDriftObserver final : public Observer {
   }
   void write(Metrics& m) const override {
     if (const auto& measured = reading_.motion_period; measured && std::abs(*measured - period_) > kPeriodTolerance * period_) {
-      m.note("LD", fmt::format("{}: the motion's first period is {:.6g} s, the model's period {:.6g} s ({:+.1f} %)", kPeriodMismatch,
+      m.note(metric::LD, fmt::format("{}: the motion's first period is {:.6g} s, the model's period {:.6g} s ({:+.1f} %)", kPeriodMismatch,
                                *measured, period_, 100 * (*measured / period_ - 1)));
       return;
     }
     if (every_ <= 0) {
-      m.note("LD", "h is not a whole fraction T/k of the period (k even for half periods)");
+      m.note(metric::LD, "h is not a whole fraction T/k of the period (k even for half periods)");
       return;
     }
-    m.set("LD", m_ ? sum_ / m_ : 0.0);
-    m.set("LD_periods", static_cast<double>(m_));
-    m.set("LD_steps_per_period", static_cast<double>(k_));
+    m.set(metric::LD, m_ ? sum_ / m_ : 0.0);
+    m.set(metric::LD_periods, static_cast<double>(m_));
+    m.set(metric::LD_steps_per_period, static_cast<double>(k_));
   }
 
  private:
@@ -107,10 +107,10 @@ class ConstraintDriftObserver final : public Observer {
     ++n_;
   }
   void write(Metrics& m) const override {
-    m.set("CD_pos_mean", n_ ? sum_pos_ / n_ : 0.0);
-    m.set("CD_pos_max", max_pos_);
-    m.set("CD_vel_mean", n_ ? sum_vel_ / n_ : 0.0);
-    m.set("CD_vel_max", max_vel_);
+    m.set(metric::CD_pos_mean, n_ ? sum_pos_ / n_ : 0.0);
+    m.set(metric::CD_pos_max, max_pos_);
+    m.set(metric::CD_vel_mean, n_ ? sum_vel_ / n_ : 0.0);
+    m.set(metric::CD_vel_max, max_vel_);
     m.set("CD_rot_max", max_rot_);
   }
 
@@ -155,11 +155,11 @@ class ContactObserver final : public Observer {
     std::swap(sticking_, now_);
   }
   void write(Metrics& m) const override {
-    m.set("PEN_max", max_);
-    m.set("PEN_mean", n_ ? sum_ / n_ : 0.0);
-    m.set("E_gain_max", gain_);
-    m.set("E_loss_max", loss_);
-    m.set("stick_slip_changes", static_cast<double>(changes_));
+    m.set(metric::PEN_max, max_);
+    m.set(metric::PEN_mean, n_ ? sum_ / n_ : 0.0);
+    m.set(metric::E_gain_max, gain_);
+    m.set(metric::E_loss_max, loss_);
+    m.set(metric::stick_slip_changes, static_cast<double>(changes_));
   }
 
  private:
@@ -206,8 +206,8 @@ class ExactMotionObserver final : public Observer {
     }
   }
   void write(Metrics& m) const override {
-    m.set("exact_pos_error_max", pos_);
-    m.set("exact_vel_error_max", vel_);
+    m.set(metric::exact_pos_error_max, pos_);
+    m.set(metric::exact_vel_error_max, vel_);
   }
 
  private:
@@ -223,36 +223,6 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
   if (!model.shapes.empty()) obs.push_back(std::make_unique<ContactObserver>());
   if (!model.info.exact.empty()) obs.push_back(std::make_unique<ExactMotionObserver>());
   return obs;
-}
-
-const std::vector<MetricInfo>& metric_catalog() {
-  static const std::vector<MetricInfo> m = {
-      {"ED", "energy drift (1/n) sum_{i=1..n} |E_i - E_0|, J", true, "J"},
-      {"EID", "energy increment drift (1/n) sum_{i=1..n} |E_i - E_{i-1}|, J", true, "J"},
-      {"LD", "location (oscillation-time) drift (1/m) sum_{i=1..m} |x(i T)|, m; needs h = T/k", true, "m"},
-      {"CD_pos_mean", "constraint position error: mean over steps of the max over joints, m", true, "m"},
-      {"CD_pos_max", "constraint position error: max over the run of the max over joints, m", true, "m"},
-      {"CD_vel_mean", "constraint velocity error: mean over steps of the max over joints, m/s", true, "m/s"},
-      {"CD_vel_max", "constraint velocity error: max over the run, m/s", true, "m/s"},
-      {"PEN_max", "contact models: deepest penetration found after any step, m", true, "m"},
-      {"PEN_mean", "contact models: mean over steps of the deepest penetration after the step, m", true, "m"},
-      {"E_gain_max", "contact models: largest energy increase over one step, J (0 if energy never rises)", true, "J"},
-      {"E_loss_max", "contact models: largest energy decrease over one step, J: an impact's dissipation, (1 - e^2) of the kinetic "
-                     "energy of the approach for restitution e (0 if energy never falls)", true, "J"},
-      {"stick_slip_changes", "contact models: changes between sticking (every point of a touching shape pair slower than 1e-4 m/s) "
-                             "and slipping, summed over the shape pairs in contact at consecutive steps", true, ""},
-      {"exact_pos_error_max", "models with a closed-form motion (a sliding cube, rolling-box): max over the steps and those bodies of |x - x_exact(t)|, m", true, "m"},
-      {"exact_vel_error_max", "the same for the velocity, max |v - v_exact(t)|, m/s", true, "m/s"},
-      {"fail", "max constraint error > fail threshold (1 m) or a non-finite state; recorded with reason and time", false, ""},
-      {"ref_error_max", "max over the sample times of the max over bodies of |x - x_ref(t)|, against the reference method, m", false, "m"},
-      {"scd", "significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / |r_i| over the position coordinates "
-              "against the reference method (coordinates that are zero to round-off left out); an experiment naming it samples the end of the run", true, ""},
-      {"mescd", "mixed significant correct digits at the last sample time: -log10 max_i |y_i - r_i| / (1 + |r_i|) (positions in m)", true, ""},
-      {"self_error", "self-consistency error at the end: max over bodies of |x - x_fine|, x_fine of the same method at h/64 "
-                     "(for models without a reference; an experiment naming it makes the fine run), m", true, "m"},
-      {"self_mescd", "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true, ""},
-  };
-  return m;
 }
 
 void FirstPeriodObserver::begin(const Model& model, const State& s, const RunContext&, const StepView& v) {
@@ -276,13 +246,6 @@ void FirstPeriodObserver::observe(const Model&, const State& s, const StepView& 
 std::optional<double> FirstPeriodObserver::period() const {
   if (turns_ < 3) return std::nullopt;
   return turn_[2] - turn_[0];
-}
-
-const std::string& metric_unit(const std::string& name) {
-  static const std::string none;
-  for (const auto& m : metric_catalog())
-    if (m.name == name) return m.unit;
-  return none;
 }
 
 // --- samples ---
@@ -361,23 +324,23 @@ void SelfConsistencyObserver::observe(const Model& model, const State& state, co
 
 void SelfConsistencyObserver::write(Metrics& metrics) const {
   if (error_) {
-    metrics.set("self_error", *error_);
-    metrics.set("self_mescd", *digits_);
+    metrics.set(metric::self_error, *error_);
+    metrics.set(metric::self_mescd, *digits_);
     return;
   }
   const std::string why = !why_.empty() ? why_ : "the run stopped before its end";
-  metrics.note("self_error", why);
-  metrics.note("self_mescd", why);
+  metrics.note(metric::self_error, why);
+  metrics.note(metric::self_mescd, why);
 }
 
 void ReferenceErrorObserver::write(Metrics& metrics) const {
-  metrics.set("ref_error_max", error().max);
+  metrics.set(metric::ref_error_max, error().max);
   const std::vector<Sample>& samples = recorder_.samples();
   if (samples.empty()) return;
   const Sample& last = samples.back();
   const SignificantDigits d = significant_digits(last, sample_of(*model_, reference_.at(last.t), last.t));
-  metrics.set("scd", d.scd);
-  metrics.set("mescd", d.mescd);
+  metrics.set(metric::scd, d.scd);
+  metrics.set(metric::mescd, d.mescd);
 }
 
 ReferenceError reference_error(const Model& model, const std::vector<Sample>& samples, const Trajectory& reference) {

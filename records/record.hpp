@@ -6,7 +6,8 @@
 // Every stage after the driver (sweep, merge, fits, tables, report, gate) works on these types.
 // JSON exists only at the file boundary: records/record_io.cpp is the one file that spells the
 // JSON keys and the CSV columns, and the one place a record file is parsed (an error there names
-// the file, the line and the field).
+// the file, the line and the field). The keys of the plain fields are in each struct's field list
+// (records/fields.hpp), next to the members they name.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -14,6 +15,9 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "records/fields.hpp"
+#include "records/stats.hpp"
 
 namespace mb {
 
@@ -28,16 +32,22 @@ struct Provenance {
   std::string mbbench, git_commit, compiler, flags, build_type, cpu, date;
   std::map<std::string, std::string> libraries;  // name -> version
   std::string experiment_hash;  // a sweep's: experiment_hash() of its experiment file ("" otherwise)
+
+  // (libraries: a JSON object of its own, in records/record_io.cpp)
+  template <class V>
+  static void fields(V&& v) {
+    using S = Provenance;
+    v(field("mbbench", &S::mbbench));
+    v(field("git_commit", &S::git_commit));
+    v(field("compiler", &S::compiler));
+    v(field("flags", &S::flags));
+    v(field("build_type", &S::build_type));
+    v(field("cpu", &S::cpu));
+    v(field("date", &S::date));
+    v(field("experiment_hash", &S::experiment_hash, Presence::IfSet));  // a sweep's records only
+  }
 };
 Provenance current_provenance();  // of this build and machine, now
-
-// Wall-clock time of the steps of a case, s (in the provenance: it depends on the machine's load).
-struct CaseTiming {
-  double step_seconds_total = 0, step_seconds_mean = 0;
-  double assembly = 0, factorization = 0, solve = 0, integration = 0;
-  double analysis = 0;  // symbolic analysis of a sparse factorization
-  double contact = 0;   // contact detection and the contact impulses (docs/contacts.md)
-};
 
 // The experiment a case belongs to (absent for a single `mbbench run`).
 struct ExperimentRef {
@@ -48,6 +58,22 @@ struct ExperimentRef {
   std::string case_id;
   long case_index = 0;
   bool readings_primary = true;      // the experiment's first (main) reading
+
+  template <class V>
+  static void fields(V&& v) {
+    using S = ExperimentRef;
+    v(field("name", &S::name));
+    v(field("file", &S::file));
+    v(field("reproduces", &S::reproduces));
+    v(field("paper", &S::paper));
+    v(field("metrics", &S::metrics));
+    v(field("fit.h1", &S::fit_h1));
+    v(field("fit.h2", &S::fit_h2));
+    v(field("fit.h", &S::fit_h));
+    v(field("case_id", &S::case_id));
+    v(field("case_index", &S::case_index));
+    v(field("readings_primary", &S::readings_primary));
+  }
 };
 
 struct ModelRef {
@@ -55,11 +81,29 @@ struct ModelRef {
   std::string name, source;
   long bodies = 0, joints = 0;
   std::optional<double> period;
+
+  template <class V>
+  static void fields(V&& v) {
+    using S = ModelRef;
+    v(field("spec", &S::spec));
+    v(field("name", &S::name));
+    v(field("source", &S::source));
+    v(field("bodies", &S::bodies));
+    v(field("joints", &S::joints));
+    v(field("period", &S::period, Presence::IfSet));
+  }
 };
 
 struct MethodRef {
   std::string spec, name;
   double order = 0;  // the method's primary declared order (0: none)
+
+  template <class V>
+  static void fields(V&& v) {
+    v(field("spec", &MethodRef::spec));
+    v(field("name", &MethodRef::name));
+    v(field("order", &MethodRef::order));
+  }
 };
 
 // The readings of schmitt2005 that a case ran with (runners' RunConfig).
@@ -67,35 +111,16 @@ struct ReadingsRef {
   std::string steps = "floor", ld_periods = "whole";
   bool round_to_period = true;
   double fail_threshold = 1.0;
-};
 
-// Sums over the steps of a case (methods/method.hpp StepStats), and the last residuals.
-struct StatsSummary {
-  long pos_iterations = 0, vel_iterations = 0;
-  double pos_residual_last = 0, vel_residual_last = 0;
-  long internal_steps = 0, rejected_steps = 0;
-  // per step: the most position-correction iterations; of the step's linear system (0: none):
-  // the most nonzeros of A's lower triangle and of its factor L, the smallest reciprocal
-  // condition estimate, the largest spectral condition lambda_max / lambda_min
-  long pos_iterations_max = 0, nnz_a_max = 0, nnz_l_max = 0;
-  double rcond_min = 0, condition_max = 0;
-  long contacts_max = 0;  // the most contacts found in one step
+  template <class V>
+  static void fields(V&& v) {
+    using S = ReadingsRef;
+    v(field("steps", &S::steps));
+    v(field("ld_periods", &S::ld_periods));
+    v(field("round_to_period", &S::round_to_period));
+    v(field("fail_threshold", &S::fail_threshold));
+  }
 };
-// Sums and extremes of two runs of steps (`more` after `into`).
-inline void merge(StatsSummary& into, const StatsSummary& more) {
-  into.pos_iterations += more.pos_iterations;
-  into.vel_iterations += more.vel_iterations;
-  into.internal_steps += more.internal_steps;
-  into.rejected_steps += more.rejected_steps;
-  into.pos_residual_last = more.pos_residual_last;
-  into.vel_residual_last = more.vel_residual_last;
-  into.pos_iterations_max = std::max(into.pos_iterations_max, more.pos_iterations_max);
-  into.nnz_a_max = std::max(into.nnz_a_max, more.nnz_a_max);
-  into.nnz_l_max = std::max(into.nnz_l_max, more.nnz_l_max);
-  if (more.rcond_min > 0) into.rcond_min = into.rcond_min > 0 ? std::min(into.rcond_min, more.rcond_min) : more.rcond_min;
-  into.condition_max = std::max(into.condition_max, more.condition_max);
-  into.contacts_max = std::max(into.contacts_max, more.contacts_max);
-}
 
 // The state written at a sample time, one entry per dynamic body in model order.
 struct Sample {
@@ -156,6 +181,24 @@ struct CaseRecord {
   CaseTiming timing;
 
   bool ok() const { return status == Status::Ok; }
+
+  // The fields of the list; the others (schema_version, status, failure, metrics, samples,
+  // ref_error, step_series, provenance with its timing) have a JSON shape of their own
+  // (records/record_io.cpp).
+  template <class V>
+  static void fields(V&& v) {
+    using S = CaseRecord;
+    v(field("experiment", &S::experiment, Presence::IfSet));
+    v(field("model", &S::model));
+    v(field("method", &S::method));
+    v(field("h_requested", &S::h_requested));
+    v(field("h", &S::h));
+    v(field("duration", &S::duration));
+    v(field("steps", &S::steps));
+    v(field("steps_done", &S::steps_done));
+    v(field("readings", &S::readings));
+    v(field("stats", &S::stats));
+  }
 };
 
 // --- the CI gate's result (gate/gate.hpp): a quick experiment, and what a baseline file holds ---
@@ -166,6 +209,15 @@ struct GateCase {
   Status status = Status::Ok;
   std::string failure;
   Metrics metrics;         // the gated metrics the case has
+
+  // (status, failure and metrics: records/record_io.cpp)
+  template <class V>
+  static void fields(V&& v) {
+    v(field("method", &GateCase::method));
+    v(field("model", &GateCase::model));
+    v(field("h", &GateCase::h));
+    v(field("h_simulated", &GateCase::h_simulated));
+  }
 };
 struct GateTiming {
   std::string method;
@@ -175,9 +227,28 @@ struct GateTiming {
   std::string failure;
   double median_s = 0, min_s = 0, max_s = 0;  // wall time per step
   std::optional<double> ratio, ratio_min, ratio_max;  // to the timing reference, median over the repetitions
+
+  // (joints, status, failure and the times of a timed method: records/record_io.cpp)
+  template <class V>
+  static void fields(V&& v) {
+    using S = GateTiming;
+    using P = Presence;
+    v(field("method", &S::method));
+    v(field("reps", &S::reps));
+    v(field("ratio", &S::ratio, P::IfSet));
+    v(field("ratio_min", &S::ratio_min, P::IfSet, "ratio"));
+    v(field("ratio_max", &S::ratio_max, P::IfSet, "ratio"));
+  }
 };
 struct GateUnsupported {
   std::string method, model, reason;
+
+  template <class V>
+  static void fields(V&& v) {
+    v(field("method", &GateUnsupported::method));
+    v(field("model", &GateUnsupported::model));
+    v(field("reason", &GateUnsupported::reason));
+  }
 };
 struct GateRecord {
   int schema_version = 2;
@@ -196,6 +267,23 @@ struct GateRecord {
   std::vector<GateTiming> timing;
   Provenance provenance;
   double accuracy_seconds = 0, timing_seconds = 0;
+
+  // (schema_version, config.timing_joints, cases, unsupported, timing, provenance and the gate's
+  // own times:
+  // records/record_io.cpp)
+  template <class V>
+  static void fields(V&& v) {
+    using S = GateRecord;
+    v(field("config.models", &S::models));
+    v(field("config.h", &S::h));
+    v(field("config.duration", &S::duration));
+    v(field("config.timing_reps", &S::timing_reps));
+    v(field("config.timing_rep_seconds", &S::timing_rep_seconds));
+    v(field("config.timing_window_steps", &S::timing_window_steps));
+    v(field("config.timing_reference", &S::timing_reference));
+    v(field("config.metrics", &S::metrics));
+    v(field("methods", &S::methods));
+  }
 };
 std::string gate_record_to_json(const GateRecord& g);
 GateRecord gate_record_from_json(const std::string& text, const std::string& file);

@@ -1,5 +1,8 @@
-// The file boundary of records: the only file that spells a record's JSON keys and CSV columns.
-// Reading checks every field's presence and type and names the file, the line and the field.
+// The file boundary of records: the one place a record is written to or read from a file. The plain
+// fields are written and read from each struct's field list (records/fields.hpp); the fields with
+// a shape of their own (status, failure, metrics, samples, ...) are spelled here, as are the CSV
+// columns. Reading checks every field's presence and type and names the file, the line and the
+// field.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -57,6 +60,47 @@ json quat_json(const std::vector<std::array<double, 4>>& v) {
   return a;
 }
 
+template <class T>
+constexpr bool is_optional = false;
+template <class T>
+constexpr bool is_optional<std::optional<T>> = true;
+
+// The value at key path "a.b" of j (j["a"]["b"]), made on the way.
+json& slot(json& j, std::string_view key) {
+  json* o = &j;
+  for (size_t dot; (dot = key.find('.')) != std::string_view::npos; key.remove_prefix(dot + 1))
+    o = &(*o)[std::string(key.substr(0, dot))];
+  return (*o)[std::string(key)];
+}
+
+template <class S>
+void write_fields(json& j, const S& s);
+
+template <class T>
+json value_json(const T& x) {
+  if constexpr (is_described_v<T>) {
+    json j = json::object();
+    write_fields(j, x);
+    return j;
+  } else if constexpr (is_optional<T>) {
+    return value_json(*x);
+  } else {
+    return json(x);
+  }
+}
+
+// Every field of s's list that goes into a file, into the object j.
+template <class S>
+void write_fields(json& j, const S& s) {
+  S::fields([&](const auto& f) {
+    const auto& x = s.*f.member;
+    if constexpr (is_optional<std::decay_t<decltype(x)>>) {
+      if (!x) return;
+    }
+    if (is_written(s, f)) slot(j, f.key) = value_json(x);
+  });
+}
+
 json metrics_json(const Metrics& m) {
   json j = json::object();
   for (const auto& [k, v] : m.values) j[k] = v;
@@ -70,53 +114,18 @@ json metrics_json(const Metrics& m) {
 json provenance_json(const Provenance& p) {
   json libs = json::object();
   for (const auto& [k, v] : p.libraries) libs[k] = v;
-  json j = {{"mbbench", p.mbbench}, {"git_commit", p.git_commit}, {"compiler", p.compiler}, {"flags", p.flags},
-            {"build_type", p.build_type}, {"cpu", p.cpu}, {"date", p.date}, {"libraries", libs}};
-  if (!p.experiment_hash.empty()) j["experiment_hash"] = p.experiment_hash;  // a sweep's records only
+  json j = {{"libraries", libs}};
+  write_fields(j, p);
   return j;
 }
 
 json to_json(const CaseRecord& r, bool with_provenance) {
   json j;
   j["schema_version"] = r.schema_version;
-  if (r.experiment) {
-    const ExperimentRef& e = *r.experiment;
-    j["experiment"] = {{"name", e.name},
-                       {"file", e.file},
-                       {"reproduces", e.reproduces},
-                       {"paper", e.paper},
-                       {"metrics", e.metrics},
-                       {"fit", {{"h1", e.fit_h1}, {"h2", e.fit_h2}, {"h", e.fit_h}}},
-                       {"case_id", e.case_id},
-                       {"case_index", e.case_index},
-                       {"readings_primary", e.readings_primary}};
-  }
-  j["model"] = {{"spec", r.model.spec}, {"name", r.model.name}, {"source", r.model.source}, {"bodies", r.model.bodies},
-                {"joints", r.model.joints}};
-  if (r.model.period) j["model"]["period"] = *r.model.period;
-  j["method"] = {{"spec", r.method.spec}, {"name", r.method.name}, {"order", r.method.order}};
-  j["h_requested"] = r.h_requested;
-  j["h"] = r.h;
-  j["duration"] = r.duration;
-  j["steps"] = r.steps;
-  j["steps_done"] = r.steps_done;
+  write_fields(j, r);
   j["status"] = to_string(r.status);
   j["failure"] = r.status == Status::Ok ? json(nullptr) : json{{"reason", r.reason}, {"t", r.fail_time}};
   j["metrics"] = metrics_json(r.metrics);
-  j["readings"] = {{"steps", r.readings.steps}, {"ld_periods", r.readings.ld_periods},
-                   {"round_to_period", r.readings.round_to_period}, {"fail_threshold", r.readings.fail_threshold}};
-  j["stats"] = {{"pos_iterations", r.stats.pos_iterations}, {"vel_iterations", r.stats.vel_iterations},
-                {"pos_residual_last", r.stats.pos_residual_last}, {"vel_residual_last", r.stats.vel_residual_last},
-                {"internal_steps", r.stats.internal_steps}, {"rejected_steps", r.stats.rejected_steps}};
-  // the linear-system statistics only where a method reports them (records of schema 3 before them stay equal)
-  if (r.stats.pos_iterations_max) j["stats"]["pos_iterations_max"] = r.stats.pos_iterations_max;
-  if (r.stats.nnz_a_max) {
-    j["stats"]["nnz_a_max"] = r.stats.nnz_a_max;
-    j["stats"]["nnz_l_max"] = r.stats.nnz_l_max;
-    j["stats"]["rcond_min"] = r.stats.rcond_min;
-  }
-  if (r.stats.condition_max) j["stats"]["condition_max"] = r.stats.condition_max;
-  if (r.stats.contacts_max) j["stats"]["contacts_max"] = r.stats.contacts_max;
   if (!r.samples.empty()) {
     json s = json::array();
     for (const Sample& x : r.samples) {
@@ -145,11 +154,7 @@ json to_json(const CaseRecord& r, bool with_provenance) {
   }
   if (with_provenance) {
     j["provenance"] = provenance_json(r.provenance);
-    const CaseTiming& t = r.timing;
-    j["provenance"]["timing"] = {{"step_seconds_total", t.step_seconds_total}, {"step_seconds_mean", t.step_seconds_mean},
-                                 {"assembly", t.assembly}, {"factorization", t.factorization}, {"solve", t.solve},
-                                 {"integration", t.integration}, {"analysis", t.analysis}};
-    if (t.contact > 0) j["provenance"]["timing"]["contact"] = t.contact;
+    j["provenance"]["timing"] = value_json(r.timing);
   }
   return j;
 }
@@ -226,6 +231,51 @@ class Reader {
   }
   static std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
 
+  // The value of o's `key` as a T (a struct with a field list: from its object).
+  template <class T>
+  T value(const json& o, const std::string& key, const std::string& path) const {
+    if constexpr (is_described_v<T>) {
+      T x;
+      fields(at(o, key, path), x, join(path, key));
+      return x;
+    } else if constexpr (is_optional<T>) {
+      return value<typename T::value_type>(o, key, path);
+    } else if constexpr (std::is_same_v<T, double>) {
+      return num(o, key, path);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      return boolean(o, key, path);
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(integer(o, key, path));
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      return str(o, key, path);
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      return strings(o, key, path);
+    } else {
+      static_assert(std::is_same_v<T, std::vector<double>>, "a field type the reader does not know");
+      return numbers(o, key, path);
+    }
+  }
+
+  // Every field of s's list from the object o (at `path`): a required one must be there, the
+  // others are read when present.
+  template <class S>
+  void fields(const json& o, S& s, const std::string& path) const {
+    S::fields([&](const auto& f) {
+      const json* obj = &o;
+      std::string p = path;
+      std::string_view key = f.key;
+      for (size_t dot; (dot = key.find('.')) != std::string_view::npos; key.remove_prefix(dot + 1)) {
+        const std::string k(key.substr(0, dot));
+        obj = &at(*obj, k, p);
+        p = join(p, k);
+      }
+      const std::string k(key);
+      const bool required = f.presence == Presence::Required || (f.with && obj->is_object() && obj->contains(f.with));
+      if (!required && !(obj->is_object() && obj->contains(k))) return;
+      s.*f.member = value<std::decay_t<decltype(s.*f.member)>>(*obj, k, p);
+    });
+  }
+
  private:
   std::string file_;
   int line_;
@@ -245,39 +295,7 @@ CaseRecord from_json(const json& j, const Reader& rd) {
   if (r.schema_version != kRecordSchemaVersion)
     rd.fail("schema_version", fmt::format("record schema {} is not this build's {}; rerun the sweep", r.schema_version,
                                           kRecordSchemaVersion));
-  if (j.contains("experiment")) {
-    const json& e = j["experiment"];
-    ExperimentRef x;
-    x.name = rd.str(e, "name", "experiment");
-    x.file = rd.str(e, "file", "experiment");
-    x.reproduces = rd.str(e, "reproduces", "experiment");
-    x.paper = rd.str(e, "paper", "experiment");
-    x.metrics = rd.strings(e, "metrics", "experiment");
-    const json& f = rd.at(e, "fit", "experiment");
-    x.fit_h1 = rd.num(f, "h1", "experiment.fit");
-    x.fit_h2 = rd.num(f, "h2", "experiment.fit");
-    x.fit_h = rd.str(f, "h", "experiment.fit");
-    x.case_id = rd.str(e, "case_id", "experiment");
-    x.case_index = rd.integer(e, "case_index", "experiment");
-    x.readings_primary = rd.boolean(e, "readings_primary", "experiment");
-    r.experiment = x;
-  }
-  const json& m = rd.at(j, "model", "");
-  r.model.spec = rd.str(m, "spec", "model");
-  r.model.name = rd.str(m, "name", "model");
-  r.model.source = rd.str(m, "source", "model");
-  r.model.bodies = rd.integer(m, "bodies", "model");
-  r.model.joints = rd.integer(m, "joints", "model");
-  if (m.contains("period")) r.model.period = rd.num(m, "period", "model");
-  const json& me = rd.at(j, "method", "");
-  r.method.spec = rd.str(me, "spec", "method");
-  r.method.name = rd.str(me, "name", "method");
-  r.method.order = rd.num(me, "order", "method");
-  r.h_requested = rd.num(j, "h_requested", "");
-  r.h = rd.num(j, "h", "");
-  r.duration = rd.num(j, "duration", "");
-  r.steps = rd.integer(j, "steps", "");
-  r.steps_done = rd.integer(j, "steps_done", "");
+  rd.fields(j, r, "");
   r.status = status_from(rd, rd.str(j, "status", ""));
   const json& f = rd.at(j, "failure", "");
   if (r.status == Status::Ok) {
@@ -299,26 +317,6 @@ CaseRecord from_json(const json& j, const Reader& rd) {
       rd.fail("metrics." + k, fmt::format("expected a number or null, got {}", v.type_name()));
     }
   }
-  const json& rg = rd.at(j, "readings", "");
-  r.readings.steps = rd.str(rg, "steps", "readings");
-  r.readings.ld_periods = rd.str(rg, "ld_periods", "readings");
-  r.readings.round_to_period = rd.boolean(rg, "round_to_period", "readings");
-  r.readings.fail_threshold = rd.num(rg, "fail_threshold", "readings");
-  const json& st = rd.at(j, "stats", "");
-  r.stats.pos_iterations = rd.integer(st, "pos_iterations", "stats");
-  r.stats.vel_iterations = rd.integer(st, "vel_iterations", "stats");
-  r.stats.pos_residual_last = rd.num(st, "pos_residual_last", "stats");
-  r.stats.vel_residual_last = rd.num(st, "vel_residual_last", "stats");
-  r.stats.internal_steps = rd.integer(st, "internal_steps", "stats");
-  r.stats.rejected_steps = rd.integer(st, "rejected_steps", "stats");
-  if (st.contains("pos_iterations_max")) r.stats.pos_iterations_max = rd.integer(st, "pos_iterations_max", "stats");
-  if (st.contains("nnz_a_max")) {
-    r.stats.nnz_a_max = rd.integer(st, "nnz_a_max", "stats");
-    r.stats.nnz_l_max = rd.integer(st, "nnz_l_max", "stats");
-    r.stats.rcond_min = rd.num(st, "rcond_min", "stats");
-  }
-  if (st.contains("condition_max")) r.stats.condition_max = rd.num(st, "condition_max", "stats");
-  if (st.contains("contacts_max")) r.stats.contacts_max = rd.integer(st, "contacts_max", "stats");
   if (j.contains("samples")) {
     const json& ss = rd.array(j, "samples", "");
     for (size_t i = 0; i < ss.size(); ++i) {
@@ -376,25 +374,11 @@ CaseRecord from_json(const json& j, const Reader& rd) {
   }
   if (j.contains("provenance")) {
     const json& p = j["provenance"];
-    r.provenance.mbbench = rd.str(p, "mbbench", "provenance");
-    r.provenance.git_commit = rd.str(p, "git_commit", "provenance");
-    r.provenance.compiler = rd.str(p, "compiler", "provenance");
-    r.provenance.flags = rd.str(p, "flags", "provenance");
-    r.provenance.build_type = rd.str(p, "build_type", "provenance");
-    r.provenance.cpu = rd.str(p, "cpu", "provenance");
-    r.provenance.date = rd.str(p, "date", "provenance");
+    rd.fields(p, r.provenance, "provenance");
     const json& libs = rd.at(p, "libraries", "provenance");
     if (!libs.is_object()) rd.fail("provenance.libraries", "expected an object");
     for (const auto& [k, v] : libs.items()) r.provenance.libraries[k] = rd.str(libs, k, "provenance.libraries");
-    if (p.contains("experiment_hash")) r.provenance.experiment_hash = rd.str(p, "experiment_hash", "provenance");
-    if (p.contains("timing")) {
-      const json& t = p["timing"];
-      const std::string tp = "provenance.timing";
-      r.timing = {rd.num(t, "step_seconds_total", tp), rd.num(t, "step_seconds_mean", tp), rd.num(t, "assembly", tp),
-                  rd.num(t, "factorization", tp), rd.num(t, "solve", tp), rd.num(t, "integration", tp)};
-      if (t.contains("analysis")) r.timing.analysis = rd.num(t, "analysis", tp);
-      if (t.contains("contact")) r.timing.contact = rd.num(t, "contact", tp);
-    }
+    if (p.contains("timing")) r.timing = rd.value<CaseTiming>(p, "timing", "provenance");
   }
   return r;
 }
@@ -411,36 +395,33 @@ json gate_json(const GateRecord& g) {
   json j;
   j["schema_version"] = g.schema_version;
   j["kind"] = "mbbench gate";
-  j["config"] = {{"models", g.models}, {"h", g.h}, {"duration", g.duration}, {"timing_joints", g.timing_joints},
-                 {"timing_reps", g.timing_reps}, {"timing_rep_seconds", g.timing_rep_seconds},
-                 {"timing_window_steps", g.timing_window_steps}, {"timing_reference", g.timing_reference}, {"metrics", g.metrics}};
-  j["methods"] = g.methods;
+  write_fields(j, g);
+  j["config"]["timing_joints"] = g.timing_joints;
   json cases = json::array();
   for (const auto& c : g.cases) {
     json m = json::object();
     for (const auto& [k, v] : c.metrics.values) m[k] = v;
-    cases.push_back({{"method", c.method}, {"model", c.model}, {"h", c.h}, {"h_simulated", c.h_simulated},
-                     {"status", to_string(c.status)}, {"failure", c.status == Status::Ok ? json(nullptr) : json(c.failure)},
-                     {"metrics", m}});
+    json x = value_json(c);
+    x["status"] = to_string(c.status);
+    x["failure"] = c.status == Status::Ok ? json(nullptr) : json(c.failure);
+    x["metrics"] = m;
+    cases.push_back(x);
   }
   j["cases"] = cases;
   json un = json::array();
-  for (const auto& u : g.unsupported) un.push_back({{"method", u.method}, {"model", u.model}, {"reason", u.reason}});
+  for (const auto& u : g.unsupported) un.push_back(value_json(u));
   j["unsupported"] = un;
   json tm = json::array();
   for (const auto& t : g.timing) {
-    json x = {{"method", t.method}, {"joints", t.joints}, {"reps", t.reps}, {"status", to_string(t.status)}};
+    json x = value_json(t);
+    x["joints"] = t.joints;
+    x["status"] = to_string(t.status);
     if (t.status != Status::Ok) {
       x["failure"] = t.failure;
     } else {
       x["median_s"] = t.median_s;
       x["min_s"] = t.min_s;
       x["max_s"] = t.max_s;
-      if (t.ratio) {
-        x["ratio"] = *t.ratio;
-        x["ratio_min"] = *t.ratio_min;
-        x["ratio_max"] = *t.ratio_max;
-      }
     }
     tm.push_back(x);
   }
@@ -467,28 +448,17 @@ GateRecord gate_record_from_json(const std::string& text, const std::string& fil
   if (g.schema_version != GateRecord{}.schema_version)
     rd.fail("schema_version", fmt::format("gate baseline schema {} is not this build's {}; make a new one with mbbench gate --update",
                                           g.schema_version, GateRecord{}.schema_version));
+  rd.fields(j, g, "");
   const json& c = rd.at(j, "config", "");
-  g.models = rd.strings(c, "models", "config");
-  g.h = rd.numbers(c, "h", "config");
-  g.duration = rd.num(c, "duration", "config");
   for (double x : rd.numbers(c, "timing_joints", "config")) {
     if (x != std::floor(x) || x < 1 || x > 1e9) rd.fail("config.timing_joints", fmt::format("expected tree sizes, got {}", x));
     g.timing_joints.push_back(static_cast<int>(x));
   }
-  g.timing_reps = static_cast<int>(rd.integer(c, "timing_reps", "config"));
-  g.timing_rep_seconds = rd.num(c, "timing_rep_seconds", "config");
-  g.timing_window_steps = static_cast<int>(rd.integer(c, "timing_window_steps", "config"));
-  g.timing_reference = rd.str(c, "timing_reference", "config");
-  g.metrics = rd.strings(c, "metrics", "config");
-  g.methods = rd.strings(j, "methods", "");
   const json& cs = rd.array(j, "cases", "");
   for (size_t i = 0; i < cs.size(); ++i) {
     const std::string p = fmt::format("cases[{}]", i);
     GateCase x;
-    x.method = rd.str(cs[i], "method", p);
-    x.model = rd.str(cs[i], "model", p);
-    x.h = rd.num(cs[i], "h", p);
-    x.h_simulated = rd.num(cs[i], "h_simulated", p);
+    rd.fields(cs[i], x, p);
     x.status = status_from(rd, rd.str(cs[i], "status", p));
     if (x.status != Status::Ok) x.failure = rd.str(cs[i], "failure", p);
     const json& m = rd.at(cs[i], "metrics", p);
@@ -502,17 +472,18 @@ GateRecord gate_record_from_json(const std::string& text, const std::string& fil
   const json& un = rd.array(j, "unsupported", "");
   for (size_t i = 0; i < un.size(); ++i) {
     const std::string p = fmt::format("unsupported[{}]", i);
-    g.unsupported.push_back({rd.str(un[i], "method", p), rd.str(un[i], "model", p), rd.str(un[i], "reason", p)});
+    GateUnsupported u;
+    rd.fields(un[i], u, p);
+    g.unsupported.push_back(std::move(u));
   }
   const json& tm = rd.array(j, "timing", "");
   for (size_t i = 0; i < tm.size(); ++i) {
     const std::string p = fmt::format("timing[{}]", i);
     GateTiming t;
-    t.method = rd.str(tm[i], "method", p);
+    rd.fields(tm[i], t, p);
     const long joints = rd.integer(tm[i], "joints", p);
     if (joints < 1 || joints > 1000000000L) rd.fail(p + ".joints", fmt::format("expected a tree size, got {}", joints));
     t.joints = static_cast<int>(joints);
-    t.reps = rd.integer(tm[i], "reps", p);
     t.status = status_from(rd, rd.str(tm[i], "status", p));
     if (t.status != Status::Ok) {
       t.failure = rd.str(tm[i], "failure", p);
@@ -520,11 +491,6 @@ GateRecord gate_record_from_json(const std::string& text, const std::string& fil
       t.median_s = rd.num(tm[i], "median_s", p);
       t.min_s = rd.num(tm[i], "min_s", p);
       t.max_s = rd.num(tm[i], "max_s", p);
-      if (tm[i].contains("ratio")) {
-        t.ratio = rd.num(tm[i], "ratio", p);
-        t.ratio_min = rd.num(tm[i], "ratio_min", p);
-        t.ratio_max = rd.num(tm[i], "ratio_max", p);
-      }
     }
     g.timing.push_back(std::move(t));
   }
@@ -546,9 +512,36 @@ CaseRecord record_from_json_line(const std::string& text, const std::string& fil
   return from_json(j, rd);
 }
 
+namespace {
+// The CSV columns before the metrics: header and cell.
+struct CsvColumn {
+  const char* name;
+  std::string (*cell)(const CaseRecord&);
+};
+const CsvColumn kCsvColumns[] = {
+    {"experiment", [](const CaseRecord& r) { return r.experiment ? r.experiment->name : std::string(); }},
+    {"case_id", [](const CaseRecord& r) { return r.experiment ? r.experiment->case_id : std::string(); }},
+    {"model", [](const CaseRecord& r) { return r.model.spec; }},
+    {"method", [](const CaseRecord& r) { return r.method.spec; }},
+    {"h_requested", [](const CaseRecord& r) { return csv_num(r.h_requested); }},
+    {"h", [](const CaseRecord& r) { return csv_num(r.h); }},
+    {"duration", [](const CaseRecord& r) { return csv_num(r.duration); }},
+    {"steps", [](const CaseRecord& r) { return std::to_string(r.steps); }},
+    {"steps_done", [](const CaseRecord& r) { return std::to_string(r.steps_done); }},
+    {"readings_steps", [](const CaseRecord& r) { return r.readings.steps; }},
+    {"readings_ld_periods", [](const CaseRecord& r) { return r.readings.ld_periods; }},
+    {"status", [](const CaseRecord& r) { return std::string(to_string(r.status)); }},
+    {"failure_reason", [](const CaseRecord& r) { return r.ok() ? std::string() : r.reason; }},
+    {"failure_t", [](const CaseRecord& r) { return r.ok() ? std::string() : csv_num(r.fail_time); }},
+};
+}  // namespace
+
 std::string records_csv_header(const std::vector<std::string>& metrics) {
-  std::string s = "experiment,case_id,model,method,h_requested,h,duration,steps,steps_done,readings_steps,readings_ld_periods,"
-                  "status,failure_reason,failure_t";
+  std::string s;
+  for (const CsvColumn& c : kCsvColumns) {
+    if (!s.empty()) s += ',';
+    s += c.name;
+  }
   for (const auto& m : metrics) {
     s += ',';
     s += csv_cell(m);  // two appends: GCC 12 -O3 warns (falsely, -Wrestrict) on "," + x
@@ -557,20 +550,8 @@ std::string records_csv_header(const std::vector<std::string>& metrics) {
 }
 
 std::string record_csv_row(const CaseRecord& r, const std::vector<std::string>& metrics) {
-  std::vector<std::string> c = {r.experiment ? r.experiment->name : "",
-                                r.experiment ? r.experiment->case_id : "",
-                                r.model.spec,
-                                r.method.spec,
-                                csv_num(r.h_requested),
-                                csv_num(r.h),
-                                csv_num(r.duration),
-                                std::to_string(r.steps),
-                                std::to_string(r.steps_done),
-                                r.readings.steps,
-                                r.readings.ld_periods,
-                                to_string(r.status),
-                                r.ok() ? "" : r.reason,
-                                r.ok() ? "" : csv_num(r.fail_time)};
+  std::vector<std::string> c;
+  for (const CsvColumn& col : kCsvColumns) c.push_back(col.cell(r));
   for (const auto& m : metrics) {
     auto v = r.metrics.get(m);
     c.push_back(v ? csv_num(*v) : "");

@@ -112,7 +112,9 @@ json models_json() {
 
 json metrics_json() {
   json a = json::array();
-  for (const auto& m : metric_catalog()) a.push_back({{"name", m.name}, {"definition", m.definition}});
+  for (const auto& m : metric_catalog())
+    a.push_back({{"name", m.name}, {"definition", m.definition}, {"unit", m.unit}, {"needs", needs_text(m.needs)},
+                 {"lower_is_better", m.lower_is_better()}});
   return a;
 }
 
@@ -158,8 +160,14 @@ std::string models_markdown() {
     for (const auto& op : e.options) o += fmt::format("{}`{}` (default `{}`): {}", o.empty() ? "" : "; ", op.name, op.default_value, op.description);
     s += fmt::format("| `{}` | {} | {} | {} |\n", e.name, md(e.description), md(e.source), md(o.empty() ? "-" : o));
   }
-  s += "\n## Metrics\n\n| metric | definition |\n|---|---|\n";
-  for (const auto& m : metric_catalog()) s += fmt::format("| `{}` | {} |\n", m.name, md(m.definition));
+  s += "\n## Metrics\n\nFrom the metric registry (metrics/registry.cpp); the definitions in full: [metrics.md](metrics.md).\n\n"
+       "| metric | unit | applies with | better | definition |\n|---|---|---|---|---|\n";
+  for (const auto& m : metric_catalog()) {
+    const char* better = m.better == Better::Lower ? "lower" : m.better == Better::Higher ? "higher" : "-";
+    const std::string needs = needs_text(m.needs);
+    s += fmt::format("| `{}` | {} | {} | {} | {} |\n", m.name, m.unit.empty() ? "-" : m.unit, needs.empty() ? "every model" : needs,
+                     better, md(m.definition));
+  }
   return s;
 }
 

@@ -62,33 +62,35 @@ std::string fmt_duration(double s) {
 
 void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
   const mb::Metrics& m = r.metrics;
+  namespace metric = mb::metric;
   std::cout << fmt::format("model {}  method {}  h = {:.12g} s (requested {:.12g})  steps {}/{}\n", model_arg, r.method.spec, r.h,
                            r.h_requested, r.steps_done, r.steps);
   std::cout << "status: " << mb::to_string(r.status);
   if (!r.ok()) std::cout << fmt::format(" ({} at t = {:.6g} s)", r.reason, r.fail_time);
   std::cout << "\n";
-  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_metric(m, "ED"), fmt_metric(m, "EID"));
-  if (m.get("LD") || m.note_of("LD")) {
-    std::cout << "LD   = " << fmt_metric(m, "LD");
-    if (auto p = m.get("LD_periods"))
-      std::cout << fmt::format("  ({:.0f} periods of {:.0f} steps)", *p, m.get("LD_steps_per_period").value_or(0));
-    if (const std::string* why = m.note_of("LD")) std::cout << "  (" << *why << ")";
+  std::cout << fmt::format("ED   = {}\nEID  = {}\n", fmt_metric(m, metric::ED), fmt_metric(m, metric::EID));
+  if (m.get(metric::LD) || m.note_of(metric::LD)) {
+    std::cout << "LD   = " << fmt_metric(m, metric::LD);
+    if (auto p = m.get(metric::LD_periods))
+      std::cout << fmt::format("  ({:.0f} periods of {:.0f} steps)", *p, m.get(metric::LD_steps_per_period).value_or(0));
+    if (const std::string* why = m.note_of(metric::LD)) std::cout << "  (" << *why << ")";
     std::cout << "\n";
   }
-  std::cout << fmt::format("constraint drift: position mean {} max {}; velocity mean {} max {}\n", fmt_metric(m, "CD_pos_mean"),
-                           fmt_metric(m, "CD_pos_max"), fmt_metric(m, "CD_vel_mean"), fmt_metric(m, "CD_vel_max"));
-  if (m.get("ref_error_max"))
-    std::cout << "max position error against the reference at the samples: " << fmt_metric(m, "ref_error_max") << "\n";
-  if (auto d = m.get("scd"))
+  std::cout << fmt::format("constraint drift: position mean {} max {}; velocity mean {} max {}\n",
+                           fmt_metric(m, metric::CD_pos_mean), fmt_metric(m, metric::CD_pos_max),
+                           fmt_metric(m, metric::CD_vel_mean), fmt_metric(m, metric::CD_vel_max));
+  if (m.get(metric::ref_error_max))
+    std::cout << "max position error against the reference at the samples: " << fmt_metric(m, metric::ref_error_max) << "\n";
+  if (auto d = m.get(metric::scd))
     std::cout << fmt::format("significant correct digits at t = {:.6g} s (the last sample) against the reference: scd = {:.3f}, "
                              "mescd = {:.3f}\n",
                              r.samples.empty() ? r.h * static_cast<double>(r.steps) : r.samples.back().t, *d,
-                             m.get("mescd").value_or(0));
+                             m.get(metric::mescd).value_or(0));
   if (r.ref_error && !r.ref_error->note.empty()) std::cout << r.ref_error->note << "\n";
-  if (m.get("self_error"))
-    std::cout << fmt::format("self-consistency at the end (against h/64): {}, mescd = {:.3f}\n", fmt_metric(m, "self_error"),
-                             m.get("self_mescd").value_or(0));
-  else if (const std::string* why = m.note_of("self_error"))
+  if (m.get(metric::self_error))
+    std::cout << fmt::format("self-consistency at the end (against h/64): {}, mescd = {:.3f}\n", fmt_metric(m, metric::self_error),
+                             m.get(metric::self_mescd).value_or(0));
+  else if (const std::string* why = m.note_of(metric::self_error))
     std::cout << "self-consistency: " << *why << "\n";
   std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }
@@ -515,7 +517,7 @@ int main(int argc, char** argv) {
       rec.model.spec = model_arg;
       if (!out_file.empty()) mb::write_file_atomic(out_file, mb::record_to_json_pretty(rec) + "\n");
       if (!append_file.empty()) mb::append_record(append_file, rec);
-      if (const std::string* why = rec.metrics.note_of("LD"); why && why->rfind(mb::kPeriodMismatch, 0) == 0)
+      if (const std::string* why = rec.metrics.note_of(mb::metric::LD); why && why->rfind(mb::kPeriodMismatch, 0) == 0)
         std::cerr << "mbbench: warning: LD " << *why << "; check the model's period\n";
       if (!quiet) print_summary(rec, model_arg);
       return 0;

@@ -107,6 +107,7 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
         StepStats one;
         method.step(model, state, ts - state.t, one);
         state.t = ts;
+        // an extra stop is part of the grid step: only its internal steps count
         out.stats.internal_steps += one.internal_steps;
         out.stats.rejected_steps += one.rejected_steps;
         out.timing.step_seconds_total += std::chrono::duration<double>(clock::now() - c0).count();
@@ -116,19 +117,7 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
       StepStats one;
       method.step(model, state, t_i - state.t, one);
       out.timing.step_seconds_total += std::chrono::duration<double>(clock::now() - c1).count();
-      StatsSummary s;
-      s.pos_iterations = s.pos_iterations_max = one.pos_iterations;
-      s.vel_iterations = one.vel_iterations;
-      s.internal_steps = one.internal_steps;
-      s.rejected_steps = one.rejected_steps;
-      s.pos_residual_last = one.pos_residual;
-      s.vel_residual_last = one.vel_residual;
-      s.nnz_a_max = one.nnz_a;
-      s.nnz_l_max = one.nnz_l;
-      s.rcond_min = one.rcond;
-      s.condition_max = one.condition;
-      s.contacts_max = one.contacts;
-      merge(out.stats, s);
+      add_step(out.stats, one);
       if (out.series) {
         out.series->t.push_back(t_i);
         out.series->pos_iterations.push_back(one.pos_iterations);
@@ -136,12 +125,7 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
         out.series->condition.push_back(one.condition);
         out.series->rcond.push_back(one.rcond);
       }
-      out.timing.analysis += one.t_analysis;
-      out.timing.contact += one.t_contact;
-      out.timing.assembly += one.t_assembly;
-      out.timing.factorization += one.t_factorization;
-      out.timing.solve += one.t_solve;
-      out.timing.integration += one.t_integration;
+      add_step(out.timing, one);
     } catch (const SimulationError& e) {
       out.failure = e.what();
       out.fail_time = t_i;

@@ -1,5 +1,7 @@
 // The architecture's rules, checked on the source tree (docs/architecture.md):
 //   - no method name in C++ outside methods/ and tests/: every stage asks the registry;
+//   - no metric name as a string literal outside metrics/ and tests/: every stage uses the
+//     metric registry's constants (metrics/registry.hpp) or asks it;
 //   - one direction of dependency: a stage includes only the stages before it.
 #include <catch2/catch.hpp>
 
@@ -10,6 +12,7 @@
 #include <sstream>
 
 #include "methods/method.hpp"
+#include "metrics/registry.hpp"
 
 namespace fs = std::filesystem;
 
@@ -48,27 +51,43 @@ std::string code_of(const fs::path& p) {
   return out;
 }
 
+// The string literals of `names` in the C++ of every stage but `home` (a literal that is the name,
+// or with `specs` one starting with "name:"), each reported as `what`.
+long literals_outside(const std::string& home, const std::set<std::string>& names, bool specs, const std::string& what) {
+  long count = 0;
+  for (const auto& stage : kStages) {
+    if (stage == home) continue;
+    for (const auto& f : sources(stage)) {
+      const std::string code = code_of(f);
+      for (const auto& n : names)
+        if (code.find("\"" + n + "\"") != std::string::npos || (specs && code.find("\"" + n + ":") != std::string::npos)) {
+          UNSCOPED_INFO(f.lexically_relative(kRoot).string() << " names the " << what << " " << n);
+          ++count;
+        }
+    }
+  }
+  return count;
+}
+
 }  // namespace
 
 TEST_CASE("architecture: no method name in C++ outside methods/ and tests/", "[architecture]") {
   std::set<std::string> names;
   for (const auto& e : mb::builtin_methods()) names.insert(e.info.name);
   REQUIRE(names.size() >= 16);
-  long count = 0;
-  for (const auto& stage : kStages) {
-    if (stage == "methods") continue;
-    for (const auto& f : sources(stage)) {
-      const std::string code = code_of(f);
-      for (const auto& n : names) {
-        // a string literal that is the name, or a spec starting with it ("name" or "name:...")
-        if (code.find("\"" + n + "\"") != std::string::npos || code.find("\"" + n + ":") != std::string::npos) {
-          UNSCOPED_INFO(f.lexically_relative(kRoot).string() << " names the method " << n);
-          ++count;
-        }
-      }
-    }
+  // a string literal that is the name, or a spec starting with it ("name" or "name:...")
+  CHECK(literals_outside("methods", names, true, "method") == 0);
+}
+
+TEST_CASE("architecture: no metric-name literal in C++ outside metrics/ and tests/", "[architecture]") {
+  std::set<std::string> names;
+  for (const auto& m : mb::metric_catalog()) {
+    names.insert(m.name);
+    names.insert(m.also.begin(), m.also.end());
   }
-  CHECK(count == 0);
+  REQUIRE(names.size() >= 20);
+  // (mb::metric::NAME instead)
+  CHECK(literals_outside("metrics", names, false, "metric") == 0);
 }
 
 TEST_CASE("architecture: each stage includes only itself and the stages before it", "[architecture]") {
