@@ -330,7 +330,8 @@ struct Reader {
       std::vector<Vec3> a;
       const std::string why = merge_refusal(i, p, a);
       if (why.empty()) continue;
-      if (!chainable(i)) fail("body", body_name(i), why);
+      if (!chainable(i))
+        fail("body", body_name(i), why + "; other hinges and slides become a chain through massless frames, a ball or free joint among several does not");
       any = true;
     }
     return any;
