@@ -14,7 +14,7 @@ std::string features_text(unsigned f) {
   static const std::pair<unsigned, const char*> names[] = {
       {kParticles, "particles"}, {kRigidBodies, "rigid bodies"}, {kTrees, "trees"},       {kLoops, "loops"},
       {kRedundant, "redundant constraints"}, {kContacts, "contacts"}, {kAppliedTorques, "applied torques"},
-      {kForces, "force elements"}, {kAppliedForces, "applied forces"}};
+      {kForces, "force elements"}, {kAppliedForces, "applied forces"}, {kMasslessFrames, "massless frames"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (f & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -23,8 +23,10 @@ std::string features_text(unsigned f) {
 
 unsigned model_features(const Model& model) {
   unsigned f = 0;
-  for (const Body& b : model.bodies)
+  for (const Body& b : model.bodies) {
     if (!b.is_static) f |= b.particle ? kParticles : kRigidBodies;
+    if (b.frame) f |= kMasslessFrames;
+  }
   for (const AppliedLoad& a : model.loads)
     if (a.torque != Vec3::Zero()) f |= kAppliedTorques;
   if (has_applied_forces(model)) f |= kAppliedForces;

@@ -146,6 +146,7 @@ struct Reader {
   const mjData* d;
   Model out;
   std::vector<int> rep;  // (nbody) our body index of each MuJoCo body, kWorld for the fixed frame
+  bool frames = false;   // multi-joint bodies as chains through massless frames (needs_frames)
 
   std::string body_name(int i) const { return name_of(m, mjOBJ_BODY, i, "body"); }
   std::string joint_name(int k) const { return name_of(m, mjOBJ_JOINT, k, "joint"); }
@@ -213,24 +214,26 @@ struct Reader {
   // axes stay independent) and the same Lagrangian (kinetic energy of the same body motions,
   // potential of the same positions), so the same motion; the ball joint also passes the gimbal
   // singularities of the angles.
-  Joint multi_joint(int i, int parent) const {
+  // Why the joints of body i (two or more) are neither a Cardan nor a ball joint; empty when they
+  // are one (p: the point they pass through, a: their axes at qpos0).
+  std::string merge_refusal(int i, Vec3& p, std::vector<Vec3>& a) const {
     const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
     std::string list;
     for (int k = j0; k < j0 + nj; ++k) {
       if (!list.empty()) list += ", ";
       list += describe_joint(k);
     }
-    const std::string field = "body", bname = body_name(i);
     bool hinges = nj <= 3;
     for (int k = j0; k < j0 + nj; ++k) hinges = hinges && m->jnt_type[k] == mjJNT_HINGE;
     if (!hinges)
-      fail(field, bname, fmt::format("body '{}' has {} joints ({}): a body maps with one joint, two perpendicular hinges through one point "
-                              "(a Cardan joint) or three hinges through one point with independent axes (a ball joint)",
-                              body_name(i), nj, list));
+      return fmt::format("body '{}' has {} joints ({}): a body maps with one joint, two perpendicular hinges through one point "
+                         "(a Cardan joint) or three hinges through one point with independent axes (a ball joint)",
+                         body_name(i), nj, list);
     // the point nearest every hinge line: sum (I - a a^T) (p - c) = 0
     Mat3 A = Mat3::Zero();
     Vec3 rhs = Vec3::Zero();
-    std::vector<Vec3> c, a;
+    std::vector<Vec3> c;
+    a.clear();
     for (int k = j0; k < j0 + nj; ++k) {
       c.push_back(vec3(d->xanchor + 3 * k));
       a.push_back(vec3(d->xaxis + 3 * k).normalized());
@@ -239,10 +242,10 @@ struct Reader {
       rhs += P * c.back();
     }
     double scale = 1;
-    for (const Vec3& p : c) scale = std::max(scale, p.norm());
+    for (const Vec3& q : c) scale = std::max(scale, q.norm());
     const double parallel = a[0].cross(a[1]).norm();
     double gap = 0;
-    Vec3 p = c[0];
+    p = c[0];
     if (parallel > kMeetTolerance) {
       p = A.fullPivLu().solve(rhs);
       for (size_t k = 0; k < c.size(); ++k) gap = std::max(gap, ((Mat3::Identity() - a[k] * a[k].transpose()) * (p - c[k])).norm());
@@ -252,8 +255,35 @@ struct Reader {
       const std::string how = parallel <= kMeetTolerance ? " (parallel hinges)"
                               : nj == 2 ? fmt::format(" ({:.3g} m apart)", std::abs((c[1] - c[0]).dot(a[0].cross(a[1]).normalized())))
                                         : fmt::format(" (no point within {:.3g} m of all three)", gap);
-      fail(field, bname, fmt::format("body '{}' has {} joints whose axes do not meet{}: {}", body_name(i), nj, how, list));
+      return fmt::format("body '{}' has {} joints whose axes do not meet{}: {}", body_name(i), nj, how, list);
     }
+    if (nj == 2) {
+      const double cosine = a[0].dot(a[1]);
+      if (std::abs(cosine) > kMeetTolerance)
+        return fmt::format("body '{}' has 2 hinges through one point at {:.6g} degrees, not 90 (a Cardan joint's axes are perpendicular): {}",
+                           body_name(i), std::acos(std::clamp(cosine, -1.0, 1.0)) * 180 / M_PI, list);
+      return {};
+    }
+    const double det = a[0].dot(a[1].cross(a[2]));
+    if (std::abs(det) <= kMeetTolerance)
+      return fmt::format("body '{}' has 3 hinges through one point whose axes are dependent (det {:.3g}): {}", body_name(i), det, list);
+    return {};
+  }
+
+  // the joints of body i are a chain of hinges and slides (every multi-joint body's, when frames)
+  bool chainable(int i) const {
+    const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+    for (int k = j0; k < j0 + nj; ++k)
+      if (m->jnt_type[k] != mjJNT_HINGE && m->jnt_type[k] != mjJNT_SLIDE) return false;
+    return true;
+  }
+
+  Joint multi_joint(int i, int parent) const {
+    const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+    Vec3 p;
+    std::vector<Vec3> a;
+    const std::string why = merge_refusal(i, p, a);
+    if (!why.empty()) fail("body", body_name(i), why);
     const std::string name = [&] {
       std::string s;
       for (int k = j0; k < j0 + nj; ++k) {
@@ -262,20 +292,53 @@ struct Reader {
       }
       return s;
     }();
-    if (nj == 2) {
-      const double cosine = a[0].dot(a[1]);
-      if (std::abs(cosine) > kMeetTolerance)
-        fail(field, bname, fmt::format("body '{}' has 2 hinges through one point at {:.6g} degrees, not 90 (a Cardan joint's axes are perpendicular): {}",
-                                body_name(i), std::acos(std::clamp(cosine, -1.0, 1.0)) * 180 / M_PI, list));
-      return joint(JointType::Cardan, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[1]);
-    }
-    const double det = a[0].dot(a[1].cross(a[2]));
-    if (std::abs(det) <= kMeetTolerance)
-      fail(field, bname, fmt::format("body '{}' has 3 hinges through one point whose axes are dependent (det {:.3g}): {}", body_name(i), det, list));
+    if (nj == 2) return joint(JointType::Cardan, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[1]);
     return joint(JointType::Ball, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[0]);
   }
 
+  // MuJoCo's own composition of body i's joints: a massless frame after each joint but the last
+  // (at that joint's anchor, turned as the body at qpos0), each joint a hinge or slider between
+  // the frame before it and the one after; the last joint holds the body. Returns the index of the
+  // last frame, the parent of the body's own joint.
+  int frame_chain(int i, int parent) {
+    const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+    for (int k = j0; k < j0 + nj - 1; ++k) {
+      Body f;
+      f.name = body_name(i) + "/" + joint_name(k);
+      f.frame = true;
+      f.position = vec3(d->xanchor + 3 * k);
+      f.orientation = quat4(d->xquat + 4 * i);
+      const int index = static_cast<int>(out.bodies.size());
+      out.bodies.push_back(f);
+      const Vec3 ax = vec3(d->xaxis + 3 * k);
+      out.joints.push_back(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), parent, index,
+                                 f.position, ax, ax));
+      parent = index;
+    }
+    return parent;
+  }
+
+  // Several joints on one body map as one Cardan or ball joint where they are one (every method
+  // takes those). Where some body's joints are neither, the model needs massless frames, and then
+  // every multi-joint body is MuJoCo's own chain of hinges and slides through frames (MuJoCo's
+  // coordinates; the reduced-coordinate methods take massless frames, the others refuse them).
+  bool needs_frames() const {
+    bool any = false;
+    for (int i = 1; i < m->nbody; ++i) {
+      if (m->body_jntnum[i] < 2) continue;
+      Vec3 p;
+      std::vector<Vec3> a;
+      const std::string why = merge_refusal(i, p, a);
+      if (why.empty()) continue;
+      if (!chainable(i))
+        fail("body", body_name(i), why + "; other hinges and slides become a chain through massless frames, a ball or free joint among several does not");
+      any = true;
+    }
+    return any;
+  }
+
   void bodies() {
+    frames = needs_frames();
     rep.assign(static_cast<size_t>(m->nbody), kWorld);
     for (int i = 1; i < m->nbody; ++i) {  // MuJoCo's order: parents before children
       const int parent = rep[static_cast<size_t>(m->body_parentid[i])];
@@ -321,6 +384,12 @@ struct Reader {
           case mjJNT_SLIDE: out.joints.push_back(joint(JointType::Slider, joint_name(j0), parent, index, p, ax, ax)); break;
           default: fail("joint", joint_name(j0), fmt::format("joint '{}' has an unknown type {}", joint_name(j0), m->jnt_type[j0]));
         }
+      } else if (frames) {
+        // the chain's frames come after the body in the list (their joints name it by index)
+        const int k = j0 + nj - 1;
+        const int last = frame_chain(i, parent);
+        const Vec3 p = vec3(d->xanchor + 3 * k), ax = vec3(d->xaxis + 3 * k);
+        out.joints.push_back(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), last, index, p, ax, ax));
       } else {
         out.joints.push_back(multi_joint(i, parent));
       }

@@ -142,9 +142,13 @@ void check_model(const Model& m, const std::string& src) {
     std::string f = fmt::format("body[{}] '{}'", i, b.name);
     if (b.name.empty()) throw InputError(src, 0, fmt::format("body[{}].name", i), "empty body name");
     if (!names.insert(b.name).second) throw InputError(src, 0, f + ".name", "duplicated body name");
-    if (!b.is_static && !(b.mass > 0 && std::isfinite(b.mass)))
+    if (b.frame) {
+      if (b.is_static || b.particle) throw InputError(src, 0, f + ".type", "a massless frame is a moving rigid body");
+      if (b.mass != 0 || b.inertia != Mat3::Zero()) throw InputError(src, 0, f + ".mass", "a massless frame has mass 0 and inertia 0");
+    } else if (!b.is_static && !(b.mass > 0 && std::isfinite(b.mass))) {
       throw InputError(src, 0, f + ".mass", fmt::format("mass must be positive and finite, got {}", b.mass));
-    if (!b.is_static && !b.particle && !is_spd(b.inertia))
+    }
+    if (!b.is_static && !b.particle && !b.frame && !is_spd(b.inertia))
       throw InputError(src, 0, f + ".inertia", "inertia tensor is not symmetric positive definite");
     if (!(std::abs(b.orientation.norm() - 1) <= 1e-12))
       throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");

@@ -31,6 +31,10 @@ struct Body {
   std::string name;
   bool particle = false;    // a point mass: translation only, no orientation dynamics
   bool is_static = false;   // never moves (infinite mass)
+  // a massless joint frame between two joints of one link (an imported body with several joints in
+  // sequence, as MuJoCo composes them): mass 0 and inertia 0; only the reduced-coordinate methods,
+  // whose links may be massless, carry it (the model feature "massless frames")
+  bool frame = false;
   double mass = 0;          // kg
   Mat3 inertia = Mat3::Zero();  // kg m^2, body frame, about the centre of mass (rigid bodies)
   Vec3 box = Vec3::Zero();  // box extents in m when the body is a box (informational, 0 if none)

@@ -132,15 +132,22 @@ class SceneBuilder {
     if (b.name.empty() || b.name == "world") br.fail("name", fmt::format("invalid body name '{}'", b.name));
     if (!index.emplace(b.name, static_cast<int>(i)).second) br.fail("name", fmt::format("duplicated body name '{}'", b.name));
     std::string type = br.str("type");
-    if (type != "particle" && type != "rigid") br.fail("type", fmt::format("must be \"particle\" or \"rigid\", got \"{}\"", type));
+    if (type != "particle" && type != "rigid" && type != "frame")
+      br.fail("type", fmt::format("must be \"particle\", \"rigid\" or \"frame\" (a massless joint frame), got \"{}\"", type));
     b.particle = type == "particle";
+    b.frame = type == "frame";
     b.is_static = br.boolean("static", false);
+    if (b.frame) {  // mass 0 and inertia 0: neither is given
+      if (b.is_static) br.fail("static", "a massless frame moves with its joints; it cannot be static");
+      for (const char* k : {"mass", "inertia"})
+        if (br.has(k)) br.fail(k, fmt::format("a massless frame has no {}; leave it out", k));
+    }
     // a static body never moves: it has no mass (infinite); a mass given to it is a mistake
     if (b.is_static && br.has("mass"))
       br.fail("mass", "a static body never moves and has no mass; leave mass out (or set static = false)");
-    if (!b.is_static) b.mass = br.positive("mass");
+    if (!b.is_static && !b.frame) b.mass = br.positive("mass");
     if (b.particle && br.has("inertia")) br.fail("inertia", "a particle has no rotational inertia; leave inertia out (or use type = \"rigid\")");
-    if (!b.particle) {
+    if (!b.particle && !b.frame) {
       if (b.is_static && !br.has("inertia")) b.inertia = Mat3::Zero();
       else {
         b.inertia = mat3(br, "inertia");

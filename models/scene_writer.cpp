@@ -67,9 +67,10 @@ std::string scene_to_toml(const Model& m) {
   o += fmt::format("energy_conserved = {}\n", m.info.energy_conserved);
   if (m.info.published_end) o += "published_end = true\n";
   for (const Body& b : m.bodies) {
-    o += fmt::format("\n[[body]]\nname = {}\ntype = {}\n", str(b.name), b.particle ? "\"particle\"" : "\"rigid\"");
-    if (!b.is_static) o += fmt::format("mass = {}\n", num(b.mass));
-    if (!b.particle && !(b.is_static && b.inertia == Mat3::Zero())) {
+    o += fmt::format("\n[[body]]\nname = {}\ntype = {}\n", str(b.name),
+                     b.particle ? "\"particle\"" : b.frame ? "\"frame\"" : "\"rigid\"");
+    if (!b.is_static && !b.frame) o += fmt::format("mass = {}\n", num(b.mass));
+    if (!b.particle && !b.frame && !(b.is_static && b.inertia == Mat3::Zero())) {
       const Mat3& I = b.inertia;
       o += fmt::format("inertia = [{}, {}, {}]\n", vec(I.row(0).transpose()), vec(I.row(1).transpose()), vec(I.row(2).transpose()));
     }

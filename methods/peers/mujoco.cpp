@@ -5,7 +5,8 @@
 // a fixed joint welds the child, a cardan joint is two hinges, and a rod to a point mass two hinges
 // perpendicular to the rod at its pivot (the point mass is the inertial offset of a body framed at
 // the pivot; its frame turns with the rod); a joint that closes a loop is an equality constraint
-// (loop_closures), and the model's shapes geoms colliding in explicit pairs (contact_geoms). Integrators: Euler (MuJoCo's semi-implicit Euler,
+// (loop_closures), a massless frame (Body::frame) no MuJoCo body: its joint joins the joints of the
+// massive body below it (write_frame), and the model's shapes geoms colliding in explicit pairs (contact_geoms). Integrators: Euler (MuJoCo's semi-implicit Euler,
 // order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
 // mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
 // mj_step leaves is from the step's start) and written as our Cartesian State.
@@ -120,6 +121,14 @@ class Mujoco final : public Method {
     if (!data_) throw Error("mujoco: mj_makeData failed");
     ids_.assign(n, -1);
     for (int i : tree.order) ids_[static_cast<size_t>(i)] = mj_name2id(mjm_, mjOBJ_BODY, fmt::format("b{}", i).c_str());
+    chain_.clear();
+    for (size_t c = 0; c < n; ++c) {
+      if (chain_body_[c] < 0) continue;
+      const Frame &f = frames_[c], &fb = frames_[static_cast<size_t>(chain_body_[c])];
+      chain_.push_back({static_cast<int>(c), ids_[static_cast<size_t>(chain_body_[c])],
+                        mj_name2id(mjm_, mjOBJ_JOINT, fmt::format("j{}", c).c_str()), fb.q.conjugate() * f.q,
+                        fb.q.conjugate() * (f.origin - fb.origin)});
+    }
     initial_velocities(state, joints, tree);
     solref_set_ = false;
     xfrc_ = !model.loads.empty();
@@ -150,10 +159,54 @@ class Mujoco final : public Method {
     x += "<worldbody>\n";
     for (const std::string& site : loops.sites[n]) x += site;
     for (const std::string& g : geoms.geoms[n]) x += g;
-    // depth first, each body's frame relative to its parent's
-    auto body = [&](auto&& self, int i, const Frame* parent) -> void {
+    // the joint of body u (to its tree parent) as MuJoCo joints of the MuJoCo body framed at f
+    auto joint_xml = [&](int i, const Frame& f) {
+      const size_t u = static_cast<size_t>(i);
+      const Frame& own = frames_[u];
+      const Quat fq = f.q.conjugate();  // world -> frame
+      const int jk = tree.joint[u];
+      if (jk < 0) {
+        x += fmt::format("<freejoint name=\"j{}\"/>\n", i);
+        return;
+      }
+      const PeerJoint& j = joints[static_cast<size_t>(jk)];
+      const bool flip = tree.flip[u];
+      const Vec3 at = fq * ((flip ? j.anchor_a : j.anchor_b) - f.origin);
+      const Vec3 ax_parent = fq * (flip ? j.axis_b : j.axis_a), ax_child = fq * (flip ? j.axis_a : j.axis_b);
+      switch (j.type) {
+        case JointType::Ball: x += fmt::format("<joint name=\"j{}\" type=\"ball\" pos=\"{}\"/>\n", i, vec(at)); break;
+        case JointType::Hinge: x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent)); break;
+        case JointType::Slider:
+          x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(fq * j.axis_a));
+          break;
+        case JointType::Cardan:
+          x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
+          x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_child));
+          break;
+        case JointType::Distance:
+          x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * own.u1));
+          x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * own.u2));
+          break;
+        default: break;  // fixed: welded
+      }
+    };
+    // depth first, each body's frame relative to its parent's. A massless frame is no MuJoCo body
+    // (MuJoCo refuses a moving body without mass): its joint goes to its one child, and so on down
+    // the chain, so the first massive body holds the chain's joints in order, as MuJoCo composes
+    // a body's joints (each about its axis as the joints before it turned it).
+    auto body = [&](auto&& self, int i, const Frame* parent, std::vector<int> chain) -> void {
       const size_t u = static_cast<size_t>(i);
       const Body& b = model.bodies[u];
+      if (b.frame) {
+        if (children[u].size() != 1 || !loops.sites[u].empty() || !geoms.geoms[u].empty() || tree.joint[u] < 0 ||
+            (joints[static_cast<size_t>(tree.joint[u])].type != JointType::Hinge &&
+             joints[static_cast<size_t>(tree.joint[u])].type != JointType::Slider))
+          throw UnsupportedModel(fmt::format("mujoco: massless frame '{}' is mapped only between a hinge or slider and one child "
+                                             "body, without shapes or loops (MuJoCo's bodies need a mass)", b.name));
+        chain.push_back(i);
+        self(self, children[u].front(), parent, std::move(chain));
+        return;
+      }
       const Frame& f = frames_[u];
       const Quat pq = parent ? parent->q : Quat::Identity();
       const Vec3 po = parent ? parent->origin : Vec3::Zero();
@@ -168,38 +221,18 @@ class Mujoco final : public Method {
         x += fmt::format("<inertial pos=\"0 0 0\" mass=\"{}\" fullinertia=\"{} {} {} {} {} {}\"/>\n", num(b.mass), num(I(0, 0)), num(I(1, 1)),
                          num(I(2, 2)), num(I(0, 1)), num(I(0, 2)), num(I(1, 2)));
       }
-      const Quat fq = f.q.conjugate();  // world -> frame
-      const int jk = tree.joint[u];
-      if (jk < 0) {
-        x += fmt::format("<freejoint name=\"j{}\"/>\n", i);
-      } else {
-        const PeerJoint& j = joints[static_cast<size_t>(jk)];
-        const bool flip = tree.flip[u];
-        const Vec3 at = fq * ((flip ? j.anchor_a : j.anchor_b) - f.origin);
-        const Vec3 ax_parent = fq * (flip ? j.axis_b : j.axis_a), ax_child = fq * (flip ? j.axis_a : j.axis_b);
-        switch (j.type) {
-          case JointType::Ball: x += fmt::format("<joint name=\"j{}\" type=\"ball\" pos=\"{}\"/>\n", i, vec(at)); break;
-          case JointType::Hinge: x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent)); break;
-          case JointType::Slider:
-            x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(fq * j.axis_a));
-            break;
-          case JointType::Cardan:
-            x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
-            x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_child));
-            break;
-          case JointType::Distance:
-            x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * f.u1));
-            x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * f.u2));
-            break;
-          default: break;  // fixed: welded
-        }
+      for (int c : chain) {
+        joint_xml(c, f);
+        chain_body_[static_cast<size_t>(c)] = i;
       }
+      joint_xml(i, f);
       for (const std::string& site : loops.sites[u]) x += site;
       for (const std::string& g : geoms.geoms[u]) x += g;
-      for (int c : children[u]) self(self, c, &f);
+      for (int c : children[u]) self(self, c, &f, {});
       x += "</body>\n";
     };
-    for (int r : children[n]) body(body, r, nullptr);
+    chain_body_.assign(n, -1);
+    for (int r : children[n]) body(body, r, nullptr, {});
     x += "</worldbody>\n";
     if (!loops.tendons.empty()) x += "<tendon>\n" + loops.tendons + "</tendon>\n";
     if (!geoms.pairs.empty()) x += "<contact>\n" + geoms.pairs + "</contact>\n";
@@ -409,7 +442,50 @@ class Mujoco final : public Method {
       write_body(model.bodies[i], state.bodies[i], Vec3(x[0], x[1], x[2]), Quat(q[0], q[1], q[2], q[3]), Vec3(vel[3], vel[4], vel[5]),
                  Vec3(vel[0], vel[1], vel[2]));
     }
+    for (const Chained& c : chain_) write_frame(model, state, c);
     stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // A massless frame inside a MuJoCo body's joint chain: the body's frame after the frame's own
+  // joint (MuJoCo's joints of that body up to it), times the frame's pose in it at the initial state.
+  struct Chained {
+    int frame;    // our body
+    int mj_body;  // the MuJoCo body holding the chain
+    int mj_joint; // the frame's own joint
+    Quat rel_q;   // the frame's pose in the MuJoCo body's frame at the initial state
+    Vec3 rel_x;
+  };
+
+  // Our State of a chained frame: the MuJoCo body's pose with the joints after the frame's turned
+  // back (last first; each joint's axis and anchor, as MuJoCo left them, are fixed in the frames on
+  // both sides of it), its velocity the MuJoCo body's parent's plus the chain's dofs up to the
+  // frame's (MuJoCo's com-based cvel and cdof, at the subtree centre of mass of the root).
+  void write_frame(const Model& model, State& state, const Chained& c) const {
+    const int b = c.mj_body;
+    Vec3 px(data_->xpos[3 * b], data_->xpos[3 * b + 1], data_->xpos[3 * b + 2]);
+    const mjtNum* xq = data_->xquat + 4 * b;
+    Quat pq(xq[0], xq[1], xq[2], xq[3]);
+    for (int j = mjm_->body_jntadr[b] + mjm_->body_jntnum[b] - 1; j > c.mj_joint; --j) {
+      const double q = data_->qpos[mjm_->jnt_qposadr[j]] - mjm_->qpos0[mjm_->jnt_qposadr[j]];
+      const Vec3 a(data_->xanchor[3 * j], data_->xanchor[3 * j + 1], data_->xanchor[3 * j + 2]);
+      const Vec3 ax(data_->xaxis[3 * j], data_->xaxis[3 * j + 1], data_->xaxis[3 * j + 2]);
+      if (mjm_->jnt_type[j] == mjJNT_HINGE) {
+        const Quat r(Eigen::AngleAxisd(-q, ax.normalized()));
+        pq = r * pq;
+        px = a + r * (px - a);
+      } else {  // slide (a chain holds hinges and slides only)
+        px -= ax.normalized() * q;
+      }
+    }
+    const Quat Q = (pq * c.rel_q).normalized();
+    const Vec3 X = px + pq * c.rel_x;
+    Eigen::Matrix<double, 6, 1> cv = Eigen::Map<const Eigen::Matrix<double, 6, 1>>(data_->cvel + 6 * mjm_->body_parentid[b]);
+    for (int d = mjm_->body_dofadr[b]; d <= mjm_->jnt_dofadr[c.mj_joint]; ++d)
+      cv += Eigen::Map<const Eigen::Matrix<double, 6, 1>>(data_->cdof + 6 * d) * data_->qvel[d];
+    const mjtNum* com = data_->subtree_com + 3 * mjm_->body_rootid[b];
+    const Vec3 w = cv.head<3>(), v = Vec3(cv.tail<3>()) + w.cross(X - Vec3(com[0], com[1], com[2]));
+    const size_t u = static_cast<size_t>(c.frame);
+    write_body(model.bodies[u], state.bodies[u], X, Q, v, w);
   }
 
   bool rk4_;
@@ -420,7 +496,9 @@ class Mujoco final : public Method {
   mjModel* mjm_ = nullptr;
   mjData* data_ = nullptr;
   std::vector<Frame> frames_;  // (nbody)
-  std::vector<int> ids_;       // (nbody) MuJoCo body id, -1 for a static body
+  std::vector<int> ids_;       // (nbody) MuJoCo body id, -1 for a static body or a massless frame
+  std::vector<int> chain_body_;  // (nbody) for a massless frame: our body whose MuJoCo body holds its joint; else -1
+  std::vector<Chained> chain_;
   bool xfrc_ = false;
   std::vector<Vec3> torque_, force_;
   std::vector<double> zeta_;  // per contact pair
@@ -449,7 +527,7 @@ MethodInfo describe_mujoco() {
                                   "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames;
   i.fixed_step = true;
   return i;
 }

@@ -27,7 +27,7 @@ MethodInfo Ref::describe() {
                                   "1e-12 on rigid-body trees)",
                                   0, 1, true, {"auto"}),
                OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames;
   i.reference = true;
   i.fixed_step = false;
   return i;
@@ -53,6 +53,8 @@ const MethodInfo& Ref::info() const {
 void Ref::do_init(const Model& model, const State& state) {
   loops_.reset();
   if (model_features(model) & (kLoops | kForces)) {
+    if (model_features(model) & kMasslessFrames)
+      throw UnsupportedModel("ref: a model with massless frames is integrated in reduced coordinates, which take no closed loops or force elements");
     loops_ = std::make_unique<MaximalSystem>(MaximalSystem::extract(model));
     loops_->read(state, x_);
     loops_->normalize(x_);  // the initial state onto the constraints (it is there to the builder's round-off)
