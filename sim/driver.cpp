@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <new>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -128,6 +129,10 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
       add_step(out.timing, one);
     } catch (const SimulationError& e) {
       out.failure = e.what();
+      out.fail_time = t_i;
+      break;
+    } catch (const std::bad_alloc&) {
+      out.failure = "out of memory";
       out.fail_time = t_i;
       break;
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <new>
 #include <optional>
 
 #include <fmt/format.h>
@@ -114,7 +115,13 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   }
 
   State state = initial_state(model);
-  method->init(model, state);
+  try {
+    method->init(model, state);
+  } catch (const std::bad_alloc&) {
+    // a dense method on a very large model: refused with the reason, never a crash of the sweep
+    throw UnsupportedModel(fmt::format("{} ran out of memory setting up {} bodies and {} joints", info.name, model.bodies.size(),
+                                       model.joints.size()));
+  }
 
   // the observers: the model's metrics, the samples, and the error against the reference
   const std::string ref_spec = cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec;

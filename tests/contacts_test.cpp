@@ -204,8 +204,8 @@ TEST_CASE("contacts: a sliding point mass on an incline moves exactly as x = a t
 TEST_CASE("contacts: a cube on an incline slides with a = g (sin - mu cos) or sticks (schmitt2003)", "[contacts]") {
   const double angle = 30 * M_PI / 180, g = 9.81, h = 0.01, T = 2;
   // With the corrections to 1e-12 a cube slides as exactly as a point mass (measured 5.2e-13 m
-  // after 2 s, docs/findings.md "Contacts"); the patch's friction row once kept the bound of an early
-  // sweep, and the cubes slid 0.3 % to 3.3 % short (2.2 cm at mu = 0.1).
+  // after 2 s, docs/findings.md "Contacts"); a friction row that kept the bound of an early sweep
+  // would leave the cubes centimetres short (2.2 cm at mu = 0.1), far outside the tolerance.
   const mb::Model m = mb::build_model("incline-cubes:angle=30");
   const mb::Vec3 down(-std::cos(angle), -std::sin(angle), 0);
   for (const char* method : kContactMethods) {
