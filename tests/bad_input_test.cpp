@@ -22,7 +22,7 @@ struct Row {
 
 const Row kRows[] = {
     // scenes: `mbbench run SCENE GC4`
-    {"scenes/bad_body_type.toml", "run {} GC4 --duration 1", "field 'body[0].type': must be \"particle\" or \"rigid\"", 7},
+    {"scenes/bad_body_type.toml", "run {} GC4 --duration 1", "field 'body[0].type': must be \"particle\", \"rigid\" or \"frame\"", 7},
     {"scenes/bad_joint_type.toml", "run {} GC4 --duration 1", "field 'joint[0].type': must be one of", 12},
     {"scenes/duplicate_body.toml", "run {} GC4 --duration 1", "duplicated body name 'm1'", 12},
     {"scenes/duplicate_joint.toml", "run {} GC4 --duration 1", "field 'joint[1].name': duplicated joint name 'rod'", 25},
