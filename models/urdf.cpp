@@ -26,6 +26,8 @@ const std::vector<OptionInfo>& urdf_options() {
       OptionInfo::choice("base", "fixed", "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base", {"fixed", "free"}),
       OptionInfo::choice("collisions", "off", "off, or primitives: <collision> boxes, spheres and cylinders become shapes (a mesh is refused)",
                          {"off", "primitives"}),
+      OptionInfo::choice("damping", "off", "on: <dynamics damping> of revolute, continuous and prismatic joints as viscous joint dampers; off: ignored (listed in a warning)",
+                         {"off", "on"}),
       OptionInfo::choice("limits", "ignore", "joint limits are not modelled; given explicitly, the warning listing the limited joints is not printed",
                          {"ignore"}),
   };
@@ -45,6 +47,7 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
   o.free_base = spec.get_string("base", "fixed") == "free";
   o.collisions = spec.get_string("collisions", "off") == "primitives";
   o.limits_ignored_silently = spec.has("limits");
+  o.damping = spec.get_string("damping", "off") == "on";
   Model m = read_urdf(spec.name(), o);
   if (!spec.options().empty()) m.info.name = m.info.name + " (" + spec.text().substr(spec.name().size() + 1) + ")";
   return m;
@@ -310,6 +313,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     J.axis_a = fa.q * axis;
     J.axis_b = fb.q * axis;
     J.rel_orientation = fa.q * m.bodies[static_cast<size_t>(J.b)].orientation;
+    if (options.damping && j.dynamics) {
+      if (!(j.dynamics->damping >= 0))
+        throw InputError(path, 0, fmt::format("joint[{}].dynamics.damping", j.name),
+                         fmt::format("damping must be non-negative, got {}", j.dynamics->damping));
+      J.damping = j.dynamics->damping;
+    }
     m.joints.push_back(J);
   }
   for (const LinkFrame& L : links) {
@@ -317,7 +326,10 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     if (!j) continue;
     if (j->limits && (j->type == urdf::Joint::REVOLUTE || j->type == urdf::Joint::PRISMATIC))
       limited.push_back(fmt::format("{} [{}, {}]", j->name, j->limits->lower, j->limits->upper));
-    if (j->dynamics && (j->dynamics->damping != 0 || j->dynamics->friction != 0))
+    const bool moving = j->type != urdf::Joint::FIXED;
+    if (j->dynamics && options.damping && moving && j->dynamics->friction != 0)
+      dynamics.push_back(fmt::format("{} (friction {})", j->name, j->dynamics->friction));
+    else if (j->dynamics && !options.damping && (j->dynamics->damping != 0 || j->dynamics->friction != 0))
       dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
     if (j->mimic) mimic.push_back(j->name);
   }
@@ -381,7 +393,11 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
 
   if (!limited.empty() && !options.limits_ignored_silently)
     m.info.warnings.push_back(fmt::format("{}: joint limits are not modelled (limits=ignore silences this line): {}", path, join(limited, ", ")));
-  if (!dynamics.empty()) m.info.warnings.push_back(fmt::format("{}: joint damping and friction are not modelled: {}", path, join(dynamics, ", ")));
+  if (!dynamics.empty())
+    m.info.warnings.push_back(options.damping ? fmt::format("{}: joint friction is not modelled: {}", path, join(dynamics, ", "))
+                                              : fmt::format("{}: joint damping and friction are not modelled (damping=on applies the damping): {}",
+                                                            path, join(dynamics, ", ")));
+  if (has_joint_dampers(m)) m.info.energy_conserved = false;
   if (!mimic.empty()) m.info.warnings.push_back(fmt::format("{}: mimic joints move independently: {}", path, join(mimic, ", ")));
   for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
   if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root)");
