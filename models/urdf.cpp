@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include <Eigen/Eigenvalues>
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
 
@@ -121,8 +122,17 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return s;
 }
 
-// The checks of one link's inertial: finite numbers, mass >= 0, a positive definite inertia when
-// the mass is positive, none when it is 0 (a massless frame).
+// A symmetric inertia whose eigenvalues are >= 0 (to round-off): a point mass (inertia 0) or a
+// thin rod (one moment 0) is one; welded to other links it adds to a positive definite sum.
+bool positive_semidefinite(const Mat3& I) {
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(I, Eigen::EigenvaluesOnly);
+  const Vec3 e = eig.eigenvalues();
+  return e.minCoeff() >= -1e-9 * std::max(e.cwiseAbs().maxCoeff(), 1e-300);
+}
+
+// The checks of one link's inertial: finite numbers, mass >= 0, a positive semi-definite inertia
+// when the mass is positive (the body of its group, the link with the links welded to it, must be
+// positive definite: checked on the merged body), none when it is 0 (a massless frame).
 void check_link(const urdf::Link& link, const std::string& path) {
   if (!link.inertial) return;
   const urdf::Inertial& in = *link.inertial;
@@ -132,7 +142,7 @@ void check_link(const urdf::Link& link, const std::string& path) {
   Mat3 I;
   I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (!I.allFinite()) throw InputError(path, 0, f + ".inertia", "inertia must be finite");
-  if (in.mass > 0 && !is_spd(I))
+  if (in.mass > 0 && !positive_semidefinite(I))
     throw InputError(path, 0, f + ".inertia",
                      fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
   if (in.mass == 0 && !I.isZero(0))
@@ -284,6 +294,13 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       b.position = c;
       b.inertia = (Ib + Ib.transpose()) / 2;
     }
+    if (!is_spd(b.inertia)) {  // a point mass or a thin rod alone on its joint (or only such links welded)
+      const Vec3 e = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia, Eigen::EigenvaluesOnly).eigenvalues();
+      throw InputError(path, 0, fmt::format("link[{}].inertial.inertia", b.name),
+                       fmt::format("inertia is not positive definite: the body of link '{}'{} has principal moments ({:.6g}, {:.6g}, {:.6g}) "
+                                   "(a point mass or a thin rod needs a link with inertia welded to it)",
+                                   b.name, parts.size() > 1 ? " and the links welded to it" : "", e[0], e[1], e[2]));
+    }
     G.body = static_cast<int>(m.bodies.size());
     m.bodies.push_back(b);
   }
@@ -400,7 +417,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   if (has_joint_dampers(m)) m.info.energy_conserved = false;
   if (!mimic.empty()) m.info.warnings.push_back(fmt::format("{}: mimic joints move independently: {}", path, join(mimic, ", ")));
   for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
-  if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root)");
+  if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root; base=free floats it)");
   check_model(m, path);
   return m;
 }
