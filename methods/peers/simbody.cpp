@@ -81,7 +81,20 @@ class Simbody final : public Method {
   // its centre of mass in B, and B's angular velocity
   using Frame = PeerFrame;
 
+  // Simbody's own refusals while the system is built (an inertia that violates the triangle
+  // inequality, which no rigid body has: some public URDFs carry one) are a refusal by name
   void do_init(const Model& model, const State& state) override {
+    try {
+      build(model, state);
+    } catch (const SimTK::Exception::Base& e) {
+      std::string why = e.getMessageText();
+      for (char& c : why)
+        if (c == '\n') c = ' ';
+      throw UnsupportedModel(fmt::format("simbody refused the model: {}", why));
+    }
+  }
+
+  void build(const Model& model, const State& state) {
     require_joint_types(model, "simbody",
                         {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
     if (!model.springs.empty()) throw UnsupportedModel("simbody: force elements (springs) are not mapped");
