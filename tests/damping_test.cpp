@@ -32,6 +32,7 @@ mb::Model cart_pole(double rail = kRail, double pivot = kPivot) {
   mb::Model m;
   m.info.name = "damped-cart-pole";
   m.info.energy_conserved = false;
+  m.info.h_grid = mb::default_h_grid();
   const double a = M_PI / 3;
   mb::Body cart;
   cart.name = "cart";
@@ -136,15 +137,24 @@ TEST_CASE("damping: ref loses exactly the energy the dampers dissipate, and GC4 
 TEST_CASE("damping: the force-element methods agree with ref within their order", "[damping]") {
   const mb::Model m = cart_pole();
   const mb::State ref = mbtest::simulate(m, "ref", 0.002, 0.5);
-  // linear (impulse): the dampers' loads held over the step, first order; LM4 evaluates them at
-  // every RK4 stage
+  // linear (impulse): the dampers' loads held over the step, first order
   const double l1 = mbtest::max_position_difference(mbtest::simulate(m, "linear", 0.002, 0.5), ref);
   const double l2 = mbtest::max_position_difference(mbtest::simulate(m, "linear", 0.001, 0.5), ref);
   INFO("linear - ref at 0.5 s: " << l1 << " m (h = 2 ms), " << l2 << " m (1 ms)");
   CHECK(l2 < 1e-3);
   CHECK(std::log2(l1 / l2) > 0.8);
-  const double lm4 = mbtest::max_position_difference(mbtest::simulate(m, "LM4", 0.002, 0.5), ref);
-  INFO("LM4 - ref: " << lm4 << " m");
+  // LM4 (no sliders: the pole alone on its damped hinge, the cart bolted to the world) evaluates
+  // the damper at every RK4 stage
+  mb::Model pole = cart_pole();
+  pole.bodies[0].is_static = true;
+  pole.bodies[0].mass = 0;
+  pole.bodies[0].inertia.setZero();
+  pole.joints.erase(pole.joints.begin());
+  mb::check_model(pole, "pole");
+  const mb::State pole_ref = mbtest::simulate(pole, "ref", 0.002, 0.5);
+  CHECK(mbtest::max_position_difference(pole_ref, mb::initial_state(pole)) > 0.1);
+  const double lm4 = mbtest::max_position_difference(mbtest::simulate(pole, "LM4", 0.002, 0.5), pole_ref);
+  INFO("LM4 - ref (the pole alone): " << lm4 << " m");
   CHECK(lm4 < 1e-7);
 }
 
@@ -155,7 +165,7 @@ TEST_CASE("damping: the peer engines map the dampers and agree with ref", "[damp
     const char* engine;
     double bound;  // m at 0.5 s, h = 1 ms
   };
-  for (const Case c : {Case{"mujoco", 1e-8}, Case{"simbody", 1e-6}, Case{"dart", 1e-2}, Case{"ode", 1e-2}}) {
+  for (const Case c : {Case{"mujoco", 1e-8}, Case{"simbody", 1e-6}, Case{"dart", 5e-3}, Case{"ode", 5e-3}}) {
     if (!mbtest::peer_built(c.engine)) continue;
     const double e = mbtest::max_position_difference(mbtest::simulate(m, c.engine, 0.001, 0.5), ref);
     INFO(c.engine << " - ref at 0.5 s: " << e << " m");
