@@ -27,7 +27,9 @@ bool is_mjcf_spec(const std::string& text) {
 
 const std::vector<OptionInfo>& mjcf_options() {
   static const std::vector<OptionInfo> options = {
-      OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero) become Shapes; off: no contacts", {"on", "off"})};
+      OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero) become Shapes; off: no contacts", {"on", "off"}),
+      OptionInfo::choice("damping", "off", "on: the damping of hinge and slide joints (dof_damping) as joint dampers; off: ignored (listed in the warning)",
+                         {"off", "on"})};
   return options;
 }
 
@@ -37,6 +39,7 @@ Model load_mjcf(const std::string& text, const std::string& source, int line) {
   if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no MJCF file '{}'", spec.name()));
   MjcfOptions options;
   options.contacts = spec.get_string("contacts", "on") == "on";
+  options.damping = spec.get_string("damping", "off") == "on";
   return read_mjcf(spec.name(), options);
 }
 
@@ -278,8 +281,26 @@ struct Reader {
     return true;
   }
 
+  // damping=on: the damper of hinge or slide joint k (MuJoCo's dof_damping) on the joint j made of it
+  Joint damped(Joint j, int k) const {
+    if (opt.damping) j.damping = m->dof_damping[m->jnt_dofadr[k]];
+    return j;
+  }
+  bool has_damping(int k) const {
+    const int n = m->jnt_type[k] == mjJNT_FREE ? 6 : m->jnt_type[k] == mjJNT_BALL ? 3 : 1;
+    for (int v = m->jnt_dofadr[k]; v < m->jnt_dofadr[k] + n; ++v)
+      if (m->dof_damping[v] != 0) return true;
+    return false;
+  }
+
   Joint multi_joint(int i, int parent) const {
     const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+    if (opt.damping)
+      for (int k = j0; k < j0 + nj; ++k)
+        if (has_damping(k))
+          fail("body", body_name(i), fmt::format("body '{}' has {} hinges through one point, mapped as one {} joint, and joint '{}' has "
+                                                 "damping: damping=on maps the damping of a joint that stays a hinge or slide (damping=off ignores it)",
+                                                 body_name(i), nj, nj == 2 ? "cardan" : "ball", joint_name(k)));
     Vec3 p;
     std::vector<Vec3> a;
     const std::string why = merge_refusal(i, p, a);
@@ -311,8 +332,8 @@ struct Reader {
       const int index = static_cast<int>(out.bodies.size());
       out.bodies.push_back(f);
       const Vec3 ax = vec3(d->xaxis + 3 * k);
-      out.joints.push_back(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), parent, index,
-                                 f.position, ax, ax));
+      out.joints.push_back(damped(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), parent, index,
+                                        f.position, ax, ax), k));
       parent = index;
     }
     return parent;
@@ -366,6 +387,9 @@ struct Reader {
         if (!anchor.allFinite()) fail("joint", joint_name(k), fmt::format("joint '{}' has a non-finite position", joint_name(k)));
         if ((m->jnt_type[k] == mjJNT_HINGE || m->jnt_type[k] == mjJNT_SLIDE) && !(axis.allFinite() && axis.norm() > 0))
           fail("joint", joint_name(k), fmt::format("joint '{}' has a zero or non-finite axis ({}, {}, {})", joint_name(k), axis.x(), axis.y(), axis.z()));
+        if (opt.damping && (m->jnt_type[k] == mjJNT_FREE || m->jnt_type[k] == mjJNT_BALL) && has_damping(k))
+          fail("joint", joint_name(k), fmt::format("joint '{}' is a {} joint with damping: damping=on maps the damping of hinge and slide "
+                                                   "joints only (damping=off ignores it)", joint_name(k), m->jnt_type[k] == mjJNT_FREE ? "free" : "ball"));
       }
       const int index = static_cast<int>(out.bodies.size());
       rep[static_cast<size_t>(i)] = index;
@@ -380,8 +404,8 @@ struct Reader {
               fail("body", b.name, fmt::format("body '{}' has a free joint but moves with its parent", b.name));
             break;  // free-floating: no joint
           case mjJNT_BALL: out.joints.push_back(joint(JointType::Ball, joint_name(j0), parent, index, p, ax, ax)); break;
-          case mjJNT_HINGE: out.joints.push_back(joint(JointType::Hinge, joint_name(j0), parent, index, p, ax, ax)); break;
-          case mjJNT_SLIDE: out.joints.push_back(joint(JointType::Slider, joint_name(j0), parent, index, p, ax, ax)); break;
+          case mjJNT_HINGE: out.joints.push_back(damped(joint(JointType::Hinge, joint_name(j0), parent, index, p, ax, ax), j0)); break;
+          case mjJNT_SLIDE: out.joints.push_back(damped(joint(JointType::Slider, joint_name(j0), parent, index, p, ax, ax), j0)); break;
           default: fail("joint", joint_name(j0), fmt::format("joint '{}' has an unknown type {}", joint_name(j0), m->jnt_type[j0]));
         }
       } else if (frames) {
@@ -389,7 +413,7 @@ struct Reader {
         const int k = j0 + nj - 1;
         const int last = frame_chain(i, parent);
         const Vec3 p = vec3(d->xanchor + 3 * k), ax = vec3(d->xaxis + 3 * k);
-        out.joints.push_back(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), last, index, p, ax, ax));
+        out.joints.push_back(damped(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), last, index, p, ax, ax), k));
       } else {
         out.joints.push_back(multi_joint(i, parent));
       }
@@ -570,7 +594,7 @@ struct Reader {
     std::vector<std::string> parts;
     if (m->nu) parts.push_back(fmt::format("{} actuator(s) (not driven: zero control)", m->nu));
     if (stiffness) parts.push_back(fmt::format("stiffness on {} joint(s)", stiffness));
-    if (damping) parts.push_back(fmt::format("damping on {} joint(s)", damping));
+    if (damping && !opt.damping) parts.push_back(fmt::format("damping on {} joint(s) (damping=on applies it)", damping));
     if (armature) parts.push_back(fmt::format("armature on {} joint(s)", armature));
     if (frictionloss) parts.push_back(fmt::format("frictionloss on {} joint(s)", frictionloss));
     if (limited) parts.push_back(fmt::format("limits on {} joint(s)", limited));
@@ -621,7 +645,7 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
   m.info.default_h = raw->opt.timestep;
   m.info.h_grid = default_h_grid();
   m.info.tracked_body = 0;
-  m.info.energy_conserved = m.shapes.empty();
+  m.info.energy_conserved = m.shapes.empty() && !has_joint_dampers(m);
   // Every group of bodies floating without contacts, at rest at qpos0: in the frame falling with
   // gravity nothing acts on it, so every centre of mass drops g t^2 / 2.
   bool floating = m.shapes.empty();

@@ -4,8 +4,9 @@
 // ourselves: whatever MuJoCo's compiler computes (inertias from geoms, defaults classes, includes,
 // frames given as euler/axisangle/xyaxes/fromto) is what we read.
 //
-// Spec: "path.xml[:contacts=on|off]". contacts=on (the default) turns the colliding geoms (contype
-// or conaffinity nonzero) into Shapes; off leaves the model without contacts.
+// Spec: "path.xml[:contacts=on|off,damping=off|on]". contacts=on (the default) turns the colliding
+// geoms (contype or conaffinity nonzero) into Shapes; off leaves the model without contacts.
+// damping=on maps hinge and slide joints' damping as joint dampers (Joint::damping).
 #pragma once
 #include <string>
 #include <vector>
@@ -24,12 +25,13 @@ const std::vector<OptionInfo>& mjcf_options();
 
 struct MjcfOptions {
   bool contacts = true;
+  bool damping = false;  // damping=on: hinge and slide damping (dof_damping) as joint dampers
 };
 
 // Reads an MJCF file. InputError naming the file (and the line, from MuJoCo's message) when MuJoCo
 // refuses it, and naming the body, joint or geom for what the Model cannot hold.
 Model read_mjcf(const std::string& path, const MjcfOptions& options = {});
-// The spec "path.xml[:contacts=on|off]"; `source` and `line` say where the spec came from.
+// The spec "path.xml[:contacts=on|off,damping=off|on]"; `source` and `line` say where the spec came from.
 Model load_mjcf(const std::string& spec, const std::string& source = "command line", int line = 0);
 
 }  // namespace mb

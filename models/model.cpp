@@ -214,6 +214,10 @@ void check_model(const Model& m, const std::string& src) {
     if (two_axes && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
       throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
+    if (!(J.damping >= 0 && std::isfinite(J.damping)) || (J.damping != 0 && J.type != JointType::Hinge && J.type != JointType::Slider))
+      throw InputError(src, 0, f + ".damping",
+                       fmt::format("damping must be finite and >= 0, and only a hinge or a slider has it; got {} on a {} joint", J.damping,
+                                   joint_type_name(J.type)));
     if (!(J.extensibility >= 0 && std::isfinite(J.extensibility)) || (J.extensibility != 0 && J.type != JointType::Distance))
       throw InputError(src, 0, f + ".extensibility",
                        fmt::format("extensibility must be a finite fraction >= 0 of a distance joint's length, got {}", J.extensibility));
@@ -334,7 +338,44 @@ SpringState spring_state(const Model& m, const State& s, const Spring& sp) {
 }
 }  // namespace
 
+bool has_joint_dampers(const Model& m) {
+  for (const Joint& j : m.joints)
+    if (j.damping > 0) return true;
+  return false;
+}
+
+void add_joint_damper_loads(const Model& m, const State& s, std::vector<Vec3>& force, std::vector<Vec3>& torque) {
+  auto orientation = [&](int k) { return k == kWorld ? Quat::Identity() : s.bodies[static_cast<size_t>(k)].q; };
+  auto angular = [&](int k) { return k == kWorld ? Vec3(Vec3::Zero()) : s.bodies[static_cast<size_t>(k)].w; };
+  for (const Joint& j : m.joints) {
+    if (!(j.damping > 0)) continue;
+    // the joint's axis in the world: fixed in a (the hinge's axis, the slider's line)
+    const Vec3 u = (orientation(j.a) * j.axis_a).normalized();
+    if (j.type == JointType::Hinge) {
+      // torque -d (w_b - w_a).u u on b, the opposite on a: power -d rate^2
+      const Vec3 tau = -j.damping * (angular(j.b) - angular(j.a)).dot(u) * u;
+      if (j.b != kWorld) torque[static_cast<size_t>(j.b)] += tau;
+      if (j.a != kWorld) torque[static_cast<size_t>(j.a)] -= tau;
+    } else if (j.type == JointType::Slider) {
+      // force -d (v_pb - v_pa).u u on b at its joint point, the opposite on a at its own; the
+      // points lie on the slider's line, so the rate is that of the joint coordinate
+      const Vec3 pa = world_point(m, s, j.a, j.anchor_a), pb = world_point(m, s, j.b, j.anchor_b);
+      const double rate = (world_point_velocity(m, s, j.b, j.anchor_b) - world_point_velocity(m, s, j.a, j.anchor_a)).dot(u);
+      const Vec3 f = -j.damping * rate * u;
+      if (j.b != kWorld) {
+        force[static_cast<size_t>(j.b)] += f;
+        torque[static_cast<size_t>(j.b)] += (pb - s.bodies[static_cast<size_t>(j.b)].x).cross(f);
+      }
+      if (j.a != kWorld) {
+        force[static_cast<size_t>(j.a)] -= f;
+        torque[static_cast<size_t>(j.a)] -= (pa - s.bodies[static_cast<size_t>(j.a)].x).cross(f);
+      }
+    }
+  }
+}
+
 void add_spring_loads(const Model& m, const State& s, std::vector<Vec3>& force, std::vector<Vec3>& torque) {
+  add_joint_damper_loads(m, s, force, torque);
   for (const Spring& sp : m.springs) {
     const SpringState st = spring_state(m, s, sp);
     if (sp.a != kWorld) {

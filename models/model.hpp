@@ -82,6 +82,10 @@ struct Joint {
   Vec3 axis_a = Vec3::UnitZ();  // line direction / plane normal / hinge or twist axis, in a's frame
   Vec3 axis_b = Vec3::UnitZ();  // axis and perpendicular parts: b's axis, in b's frame
   Quat rel_orientation = Quat::Identity();  // orientation and twist parts: q_a^-1 q_b that the joint keeps
+  // Hinge and slider: a viscous damper in the joint, -damping * rate: a torque about the hinge axis
+  // (N m s/rad: the relative angular velocity about it) or a force along the slider (N s/m: the rate
+  // of the joint points along it), equal and opposite on the two bodies (the feature "joint dampers")
+  double damping = 0;
 };
 
 // An applied load on one body during [t_begin, t_end): a torque (world frame, N m) and a force
@@ -240,9 +244,16 @@ void add_average_forces(const Model& model, double t, double h, std::vector<Vec3
 // True when a load of the model has a nonzero force (the feature "applied forces").
 bool has_applied_forces(const Model& model);
 
-// Adds the forces and torques (about the centre of mass, world frame) of the model's springs at
-// `state` to force and torque (nbody each, already sized). Static bodies receive them too (ignored).
+// Adds the forces and torques (about the centre of mass, world frame) of the model's springs and
+// joint dampers at `state` to force and torque (nbody each, already sized). Static bodies receive
+// them too (ignored).
 void add_spring_loads(const Model& model, const State& state, std::vector<Vec3>& force, std::vector<Vec3>& torque);
+// Adds the loads of the joint dampers alone (Joint::damping) at `state`.
+void add_joint_damper_loads(const Model& model, const State& state, std::vector<Vec3>& force, std::vector<Vec3>& torque);
+// True when a joint of the model has a damper (Joint::damping > 0: the feature "joint dampers").
+bool has_joint_dampers(const Model& model);
+// The state-dependent loads add_spring_loads adds: springs or joint dampers.
+inline bool has_force_elements(const Model& model) { return !model.springs.empty() || has_joint_dampers(model); }
 // The potential energy of the springs at `state`, sum stiffness (l - rest_length)^2 / 2.
 double spring_energy(const Model& model, const State& state);
 

@@ -76,7 +76,7 @@ const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position",
 const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
-                                             "axis_a", "axis_b", "rel_orientation"};
+                                             "axis_a", "axis_b", "rel_orientation", "damping"};
 
 }  // namespace
 
@@ -221,6 +221,12 @@ class SceneBuilder {
     }
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       j.rel_orientation = jr.has("rel_orientation") ? quat(jr, "rel_orientation") : Quat::Identity();
+    if (jr.has("damping")) {  // a viscous damper in a hinge (N m s/rad) or a slider (N s/m)
+      if (j.type != JointType::Hinge && j.type != JointType::Slider) jr.fail("damping", "only a hinge or a slider has a damping");
+      j.damping = jr.num("damping");
+      if (!(j.damping >= 0 && std::isfinite(j.damping)))
+        jr.fail("damping", fmt::format("damping must be finite and >= 0, got {}", j.damping));
+    }
     m.joints.push_back(j);
   }
 

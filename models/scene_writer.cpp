@@ -93,6 +93,7 @@ std::string scene_to_toml(const Model& m) {
     if (two_axes) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
+    if (j.damping != 0) o += fmt::format("damping = {}\n", num(j.damping));
   }
   for (const AppliedLoad& a : m.loads)  // a load with a force and a torque: a [[torque]] and a [[force]]
     for (const bool is_force : {false, true}) {

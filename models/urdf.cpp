@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include <Eigen/Eigenvalues>
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
 
@@ -26,6 +27,8 @@ const std::vector<OptionInfo>& urdf_options() {
       OptionInfo::choice("base", "fixed", "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base", {"fixed", "free"}),
       OptionInfo::choice("collisions", "off", "off, or primitives: <collision> boxes, spheres and cylinders become shapes (a mesh is refused)",
                          {"off", "primitives"}),
+      OptionInfo::choice("damping", "off", "on: <dynamics damping> of revolute, continuous and prismatic joints as viscous joint dampers; off: ignored (listed in a warning)",
+                         {"off", "on"}),
       OptionInfo::choice("limits", "ignore", "joint limits are not modelled; given explicitly, the warning listing the limited joints is not printed",
                          {"ignore"}),
   };
@@ -45,6 +48,7 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
   o.free_base = spec.get_string("base", "fixed") == "free";
   o.collisions = spec.get_string("collisions", "off") == "primitives";
   o.limits_ignored_silently = spec.has("limits");
+  o.damping = spec.get_string("damping", "off") == "on";
   Model m = read_urdf(spec.name(), o);
   if (!spec.options().empty()) m.info.name = m.info.name + " (" + spec.text().substr(spec.name().size() + 1) + ")";
   return m;
@@ -118,8 +122,17 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return s;
 }
 
-// The checks of one link's inertial: finite numbers, mass >= 0, a positive definite inertia when
-// the mass is positive, none when it is 0 (a massless frame).
+// A symmetric inertia whose eigenvalues are >= 0 (to round-off): a point mass (inertia 0) or a
+// thin rod (one moment 0) is one; welded to other links it adds to a positive definite sum.
+bool positive_semidefinite(const Mat3& I) {
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(I, Eigen::EigenvaluesOnly);
+  const Vec3 e = eig.eigenvalues();
+  return e.minCoeff() >= -1e-9 * std::max(e.cwiseAbs().maxCoeff(), 1e-300);
+}
+
+// The checks of one link's inertial: finite numbers, mass >= 0, a positive semi-definite inertia
+// when the mass is positive (the body of its group, the link with the links welded to it, must be
+// positive definite: checked on the merged body), none when it is 0 (a massless frame).
 void check_link(const urdf::Link& link, const std::string& path) {
   if (!link.inertial) return;
   const urdf::Inertial& in = *link.inertial;
@@ -129,7 +142,7 @@ void check_link(const urdf::Link& link, const std::string& path) {
   Mat3 I;
   I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (!I.allFinite()) throw InputError(path, 0, f + ".inertia", "inertia must be finite");
-  if (in.mass > 0 && !is_spd(I))
+  if (in.mass > 0 && !positive_semidefinite(I))
     throw InputError(path, 0, f + ".inertia",
                      fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
   if (in.mass == 0 && !I.isZero(0))
@@ -281,6 +294,13 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       b.position = c;
       b.inertia = (Ib + Ib.transpose()) / 2;
     }
+    if (!is_spd(b.inertia)) {  // a point mass or a thin rod alone on its joint (or only such links welded)
+      const Vec3 e = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia, Eigen::EigenvaluesOnly).eigenvalues();
+      throw InputError(path, 0, fmt::format("link[{}].inertial.inertia", b.name),
+                       fmt::format("inertia is not positive definite: the body of link '{}'{} has principal moments ({:.6g}, {:.6g}, {:.6g}) "
+                                   "(a point mass or a thin rod needs a link with inertia welded to it)",
+                                   b.name, parts.size() > 1 ? " and the links welded to it" : "", e[0], e[1], e[2]));
+    }
     G.body = static_cast<int>(m.bodies.size());
     m.bodies.push_back(b);
   }
@@ -310,6 +330,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     J.axis_a = fa.q * axis;
     J.axis_b = fb.q * axis;
     J.rel_orientation = fa.q * m.bodies[static_cast<size_t>(J.b)].orientation;
+    if (options.damping && j.dynamics) {
+      if (!(j.dynamics->damping >= 0))
+        throw InputError(path, 0, fmt::format("joint[{}].dynamics.damping", j.name),
+                         fmt::format("damping must be non-negative, got {}", j.dynamics->damping));
+      J.damping = j.dynamics->damping;
+    }
     m.joints.push_back(J);
   }
   for (const LinkFrame& L : links) {
@@ -317,7 +343,10 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     if (!j) continue;
     if (j->limits && (j->type == urdf::Joint::REVOLUTE || j->type == urdf::Joint::PRISMATIC))
       limited.push_back(fmt::format("{} [{}, {}]", j->name, j->limits->lower, j->limits->upper));
-    if (j->dynamics && (j->dynamics->damping != 0 || j->dynamics->friction != 0))
+    const bool moving = j->type != urdf::Joint::FIXED;
+    if (j->dynamics && options.damping && moving && j->dynamics->friction != 0)
+      dynamics.push_back(fmt::format("{} (friction {})", j->name, j->dynamics->friction));
+    else if (j->dynamics && !options.damping && (j->dynamics->damping != 0 || j->dynamics->friction != 0))
       dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
     if (j->mimic) mimic.push_back(j->name);
   }
@@ -381,10 +410,14 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
 
   if (!limited.empty() && !options.limits_ignored_silently)
     m.info.warnings.push_back(fmt::format("{}: joint limits are not modelled (limits=ignore silences this line): {}", path, join(limited, ", ")));
-  if (!dynamics.empty()) m.info.warnings.push_back(fmt::format("{}: joint damping and friction are not modelled: {}", path, join(dynamics, ", ")));
+  if (!dynamics.empty())
+    m.info.warnings.push_back(options.damping ? fmt::format("{}: joint friction is not modelled: {}", path, join(dynamics, ", "))
+                                              : fmt::format("{}: joint damping and friction are not modelled (damping=on applies the damping): {}",
+                                                            path, join(dynamics, ", ")));
+  if (has_joint_dampers(m)) m.info.energy_conserved = false;
   if (!mimic.empty()) m.info.warnings.push_back(fmt::format("{}: mimic joints move independently: {}", path, join(mimic, ", ")));
   for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
-  if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root)");
+  if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root; base=free floats it)");
   check_model(m, path);
   return m;
 }

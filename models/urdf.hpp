@@ -21,6 +21,7 @@ struct UrdfOptions {
   bool free_base = false;   // base=free: the root's body floats (6 degrees of freedom)
   bool collisions = false;  // collisions=primitives: boxes, spheres and cylinders become shapes
   bool limits_ignored_silently = false;  // limits=ignore given: no warning listing the limited joints
+  bool damping = false;     // damping=on: <dynamics damping> of the moving joints as joint dampers
 };
 
 // True when this binary reads URDF (built with liburdfdom).

@@ -36,6 +36,10 @@ ReferenceTrajectory::ReferenceTrajectory(const Model& model, std::string ref_spe
   const long n = std::max(1L, static_cast<long>(std::ceil(duration / 1.0 - 1e-12)));
   spacing_ = duration / static_cast<double>(n);
   auto method = make_method(spec_);
+  // a model the reference method does not claim (contacts, say) has no reference: a run of it
+  // would silently leave out what the method does not model
+  if (std::string why = unsupported_reason(method->info(), model_); !why.empty())
+    throw UnsupportedModel(fmt::format("the reference method {}", why));
   State s = initial_state(model_);
   method->init(model_, s);
   StepPlan plan;

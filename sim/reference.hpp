@@ -23,7 +23,8 @@ class ReferenceTrajectory final : public Trajectory {
  public:
   // The cached trajectory (computed on first use; thread-safe: concurrent callers wait for the
   // one computation). Throws what the reference method throws: UnsupportedModel when it cannot
-  // simulate the model, SimulationError when it breaks down.
+  // simulate the model or does not claim one of the model's features (unsupported_reason: a
+  // model with contacts has no reference in `ref`), SimulationError when it breaks down.
   static std::shared_ptr<const ReferenceTrajectory> get(const Model& model, const std::string& ref_spec, double duration);
 
   ReferenceTrajectory(const Model& model, std::string ref_spec, double duration);

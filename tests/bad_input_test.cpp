@@ -139,7 +139,7 @@ const Row kRows[] = {
     {"", "run pendulum10 GC4:", "", 0},
     {"", "run nosuchmodel GC4", "unknown model 'nosuchmodel'", 0},
     {"", "run tests/data/robots/ur5.urdf:base=floating GC4", "option 'base' of model 'tests/data/robots/ur5.urdf': not one of the choices", 0},
-    {"", "run tests/data/robots/ur5.urdf:damping=on GC4", "unknown option 'damping' for model 'tests/data/robots/ur5.urdf'; valid options: base, collisions, limits", 0},
+    {"", "run tests/data/robots/ur5.urdf:friction=on GC4", "unknown option 'friction' for model 'tests/data/robots/ur5.urdf'; valid options: base, collisions, damping, limits", 0},
     {"", "run chain:n=0 GC4", "option 'n' of model 'chain': out of range", 0},
     {"", "run tree:joints=30 GC4", "tree: joints must be 2^k - 1", 0},
     {"", "run pendulum:amplitude=180 GC4", "pendulum amplitude must be in (0, 180) degrees, got 180", 0},

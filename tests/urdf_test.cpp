@@ -193,7 +193,8 @@ TEST_CASE("urdf: spec options (base, collisions, limits) and the limits warning"
   CHECK(c.materials.size() == 1);
   // a bad value of an option, an unknown option
   CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:base=floating"), Catch::Contains("option 'base'") && Catch::Contains("not one of the choices"));
-  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:damping=on"), Catch::Contains("unknown option 'damping'"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:damping=yes"), Catch::Contains("option 'damping'") && Catch::Contains("not one of the choices"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:friction=on"), Catch::Contains("unknown option 'friction'"));
   CHECK_THROWS_WITH(mb::load_model(kRobots + "nosuch.urdf:base=free"), Catch::Contains("no URDF file"));
 }
 
@@ -323,4 +324,29 @@ TEST_CASE("urdf: a collision name used twice names its shape by its link instead
   const mb::Model back = mb::parse_scene(mb::scene_to_toml(m), "r.toml");
   REQUIRE(back.shapes.size() == 3);
   CHECK(back.shapes[2].name == "b/1");
+}
+
+TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged - alone on a joint it is refused", "[urdf]") {
+  if (!urdf_built()) return;
+  // public robots weld such links to their trunks and wrists: a 'base' of 1e-3 kg whose inertia is
+  // 1e-6 in every entry (rank 1), a force sensor's tool link of 0.1 kg with inertia 0
+  auto robot = [](const std::string& sensor_joint) {
+    return R"(<robot name="r"><link name="world"/>
+    <joint name="j1" type="continuous"><parent link="world"/><child link="a"/><axis xyz="0 1 0"/></joint>
+    <link name="a"><inertial><mass value="2"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>
+    <joint name="j2" type=")" + sensor_joint + R"("><parent link="a"/><child link="tool"/><origin xyz="0.5 0 0"/><axis xyz="0 1 0"/></joint>
+    <link name="tool"><inertial><mass value="0.1"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>
+    <joint name="j3" type="fixed"><parent link="a"/><child link="dummy"/></joint>
+    <link name="dummy"><inertial><mass value="0.001"/><inertia ixx="1e-6" ixy="1e-6" ixz="1e-6" iyy="1e-6" iyz="1e-6" izz="1e-6"/></inertial></link>
+    </robot>)";
+  };
+  const mb::Model m = mb::parse_urdf(robot("fixed"), "r.urdf");
+  REQUIRE(m.bodies.size() == 1);
+  CHECK(m.bodies[0].mass == Approx(2.101).epsilon(1e-14));
+  // the tool's point mass 0.5 m out along x adds m d^2 = 0.025 to iyy and izz about the joint
+  // axis; the sum stays positive definite
+  const mb::State ref = mbtest::simulate(m, "ref", 0.001, 0.2);
+  CHECK(mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 0.2), ref) < 1e-9);
+  CHECK_THROWS_WITH(mb::parse_urdf(robot("continuous"), "r.urdf"),
+                    Catch::Contains("field 'link[tool].inertial.inertia': inertia is not positive definite: the body of link 'tool' has principal moments (0, 0, 0)"));
 }

@@ -151,10 +151,12 @@ void project_positions(Corrector& c, const Model& model, double span, State& sta
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
   step_loads(model, state.t, h, loads_);
   // the springs' forces, held over the step: at its start (explicit) or linearly implicit
-  if (opt_.implicit_springs)
+  if (opt_.implicit_springs) {
     springs_.loads(model, state, h, loads_, loads_, corrector_->response());
-  else
+    add_joint_damper_loads(model, state, loads_.force, loads_.torque);  // the joint dampers: explicit
+  } else {
     loads_at(model, state, loads_, loads_);
+  }
   // 0. contacts: found on the preview of the step, the free motion after the joints' position
   // correction (tomcin2014 s.7: joints are fulfilled before each collision detection, so that a
   // body resting on a jointed one is seen to touch it), and (contact_detection=start) the pairs

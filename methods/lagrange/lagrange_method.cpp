@@ -273,7 +273,7 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
   auto system = [&](const std::vector<double>& y, std::vector<double>& dy, double) {
     unpack(y, stage_);
     const StepLoads* loads = &loads_;
-    if (!model.springs.empty()) {  // spring forces at the stage's state
+    if (has_force_elements(model)) {  // spring and joint damper forces at the stage's state
       loads_at(model, stage_, loads_, stage_loads_);
       loads = &stage_loads_;
     }
@@ -349,7 +349,7 @@ MethodInfo Lagrange::describe() {
     i.options.push_back(oi);
   }
   i.orders = {kFamilyOrder};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   return i;
@@ -379,7 +379,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.paper_name = name == "baraff" ? "Baraff" : name;
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | (name == "baraff" ? 0u : kLoops);
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers | (name == "baraff" ? 0u : kLoops);
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;
   return {i, make_alias};

@@ -109,6 +109,10 @@ class Dart final : public Method {
     const size_t n = model.bodies.size();
     frames_ = peer_frames(model, state, joints, tree, "dart");
     refuse_large(joints, tree);
+    for (int k : tree.closing)
+      if (model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].damping > 0)
+        throw UnsupportedModel(fmt::format("dart: the damped joint '{}' closes a loop; its constraint has no damper",
+                                           model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].name));
     nodes_.assign(n, nullptr);
     skel_ = dd::Skeleton::create("mbbench");
     for (int i : tree.order) {
@@ -150,6 +154,7 @@ class Dart final : public Method {
             dd::RevoluteJoint::Properties jp;
             place(jp);
             jp.mAxis = wi * ax_parent;
+            jp.mDampingCoefficients[0] = model.joints[static_cast<size_t>(j.index)].damping;  // DART's joint damping
             node = skel_->createJointAndBodyNodePair<dd::RevoluteJoint>(parent, jp, bp).second;
             break;
           }
@@ -157,6 +162,7 @@ class Dart final : public Method {
             dd::PrismaticJoint::Properties jp;
             place(jp);
             jp.mAxis = wi * j.axis_a;
+            jp.mDampingCoefficients[0] = model.joints[static_cast<size_t>(j.index)].damping;
             node = skel_->createJointAndBodyNodePair<dd::PrismaticJoint>(parent, jp, bp).second;
             break;
           }
@@ -407,7 +413,7 @@ MethodInfo describe_dart() {
                                   "shapes (primitive)",
                                   {"mesh", "primitive"})};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers;
   i.fixed_step = true;
   return i;
 }

@@ -160,6 +160,11 @@ class Mujoco final : public Method {
     for (const std::string& site : loops.sites[n]) x += site;
     for (const std::string& g : geoms.geoms[n]) x += g;
     // the joint of body u (to its tree parent) as MuJoCo joints of the MuJoCo body framed at f
+    // a joint damper: MuJoCo's joint damping, the force -damping qvel in the joint's one dof
+    auto damping = [&](const PeerJoint& j) {
+      const double d = model.joints[static_cast<size_t>(j.index)].damping;
+      return d > 0 ? fmt::format(" damping=\"{}\"", num(d)) : std::string();
+    };
     auto joint_xml = [&](int i, const Frame& f) {
       const size_t u = static_cast<size_t>(i);
       const Frame& own = frames_[u];
@@ -175,9 +180,11 @@ class Mujoco final : public Method {
       const Vec3 ax_parent = fq * (flip ? j.axis_b : j.axis_a), ax_child = fq * (flip ? j.axis_a : j.axis_b);
       switch (j.type) {
         case JointType::Ball: x += fmt::format("<joint name=\"j{}\" type=\"ball\" pos=\"{}\"/>\n", i, vec(at)); break;
-        case JointType::Hinge: x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent)); break;
+        case JointType::Hinge:
+          x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"{}/>\n", i, vec(at), vec(ax_parent), damping(j));
+          break;
         case JointType::Slider:
-          x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(fq * j.axis_a));
+          x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"{}/>\n", i, vec(at), vec(fq * j.axis_a), damping(j));
           break;
         case JointType::Cardan:
           x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
@@ -267,6 +274,8 @@ class Mujoco final : public Method {
     for (int k : tree.closing) {
       const PeerJoint& j = joints[static_cast<size_t>(k)];
       const std::string& jname = model.joints[static_cast<size_t>(j.index)].name;
+      if (model.joints[static_cast<size_t>(j.index)].damping > 0)
+        throw UnsupportedModel(fmt::format("mujoco: the damped joint '{}' closes a loop; MuJoCo's equality constraints have no damper", jname));
       // body1 must be a body: the world, if a joint has it, goes second (an omitted body2)
       const bool swap = j.a == kWorld;
       const int b1 = swap ? j.b : j.a, b2 = swap ? j.a : j.b;
@@ -527,7 +536,7 @@ MethodInfo describe_mujoco() {
                                   "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers;
   i.fixed_step = true;
   return i;
 }

@@ -229,7 +229,7 @@ class Ode final : public Method {
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     // loads held over the step: applied loads (their average) and the springs at its start
-    if (!model.loads.empty() || !model.springs.empty()) {
+    if (!model.loads.empty() || has_force_elements(model)) {
       average_torques(model, state.t, h, torque_);
       std::fill(force_.begin(), force_.end(), Vec3::Zero());
       add_average_forces(model, state.t, h, force_);
@@ -294,7 +294,7 @@ MethodInfo describe_ode() {
   i.options[1].applies_with = "stepper=quick";
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "",
                "semi-implicit Euler (dWorldStep); 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts | kJointDampers;
   i.fixed_step = true;
   return i;
 }

@@ -81,7 +81,20 @@ class Simbody final : public Method {
   // its centre of mass in B, and B's angular velocity
   using Frame = PeerFrame;
 
+  // Simbody's own refusals while the system is built (an inertia that violates the triangle
+  // inequality, which no rigid body has: some public URDFs carry one) are a refusal by name
   void do_init(const Model& model, const State& state) override {
+    try {
+      build(model, state);
+    } catch (const SimTK::Exception::Base& e) {
+      std::string why = e.getMessageText();
+      for (char& c : why)
+        if (c == '\n') c = ' ';
+      throw UnsupportedModel(fmt::format("simbody refused the model: {}", why));
+    }
+  }
+
+  void build(const Model& model, const State& state) {
     require_joint_types(model, "simbody",
                         {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
     if (!model.springs.empty()) throw UnsupportedModel("simbody: force elements (springs) are not mapped");
@@ -152,7 +165,14 @@ class Simbody final : public Method {
         default: throw UnsupportedModel("simbody: unexpected joint type");
       }
       mframes_[u] = w;
+      // a joint damper: the mobility's linear damper, -damping u on its one mobility
+      const double d = model.joints[static_cast<size_t>(j.index)].damping;
+      if (d > 0) SimTK::Force::MobilityLinearDamper(*forces_, mobods_[u], SimTK::MobilizerUIndex(0), d);
     }
+    for (int k : tree.closing)
+      if (model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].damping > 0)
+        throw UnsupportedModel(fmt::format("simbody: the damped joint '{}' closes a loop; its constraint has no damper",
+                                           model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].name));
     close_loops(model, joints, tree);
     fixed_ = fixed_option_ == "yes" || (fixed_option_ == "auto" && model.shapes.empty());
     if (!model.shapes.empty()) map_contacts(model, state);
@@ -471,7 +491,7 @@ MethodInfo describe_simbody() {
                                   1e300, true)};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kJointDampers;
   i.fixed_step = true;
   return i;
 }

@@ -2,11 +2,12 @@
 // ch. 7): the O(n) reduced dynamics of GC4 and `ref` on every tree-structured model, over a const
 // TreeModel and its TreeData.
 //   pass 1 (root->leaves, in tree_kinematics): v_i, c_i, I^A_i = I_i, p^A_i = v_i x* I_i v_i - f_ext,i
-//   pass 2 (leaves->root): U = I^A S, D = S^T U, u = -S^T p^A, I^a = I^A - U D^-1 U^T,
+//   pass 2 (leaves->root): U = I^A S, D = S^T U, u = Q - S^T p^A, I^a = I^A - U D^-1 U^T,
 //                          I^A_p += X^T I^a X,  p^A_p += X^T (p^A + I^a c + U D^-1 u)
 //   pass 3 (root->leaves): a' = X a_p + c_i, qdd_i = D^-1 (u - U^T a'), a_i = a' + S qdd_i
 // O(n) per evaluation; gyroscopic terms enter through v x* I v; external forces: gravity
-// (d x m g, m g) and the applied torque (tau, 0). Ball joints take these passes as a 3 x 3 Schur
+// (d x m g, m g) and the applied torque (tau, 0); joint forces Q: a hinge's or slider's damper,
+// -damping qd (zero elsewhere). Ball joints take these passes as a 3 x 3 Schur
 // complement (ball_kernels.hpp).
 #pragma once
 #include <vector>

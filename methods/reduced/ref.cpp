@@ -27,7 +27,7 @@ MethodInfo Ref::describe() {
                                   "1e-12 on rigid-body trees)",
                                   0, 1, true, {"auto"}),
                OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers;
   i.reference = true;
   i.fixed_step = false;
   return i;

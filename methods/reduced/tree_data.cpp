@@ -13,6 +13,7 @@ TreeData::TreeData(const TreeModel& model) {
   IA.assign(nia, Mat6::Zero());
   blocks.assign(nblocks, 0.0);
   tau.assign(static_cast<size_t>(model.nbody), Vec3::Zero());
+  if (model.damped) joint_force.assign(model.link.size(), 0.0);
 }
 
 void TreeView::add_inertia(int i, const Mat6& I) const {

@@ -109,6 +109,7 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
       if (dynamics) W.c = crm(W.v, sqd);
     }
     if (!dynamics) continue;
+    if (model.damped) data.joint_force[i] = -F.damping * (L.nd == 1 ? qd[0] : 0.0);
     // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
     W.pA = crf(W.v, tv.IA(static_cast<int>(i)) * W.v) - tv.external_force(static_cast<int>(i));
   }

@@ -133,6 +133,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
         case JointType::Ball: L.kind = TreeJoint::Ball; break;
         case JointType::Hinge: {
           L.kind = TreeJoint::Hinge;
+          F.damping = J.damping;
           if (!(axis_c.norm() > 0) || !(axis_p.norm() > 0))
             throw fail(fmt::format("hinge '{}' has a zero axis", J.name));
           F.axis_c = axis_c.normalized();
@@ -146,6 +147,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
           // the line through the parent's point along axis_a (a's frame) with the orientation kept:
           // the axis is fixed in both frames
           L.kind = TreeJoint::Slider;
+          F.damping = J.damping;
           const Vec3 axis_line = child_is_a ? axis_c : axis_p;  // axis_a
           if (!(axis_line.norm() > 0)) throw fail(fmt::format("slider '{}' has a zero axis", J.name));
           const Quat qa = child_is_a ? qc : qp;
@@ -179,6 +181,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
     L.iv = t.nv;
     t.nq += joint_coordinates(L.kind);
     t.nv += L.nd;
+    if (F.damping > 0) t.damped = true;
     link_of[child] = static_cast<int>(t.link.size());
     t.link.push_back(L);
     t.setup.push_back(F);

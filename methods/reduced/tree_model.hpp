@@ -16,6 +16,8 @@
 //          (fixed in both frames), the relative orientation kept at its initial value (1);
 //          velocity s' = (v_child point - v_parent point) . axis
 //   fixed  no coordinate: the child keeps its initial orientation relative to the parent (0)
+//   A hinge's or slider's damper (Joint::damping) is the joint force -damping qd: the ABA's
+//   u = Q - S^T p^A with that Q.
 //   rod    a point mass on a distance joint (rod) from a fixed point or from another point mass,
 //          in a plane z = const with gravity in that plane: a hinge about z through the parent
 //          point (the link is the point mass at distance L, spatial inertia of a point mass, so
@@ -86,6 +88,7 @@ struct LinkSetup {
   Vec3 base_x = Vec3::Zero();
   Vec3 base_j = Vec3::Zero();      // the joint point in the world (parent = -1: fixed)
   Mat3 inertia = Mat3::Zero();   // body frame, about the COM
+  double damping = 0;            // hinge or slider: the joint damper's coefficient (Joint::damping)
 };
 
 struct TreeModel {
@@ -104,6 +107,7 @@ struct TreeModel {
   int nq = 0, nv = 0;
   int nbody = 0;              // bodies of the Model (the size of the applied torques)
   bool point_masses = false;  // every link a rod or a swing
+  bool damped = false;        // a hinge or slider has a damper: the joint force -damping qd enters u
   Vec3 gravity = Vec3::Zero();
 
   int size() const { return nq + nv; }
