@@ -16,7 +16,13 @@
 namespace mb {
 
 Model read_scene(const std::string& path);
-Model parse_scene(const std::string& text, const std::string& path_for_messages);
+// How parse_scene reads a file's [[body]], [[joint]], [[torque]] and [[spring]] tables: `lines`
+// through the line reader where it reads every line of a part (models/scene_lines.hpp), else
+// toml++ part by part; `toml_parts` toml++ part by part; `toml_whole` toml++ on the whole file.
+// All three give the same model and the same error (tests/scene_test.cpp); the default is the
+// fastest, the others are there for the tests.
+enum class SceneParse { lines, toml_parts, toml_whole };
+Model parse_scene(const std::string& text, const std::string& path_for_messages, SceneParse how = SceneParse::lines);
 std::string scene_to_toml(const Model& model);
 void write_scene(const Model& model, const std::string& path);  // atomic
 

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "core/toml_reader.hpp"
 #include "models/kinematics.hpp"
+#include "models/scene_lines.hpp"
 #include "models/scene_split.hpp"
 
 namespace mb {
@@ -28,15 +29,19 @@ const char* bad_name_char(const std::string& s) {
   return nullptr;
 }
 
-// Eigen-typed fields on top of the shared TableReader (core/toml_reader.hpp)
-Vec3 vec3(const TableReader& r, const std::string& key) {
+// Eigen-typed fields on top of the shared TableReader (core/toml_reader.hpp) or a LineTable
+// (scene_lines.hpp: the same interface and messages)
+template <class R>
+Vec3 vec3(const R& r, const std::string& key) {
   auto v = r.numbers(key, 3);
   return Vec3(v[0], v[1], v[2]);
 }
-Vec3 vec3(const TableReader& r, const std::string& key, const Vec3& fallback) {
+template <class R>
+Vec3 vec3(const R& r, const std::string& key, const Vec3& fallback) {
   return r.has(key) ? vec3(r, key) : fallback;
 }
-Quat quat(const TableReader& r, const std::string& key) {
+template <class R>
+Quat quat(const R& r, const std::string& key) {
   auto v = r.numbers(key, 4);
   Quat q(v[0], v[1], v[2], v[3]);
   if (std::abs(q.norm() - 1) > 1e-12) r.fail(key, fmt::format("not a unit quaternion [w, x, y, z] (norm {})", q.norm()));
@@ -58,6 +63,25 @@ Mat3 mat3(const TableReader& r, const std::string& key) {
     const toml::array* row = (*a)[i].as_array();
     if (!row || row->size() != 3) bad("expected a 3x3 array");
     for (int j = 0; j < 3; ++j) m(i, j) = r.number((*row)[j], key);
+  }
+  return m;
+}
+// the same for a line table
+Mat3 mat3(const LineTable& r, const std::string& key) {
+  const LineValue& a = r.need(key);
+  auto bad = [&](const char* what) { throw InputError(r.file(), r.at(a), r.field(key), what); };
+  if (a.kind != LineValue::Kind::Array) bad("expected [a, b, c] (diagonal) or a 3x3 array");
+  Mat3 m = Mat3::Zero();
+  const auto is_number = [](const LineValue& v) { return v.kind == LineValue::Kind::Float || v.kind == LineValue::Kind::Integer; };
+  if (a.count == 3 && is_number(r.element(a, 0))) {
+    for (int i = 0; i < 3; ++i) m(i, i) = r.number(r.element(a, static_cast<size_t>(i)), key);
+    return m;
+  }
+  if (a.count != 3) bad("expected [a, b, c] (diagonal) or a 3x3 array");
+  for (int i = 0; i < 3; ++i) {
+    const LineValue& row = r.element(a, static_cast<size_t>(i));
+    if (row.kind != LineValue::Kind::Array || row.count != 3) bad("expected a 3x3 array");
+    for (int j = 0; j < 3; ++j) m(i, j) = r.number(r.element(row, static_cast<size_t>(j)), key);
   }
   return m;
 }
@@ -87,6 +111,13 @@ namespace {
 class SceneBuilder {
  public:
   explicit SceneBuilder(std::string file) : file(std::move(file)) {}
+  // room for this many bodies and joints (one allocation each instead of the doublings)
+  void reserve(const SceneCounts& c) {
+    m.bodies.reserve(c.bodies);
+    m.joints.reserve(c.joints);
+    index.reserve(c.bodies);
+    joint_names.reserve(c.joints);
+  }
 
   void model_table(const TableReader& top) {
     // [model]
@@ -125,8 +156,12 @@ class SceneBuilder {
   }
 
   void body(const toml::table& t, int line_offset) {
+    body(TableReader(t, file, fmt::format("body[{}]", m.bodies.size()), kBodyKeys, line_offset));
+  }
+  void body(const LexedPart& p, const LexedTable& t) { body(LineTable(p, t, file, fmt::format("body[{}]", m.bodies.size()), kBodyKeys)); }
+  template <class R>
+  void body(const R& br) {
     const size_t i = m.bodies.size();
-    TableReader br(t, file, fmt::format("body[{}]", i), kBodyKeys, line_offset);
     Body b;
     b.name = br.str("name");
     if (b.name.empty() || b.name == "world") br.fail("name", fmt::format("invalid body name '{}'", b.name));
@@ -173,8 +208,12 @@ class SceneBuilder {
   }
 
   void joint(const toml::table& t, int line_offset) {
+    joint(TableReader(t, file, fmt::format("joint[{}]", m.joints.size()), kJointKeys, line_offset));
+  }
+  void joint(const LexedPart& p, const LexedTable& t) { joint(LineTable(p, t, file, fmt::format("joint[{}]", m.joints.size()), kJointKeys)); }
+  template <class R>
+  void joint(const R& jr) {
     const size_t i = m.joints.size();
-    TableReader jr(t, file, fmt::format("joint[{}]", i), kJointKeys, line_offset);
     Joint j;
     j.name = jr.str("name", fmt::format("joint{}", i + 1));
     unique_name(jr, joint_names, j.name, "joint");
@@ -233,9 +272,17 @@ class SceneBuilder {
   // [[torque]] and [[force]]: an applied load (AppliedLoad) on a body from t_begin; no t_end: constant
   // from t_begin on (a driving torque, a push)
   void load(const toml::table& t, int line_offset, bool is_force) {
-    const size_t i = n_loads_[is_force]++;
+    load(TableReader(t, file, fmt::format("{}[{}]", is_force ? "force" : "torque", n_loads_[is_force]), is_force ? kForceKeys : kTorqueKeys,
+                     line_offset),
+         is_force);
+  }
+  void torque(const LexedPart& p, const LexedTable& t) {
+    load(LineTable(p, t, file, fmt::format("torque[{}]", n_loads_[0]), kTorqueKeys), false);
+  }
+  template <class R>
+  void load(const R& tr, bool is_force) {
+    n_loads_[is_force]++;
     const char* key = is_force ? "force" : "torque";
-    TableReader tr(t, file, fmt::format("{}[{}]", key, i), is_force ? kForceKeys : kTorqueKeys, line_offset);
     AppliedLoad a;
     std::string name = tr.str("body");
     a.body = find_body(name);
@@ -346,8 +393,12 @@ class SceneBuilder {
   }
 
   void spring(const toml::table& t, int line_offset) {
+    spring(TableReader(t, file, fmt::format("spring[{}]", m.springs.size()), kSpringKeys, line_offset));
+  }
+  void spring(const LexedPart& p, const LexedTable& t) { spring(LineTable(p, t, file, fmt::format("spring[{}]", m.springs.size()), kSpringKeys)); }
+  template <class R>
+  void spring(const R& sr) {
     const size_t i = m.springs.size();
-    TableReader sr(t, file, fmt::format("spring[{}]", i), kSpringKeys, line_offset);
     Spring s;
     s.name = sr.str("name", fmt::format("spring{}", i + 1));
     unique_name(sr, spring_names, s.name, "spring");
@@ -368,6 +419,9 @@ class SceneBuilder {
   }
 
   Model finish() {
+    // the name tables are done with: their memory is free for check_model's
+    index = {};
+    joint_names = {};
     check_model(m, file);
     return std::move(m);
   }
@@ -379,7 +433,8 @@ class SceneBuilder {
     return it == index.end() ? -1 : it->second;
   }
   // the body a joint or spring names in `key` ("world" or a body's name)
-  int body_ref(const TableReader& r, const std::string& key) const {
+  template <class R>
+  int body_ref(const R& r, const std::string& key) const {
     std::string name = r.str(key);
     if (name == "world") return kWorld;
     int idx = find_body(name);
@@ -394,7 +449,8 @@ class SceneBuilder {
 
   // a joint, shape or spring name seen once in its kind (an absent name is the default "joint3", which
   // must not be one given to another table either)
-  static void unique_name(const TableReader& r, std::unordered_set<std::string>& seen, const std::string& name, const char* kind) {
+  template <class R>
+  static void unique_name(const R& r, std::unordered_set<std::string>& seen, const std::string& name, const char* kind) {
     if (seen.insert(name).second) return;
     r.fail("name", r.has("name") ? fmt::format("duplicated {} name '{}'", kind, name)
                                  : fmt::format("this {} has no name and its default name '{}' is another {}'s; name it", kind, name, kind));
@@ -425,9 +481,15 @@ class SceneBuilder {
   int tracked_line = 0;
 };
 
-// The parts path: the model, or nothing when the file must be parsed whole.
-std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const std::string& file) {
+// The parts path: the model, or nothing when the file must be parsed whole. A part goes through the
+// line reader (scene_lines.hpp) when it reads every line of it, else through toml++; either way its
+// bodies are read first, then its joints, torques and springs, as toml++ groups a document's
+// arrays of tables.
+std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const SceneCounts& counts, const std::string& file,
+                                    bool lines) {
   SceneBuilder b(file);
+  b.reserve(counts);
+  LexedPart lexed;
   toml::table head;
   try {
     head = toml::parse(parts[0].text);
@@ -439,6 +501,29 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const s
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
   for (size_t k = 1; k < parts.size(); ++k) {
+    if (lines && lex_part(parts[k].text, parts[k].line_offset, lexed)) {
+      bool rest = false;  // a joint, torque or spring in this part
+      for (const LexedTable& t : lexed.tables) {
+        if (t.kind != "body") {
+          rest = true;
+          continue;
+        }
+        if (bodies_done) return std::nullopt;  // a body after a joint or torque: read the file whole
+        b.body(lexed, t);
+      }
+      if (rest && !bodies_done) {
+        b.bodies_done();
+        bodies_done = true;
+      }
+      for (const std::string_view kind : {"joint", "torque", "spring"})
+        for (const LexedTable& t : lexed.tables) {
+          if (t.kind != kind) continue;
+          if (kind == "joint") b.joint(lexed, t);
+          else if (kind == "torque") b.torque(lexed, t);
+          else b.spring(lexed, t);
+        }
+      continue;
+    }
     toml::table t;
     try {
       t = toml::parse(parts[k].text);
@@ -474,11 +559,14 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const s
 
 }  // namespace
 
-Model parse_scene(const std::string& text, const std::string& file) {
+Model parse_scene(const std::string& text, const std::string& file, SceneParse how) {
   check_toml_characters(text, file);
-  const std::vector<ScenePart> parts = split_scene(text);
-  if (parts.size() > 2)
-    if (std::optional<Model> m = parse_in_parts(parts, file)) return std::move(*m);
+  if (how != SceneParse::toml_whole) {
+    SceneCounts counts;
+    const std::vector<ScenePart> parts = split_scene(text, &counts);
+    if (parts.size() > 1)
+      if (std::optional<Model> m = parse_in_parts(parts, counts, file, how == SceneParse::lines)) return std::move(*m);
+  }
   toml::table root = parse_toml(text, file);
   SceneBuilder b(file);
   TableReader top(root, file, "", kTopKeys);
@@ -498,9 +586,24 @@ Model parse_scene(const std::string& text, const std::string& file) {
 Model read_scene(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open scene file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_scene(ss.str(), path);
+  // read into one string of the file's size (a stringstream would hold the text twice)
+  std::string text;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size > 0) {
+    text.resize(static_cast<size_t>(size));
+    in.read(text.data(), size);
+    text.resize(static_cast<size_t>(in.gcount()));
+  }
+  if (size < 0) {  // not seekable (a pipe): read it as a stream
+    in.clear();
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  if (in.bad()) throw InputError(path, 0, "", "cannot read scene file");
+  return parse_scene(text, path);
 }
 
 }  // namespace mb

@@ -24,7 +24,7 @@ std::string_view array_header(std::string_view line) {
   return name;
 }
 
-std::vector<ScenePart> split_scene(std::string_view text) {
+std::vector<ScenePart> split_scene(std::string_view text, SceneCounts* counts) {
   std::vector<ScenePart> parts{{text.substr(0, 0), 0}};
   size_t pos = 0, part_start = 0, tables = 0;
   int line = 0, part_line = 0;
@@ -32,7 +32,10 @@ std::vector<ScenePart> split_scene(std::string_view text) {
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
-    if (!array_header(text.substr(pos, eol - pos)).empty()) {
+    const std::string_view kind = array_header(text.substr(pos, eol - pos));
+    if (counts && kind == "body") ++counts->bodies;
+    if (counts && kind == "joint") ++counts->joints;
+    if (!kind.empty()) {
       if (!started || tables == kPartTables) {
         parts.back().text = text.substr(part_start, pos - part_start);
         parts.back().line_offset = part_line;

@@ -22,7 +22,12 @@ struct ScenePart {
 // The array-table kind a line opens: "body", "joint", "torque" or "spring" for a line that is
 // exactly such a header ([[body]], spaces and a comment allowed), else empty.
 std::string_view array_header(std::string_view line);
+// The header lines of [[body]] and [[joint]] tables (an upper bound of the tables: a header-like
+// line inside a multi-line string counts too), for reserving the model's memory.
+struct SceneCounts {
+  size_t bodies = 0, joints = 0;
+};
 // The head (parts[0]: before the first array table) and the parts of kPartTables tables each.
-std::vector<ScenePart> split_scene(std::string_view text);
+std::vector<ScenePart> split_scene(std::string_view text, SceneCounts* counts = nullptr);
 
 }  // namespace mb

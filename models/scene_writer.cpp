@@ -17,7 +17,8 @@ std::string vec(const Vec3& v) { return fmt::format("[{}, {}, {}]", num(v.x()), 
 std::string quat(const Quat& q) { return fmt::format("[{}, {}, {}, {}]", num(q.w()), num(q.x()), num(q.y()), num(q.z())); }
 // a TOML basic string in ASCII (core/toml_reader.cpp reads only ASCII): quotes and backslashes
 // escaped, control characters and every non-ASCII character (UTF-8 decoded) as \uXXXX or
-// \UXXXXXXXX; a byte that is not valid UTF-8 becomes U+FFFD
+// \UXXXXXXXX; a byte that is not valid UTF-8 (an overlong form included: it would read back as
+// another text) becomes U+FFFD
 std::string str(const std::string& s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size();) {
@@ -33,7 +34,7 @@ std::string str(const std::string& s) {
       out += static_cast<char>(u);
       ++i;
     } else {
-      const int len = u >= 0xf0 ? 4 : u >= 0xe0 ? 3 : u >= 0xc0 ? 2 : 0;
+      const int len = u >= 0xf8 ? 0 : u >= 0xf0 ? 4 : u >= 0xe0 ? 3 : u >= 0xc0 ? 2 : 0;
       char32_t cp = len == 4 ? u & 0x07 : len == 3 ? u & 0x0f : u & 0x1f;
       bool ok = len > 0 && i + static_cast<size_t>(len) <= s.size();
       for (int k = 1; ok && k < len; ++k) {
@@ -41,7 +42,8 @@ std::string str(const std::string& s) {
         ok = (cont & 0xc0) == 0x80;
         cp = (cp << 6) | (cont & 0x3f);
       }
-      if (!ok || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+      const char32_t least = len == 4 ? 0x10000 : len == 3 ? 0x800 : 0x80;  // shorter forms are overlong
+      if (!ok || cp < least || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
         cp = 0xfffd;
         i += 1;
       } else {

@@ -6,6 +6,7 @@
 #include "core/io.hpp"
 
 #ifdef MBBENCH_WITH_URDF
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -206,6 +207,14 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   const urdf::ModelInterfaceSharedPtr robot = parse_collecting(text, errors, messages);
   if (!robot || !errors.empty())
     throw InputError(path, 0, "", fmt::format("not a valid URDF robot: liburdfdom: {}", errors.empty() ? "(no message)" : join(errors, "; ")));
+  // liburdfdom holds a link's children by shared pointers: links joined in a loop keep each other
+  // alive after the robot is gone; their child lists are cleared when this function returns
+  struct BreakLoops {
+    urdf::ModelInterface& r;
+    ~BreakLoops() {
+      for (auto& entry : r.links_) entry.second->child_links.clear();
+    }
+  } break_loops{*robot};
   const urdf::LinkConstSharedPtr root = robot->getRoot();
   if (!root) throw InputError(path, 0, "", "the robot has no root link");
 
@@ -234,6 +243,11 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     }
   };
   walk(*root, Pose{}, 0);
+  // every link hangs from the root: links whose joints form a loop of their own are not reached
+  for (const auto& [name, link] : robot->links_)
+    if (std::none_of(links.begin(), links.end(), [&](const LinkFrame& f) { return f.link == link.get(); }))
+      throw InputError(path, 0, fmt::format("link[{}]", name),
+                       fmt::format("not connected to the root link '{}': its joints form a loop apart from the tree", root->name));
 
   Model m;
   m.gravity = Vec3(0, 0, -9.81);

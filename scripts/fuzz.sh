@@ -4,7 +4,7 @@
 # records, specs and robots (URDF, MJCF) and tests/fuzz/corpus/TARGET. A crash, a leak, undefined
 # behaviour or a timeout fails (exit code != 0) and leaves the input in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | urdf | mjcf | all
-# (all: scene, experiment, record and spec)
+# (all: each of them in turn)
 # FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1, so a run explores what a local run with the
 # same seed and an empty build/fuzz/corpus explored).
 set -euo pipefail
@@ -12,8 +12,7 @@ cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|urdf|mjcf|all [SECONDS]}
 seconds=${2:-60}
 if [[ "$target" == all ]]; then
-  # the importer targets (urdf, mjcf) run by name: scripts/fuzz.sh urdf 60
-  for t in scene experiment record spec; do "$0" "$t" "$seconds"; done
+  for t in scene experiment record spec urdf mjcf; do "$0" "$t" "$seconds"; done
   exit 0
 fi
 cmake --preset fuzz >/dev/null

@@ -3,11 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "core/error.hpp"
 #include "models/catalog.hpp"
 #include "models/scene.hpp"
+#include "models/scene_lines.hpp"
+#include "models/scene_split.hpp"
 
 namespace {
 
@@ -157,6 +161,13 @@ TEST_CASE("export-scene and read back: names with quotes, backslashes, control c
   m.bodies[1].name = "\u00e9l\u00e8ve \U0001F600";
   m.joints[0].name = "rod \"a\"\r";
   const std::string text = mb::scene_to_toml(m);
+  {  // bytes that are not UTF-8 (an overlong ';', a lead byte past F7, a lone lead) are U+FFFD: written again the same
+    mb::Model odd = m;
+    odd.joints[1].name = "arm\xc0\xbb \xf9\x80\x80\x80 \xe0\x80\x80 \xc0";
+    const std::string once = mb::scene_to_toml(odd);
+    CHECK_THAT(once, Catch::Contains("name = \"arm\\uFFFD\\uFFFD \\uFFFD\\uFFFD\\uFFFD\\uFFFD \\uFFFD\\uFFFD\\uFFFD \\uFFFD\""));
+    CHECK(mb::scene_to_toml(mb::parse_scene(once, "odd.toml")) == once);
+  }
   for (char c : text) CHECK(((c >= 0x20 && c < 0x7f) || c == '\n'));  // ASCII, no raw control character
   const mb::Model back = mb::parse_scene(text, "roundtrip.toml");
   CHECK(back.info.name == m.info.name);
@@ -239,4 +250,134 @@ TEST_CASE("a large scene read in parts: the same model, errors at their file lin
     CHECK(back.bodies.back().name == "m10000");
     CHECK(back.joints.back().b == 9999);
   }
+}
+
+namespace {
+// the model, or the error, of `text` read one way
+std::string outcome(const std::string& text, mb::SceneParse how) {
+  try {
+    return mb::scene_to_toml(mb::parse_scene(text, "s.toml", how));
+  } catch (const mb::InputError& e) {
+    return std::string("error: ") + e.what() + " | line " + std::to_string(e.line) + " | field " + e.field;
+  }
+}
+void require_same_outcome(const std::string& text) {
+  const std::string whole = outcome(text, mb::SceneParse::toml_whole);
+  CHECK(outcome(text, mb::SceneParse::lines) == whole);
+  CHECK(outcome(text, mb::SceneParse::toml_parts) == whole);
+}
+// true when the line reader reads every part of `text` (no part goes to toml++)
+bool lines_read_all(const std::string& text) {
+  const std::vector<mb::ScenePart> parts = mb::split_scene(text);
+  mb::LexedPart lexed;
+  for (size_t k = 1; k < parts.size(); ++k)
+    if (!mb::lex_part(parts[k].text, parts[k].line_offset, lexed)) return false;
+  return parts.size() > 1;
+}
+}  // namespace
+
+TEST_CASE("the line reader and toml++ read every catalog scene to the same model", "[scene]") {
+  for (const auto& e : mb::model_catalog()) {
+    INFO(e.name);
+    const mb::Model m = mb::build_model(e.name);
+    const std::string text = mb::scene_to_toml(m);
+    const mb::Model fast = mb::parse_scene(text, "s.toml", mb::SceneParse::lines);
+    require_same(fast, mb::parse_scene(text, "s.toml", mb::SceneParse::toml_whole));
+    CHECK(mb::scene_to_toml(fast) == text);
+    if (m.shapes.empty() && m.materials.empty()) CHECK(lines_read_all(text));  // contact scenes go to toml++
+  }
+}
+
+TEST_CASE("the line reader reads the TOML it understands as toml++ does", "[scene]") {
+  const std::string head = "[model]\nname = \"x\"\ngravity = [0.0, -9.81, 0.0]\n";
+  const std::string text = head +
+                           "\n# a comment\n  [[body]]   # the first\r\nname = \"a\"\r\ntype=\"rigid\"\nmass = 2   # kg\n"
+                           "inertia = [[2, 0.1, 0.0], [0.1, 3.0, 0], [0.0, 0, 4e0],]\n"
+                           "position = [ +1.5 , -0.0, 1E-3 ]\norientation = [1, 0, 0, 0]\nvelocity = [0.1, 2.5e+1, -3.25e-2]\n"
+                           "\t\n[[body]]\nname = \"b c\"\ntype = \"particle\"\nmass = 0.30000000000000004\nposition = [1.5, -1.0, 0.001]\n"
+                           "[[joint]]\ntype = \"ball\"\na = \"world\"\nb = \"a\"\nanchor_a = [1.5, 0.0, 0.001]\n"
+                           "[[joint]]\nname = \"rod\"\ntype = \"distance\"\na = \"a\"\nb = \"b c\"\nlength = 1.0\n"
+                           "[[torque]]\nbody = \"a\"\ntorque = [0, 0, 1]\nt_begin = 0\nt_end = 0.5\n"
+                           "[[spring]]\na = \"a\"\nb = \"b c\"\nstiffness = 100\nrest_length = 1\ndamping = 0.5\n";
+  REQUIRE(lines_read_all(text));
+  require_same_outcome(text);
+  const mb::Model m = mb::parse_scene(text, "s.toml");
+  CHECK(m.bodies[0].mass == 2.0);
+  CHECK(m.bodies[0].inertia(1, 0) == 0.1);
+  CHECK(std::signbit(m.bodies[0].position.y()));
+  CHECK(m.bodies[0].velocity.y() == 25.0);
+  CHECK(m.bodies[1].mass == 0.30000000000000004);
+  CHECK(m.joints[0].name == "joint1");
+  CHECK(m.loads[0].t_end == 0.5);
+  CHECK(m.springs[0].damping == 0.5);
+  // what it does not read goes to toml++, with the same result
+  for (const char* other : {"name = 'c'", "name = \"c\\u0041\"", "name = \"\"\"c\"\"\"", "mass = 1_000.0",
+                                   "mass = inf", "mass = 0x10", "mass = 1e400", "mass = 12345678901234567890",
+                                   "position = [1.5,\n -1.0, 0.001]", "when = 1979-05-27", "v.x = 1.0", "\"name\" = \"c\"",
+                                   "box = {x = 1}", "mass = 1.0\nmass = 2.0", "mass = 01.5", "mass = 1.", "mass = .5",
+                                   "[body.extra]", "[[material]]", "position = [[[1.0]]]", "mass = 1.0 2.0", "mass = 1.0\r2.0"}) {
+    INFO(other);
+    const std::string t = head + "[[body]]\nname = \"a\"\ntype = \"particle\"\nmass = 1.0\nposition = [0.0, 0.0, 0.0]\n" +
+                          "[[body]]\n" + other + "\n";
+    CHECK_FALSE(lines_read_all(t));
+    require_same_outcome(t);
+  }
+}
+
+TEST_CASE("the line reader gives toml++'s error for every bad table", "[scene][errors]") {
+  // a chain of three particles, then one line replaced (its first occurrence)
+  mb::ChainParams p;
+  p.n = 3;
+  const std::string text = mb::scene_to_toml(mb::make_chain(p, "c"));
+  const std::vector<std::pair<std::string, std::string>> edits = {
+      {"mass = 1.0", "mass = \"1\""},          {"mass = 1.0", "mass = -1"},
+      {"mass = 1.0", "masss = 1.0"},           {"mass = 1.0", "zeta = 1\nalpha = 2"},
+      {"mass = 1.0", "# no mass"},             {"mass = 1.0", "mass = [1.0]"},
+      {"mass = 1.0", "mass = true"},           {"mass = 1.0", "mass = 1.0\nstatic = 1"},
+      {"mass = 1.0", "mass = 1.0\ninertia = [1.0, 1.0, 1.0]"},
+      {"type = \"particle\"", "type = \"rigid\"\ninertia = [[1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]"},
+      {"type = \"particle\"", "type = \"rigid\"\ninertia = [1.0, 1.0]"},
+      {"type = \"particle\"", "type = \"rigid\"\ninertia = [[1.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]]"},
+      {"type = \"particle\"", "type = \"rigid\"\ninertia = [\"a\", 1.0, 1.0]"},
+      {"type = \"particle\"", "type = \"rigid\"\ninertia = 1.0"},
+      {"type = \"particle\"", "type = \"rigid\"\ninertia = [1.0, 1.0, 1.0]\norientation = [1.0, 0.5, 0.0, 0.0]"},
+      {"type = \"particle\"", "type = \"shell\""},
+      {"type = \"particle\"", "type = 3"},
+      {"position = [2.0, 0.0, 0.0]", "position = [2.0, 0.0]"},
+      {"position = [2.0, 0.0, 0.0]", "position = [2.0, \"x\", 0.0]"},
+      {"name = \"m2\"", "name = \"m1\""},
+      {"name = \"m2\"", "name = \"world\""},
+      {"length = 1.0", "length = 2.0"},
+      {"length = 1.0", "length = 1.0\nextensibility = -1.0"},
+      {"type = \"distance\"", "type = \"rope\""},
+      {"type = \"distance\"", "type = \"hinge\"\naxis_a = [0.0, 0.0, 0.0]"},
+      {"a = \"world\"", "a = \"nobody\""},
+      {"a = \"world\"", "a = \"m1\""},
+      {"anchor_a = [0.0, 0.0, 0.0]", "anchor_a = 0.0"},
+  };
+  for (const auto& [from, to] : edits) {
+    INFO(from << " -> " << to);
+    std::string bad = text;
+    const size_t at = bad.find(from);
+    REQUIRE(at != std::string::npos);
+    bad.replace(at, from.size(), to);
+    const std::string whole = outcome(bad, mb::SceneParse::toml_whole);
+    CHECK_THAT(whole, Catch::StartsWith("error: "));
+    CHECK(outcome(bad, mb::SceneParse::lines) == whole);
+  }
+}
+
+TEST_CASE("every bad scene file gives the same error through the line reader and through toml++", "[scene][errors]") {
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(MBBENCH_TEST_DATA) + "/bad/scenes")) {
+    INFO(e.path().string());
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string whole = outcome(ss.str(), mb::SceneParse::toml_whole);
+    CHECK_THAT(whole, Catch::StartsWith("error: "));
+    CHECK(outcome(ss.str(), mb::SceneParse::lines) == whole);
+    ++files;
+  }
+  CHECK(files > 40);
 }

@@ -1,0 +1,93 @@
+// The line reader of the scene reader (scene_reader.cpp): the [[body]], [[joint]], [[torque]] and
+// [[spring]] tables of a part of a scene (scene_split.hpp) read without building toml++'s document.
+// It reads only what it fully understands, one line at a time:
+//   - the header lines of those four tables (scene_split's array_header);
+//   - blank lines and comment lines;
+//   - `key = value` with a bare key, a value on the line, and an optional comment after it, where
+//     the value is a basic string without escapes ("b12"), a decimal integer of at most 15 digits,
+//     a decimal float (1.5, -0.25e-3; no underscores, no inf or nan), true or false, or an array
+//     of these on the line, nested at most once ([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0]]).
+// Any other line (an escape, a literal or multi-line string, an inline table, a date, a dotted or
+// quoted key, a key given twice, any other table header) makes the whole part go to toml++. A
+// value read here is the value toml++ reads (floats by std::from_chars in both, correctly
+// rounded), and LineTable reports a problem with the message, file, line and field TableReader
+// (core/toml_reader.hpp) gives for the same table, so the reader the part goes through never
+// changes a model or an error (tests/scene_test.cpp reads scenes both ways).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace mb {
+
+struct LineValue {
+  enum class Kind : unsigned char { String, Integer, Float, Boolean, Array };
+  Kind kind = Kind::Integer;
+  bool flag = false;              // Boolean
+  int line = 0;                   // 1-based line in the file
+  double number = 0;              // Integer (as a double, as TableReader converts it) and Float
+  std::string_view text;          // String: the characters between the quotes
+  unsigned first = 0, count = 0;  // Array: its elements, LexedPart::values[first, first + count)
+};
+
+struct LineField {
+  std::string_view key;
+  LineValue value;
+};
+
+struct LexedTable {
+  std::string_view kind;  // "body", "joint", "torque" or "spring"
+  int line = 0;           // the header's line
+  unsigned first = 0, count = 0;  // its fields, LexedPart::fields[first, first + count)
+};
+
+// The tables of a part in file order; the vectors are reused from part to part.
+struct LexedPart {
+  std::vector<LexedTable> tables;
+  std::vector<LineField> fields;
+  std::vector<LineValue> values;
+};
+
+// Reads `text` (a part: from a header line on; its first line is line line_offset + 1 of the
+// file) into `out`; false when a line is not one the reader understands (toml++ reads the part).
+bool lex_part(std::string_view text, int line_offset, LexedPart& out);
+
+// One lexed table with TableReader's interface and messages (the subset the scene reader uses).
+class LineTable {
+ public:
+  LineTable(const LexedPart& part, const LexedTable& t, const std::string& file, std::string ctx,
+            const std::vector<std::string>& valid);
+
+  [[noreturn]] void fail(std::string_view key, const std::string& msg) const;
+  std::string field(std::string_view key) const;
+  int line() const { return t_.line; }
+  int at(const LineValue& v) const { return v.line; }
+  const std::string& file() const { return file_; }
+
+  const LineValue* get(std::string_view key) const;
+  bool has(std::string_view key) const { return get(key) != nullptr; }
+  const LineValue& need(std::string_view key) const;
+  const LineValue& element(const LineValue& array, size_t i) const { return part_.values[array.first + i]; }
+
+  double number(const LineValue& v, std::string_view key) const;
+  double num(std::string_view key) const { return number(need(key), key); }
+  double num(std::string_view key, double fallback) const { return has(key) ? num(key) : fallback; }
+  double positive(std::string_view key) const;
+  std::string str(std::string_view key) const;
+  std::string str(std::string_view key, const std::string& fallback) const { return has(key) ? str(key) : fallback; }
+  bool boolean(std::string_view key, bool fallback) const;
+  const LineValue& array(std::string_view key) const;
+  std::vector<double> numbers(std::string_view key, size_t expect = 0) const;
+
+  static std::string_view type_name(const LineValue& v);
+
+ private:
+  const LexedPart& part_;
+  const LexedTable& t_;
+  const std::string& file_;
+  std::string ctx_;
+};
+
+}  // namespace mb
