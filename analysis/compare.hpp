@@ -1,7 +1,7 @@
 // Statistics of the timing gate (docs/usage.md "gate"): a two-sample comparison of repeated
 // timings (the Mann-Whitney U test, with the Hodges-Lehmann estimate of the ratio and its
-// distribution-free confidence interval), and change points of a series over commits (binary
-// segmentation of log values with a penalty). Pure functions; the gate and `mbbench trend` call them.
+// distribution-free confidence interval), and change points of a series over commits (a
+// penalised segmentation of log values). Pure functions; the gate and `mbbench trend` call them.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -35,9 +35,10 @@ struct RatioEstimate {
 };
 RatioEstimate ratio_estimate(const std::vector<double>& x, const std::vector<double>& y, double level = 0.99);
 
-// Change points of a series (e.g. log values over commits): binary segmentation under a
-// piecewise-constant mean. A segment is split where the split lowers the sum of squared
-// deviations most, when that gain exceeds penalty = beta sigma^2 log n; sigma is the noise,
+// Change points of a series (e.g. log values over commits) under a piecewise-constant mean: the
+// segmentation that minimises the sum of squared deviations from each segment's mean plus a
+// penalty of beta sigma^2 log n per change point (optimal partitioning, the recursion PELT
+// prunes; binary segmentation misplaces the ends of a short excursion); sigma is the noise,
 // estimated from the first differences (their median absolute value / (0.6745 sqrt 2)), and
 // never below sigma_floor. Returns the indices where a new segment starts, ascending.
 struct ChangePointOptions {
