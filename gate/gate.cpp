@@ -824,8 +824,9 @@ TimingVerdict timing_verdict(const std::vector<double>& now, const std::vector<d
   v.ratio = r.ratio;
   v.low = r.low;
   v.high = r.high;
-  if (v.p_slower < tol.timing_alpha && v.ratio > tol.timing_effect) v.change = 1;
-  if (v.p_faster < tol.timing_alpha && v.ratio < 1 / tol.timing_effect) v.change = -1;
+  // slower by more than the effect with the interval's confidence, and significant
+  if (v.p_slower < tol.timing_alpha && v.low > tol.timing_effect) v.change = 1;
+  if (v.p_faster < tol.timing_alpha && v.high < 1 / tol.timing_effect) v.change = -1;
   v.text = fmt::format("x{:.3f}, {:g}% CI {:.3f}..{:.3f}, p = {:.2g}", v.ratio, 100 * tol.interval_level, v.low, v.high,
                        v.ratio >= 1 ? v.p_slower : v.p_faster);
   return v;

@@ -11,7 +11,7 @@
 //   - no new failures (ok in the baseline, failed now); a baseline failure that now runs is reported;
 //   - wall time only as the ratio to the timing reference (MethodInfo::timing_reference, `linear`)
 //     measured in the same repetition: the Mann-Whitney U test of this run's repetitions against
-//     the baseline's, a regression when p < 0.01 and the estimated ratio is above 1.05;
+//     the baseline's, a regression when p < 0.01 and the 99 % interval of the ratio lies above 1.05;
 //   - instructions per step under cachegrind (deterministic): now / baseline <= 1.01.
 // Accuracy numbers are deterministic (the same build gives bit-identical records), so the
 // baseline keeps them at full precision and a rerun always passes.
@@ -48,8 +48,8 @@ struct GateTolerances {
   double metric_factor = 1.1;  // |log(now / baseline)| <= log(metric_factor)
   double metric_floor = 1e-12;
   // wall time: a change when the Mann-Whitney U test of the repetitions' ratios (now against the
-  // baseline) gives a one-sided p < timing_alpha and the estimated ratio of ratios is beyond
-  // timing_effect (either way)
+  // baseline) gives a one-sided p < timing_alpha and the whole interval (interval_level) of the
+  // ratio of ratios lies beyond timing_effect (either way)
   double timing_alpha = 0.01;
   double timing_effect = 1.05;
   double interval_level = 0.99;  // of the confidence interval printed
