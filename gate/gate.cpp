@@ -9,9 +9,22 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <variant>
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "analysis/compare.hpp"
 #include "analysis/fit.hpp"
 #include "bench/harness.hpp"
 #include "core/error.hpp"
@@ -21,7 +34,11 @@
 #include "models/catalog.hpp"
 #include "sim/run_case.hpp"
 
+extern char** environ;
+
 namespace mb {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -76,16 +93,18 @@ struct Timed {
   std::unique_ptr<StepTimer> timer;
   std::vector<double> per_step;  // one entry per repetition
   std::string failure;
-  // one repetition: fresh windows until `seconds` have passed; the wall time per timed step
+  // one repetition: fresh windows until `seconds` have passed; the wall time per timed step of
+  // the fastest window (a window the scheduler interrupted, on a loaded machine, is slower; the
+  // fastest is the step's own cost)
   double repetition(double seconds) {
-    double total = 0;
-    long n = 0;
+    double total = 0, fastest = 0;
     do {
       timer->restart();
-      total += timer->window(kWindow);
-      n += kWindow;
+      const double w = timer->window(kWindow);
+      fastest = total == 0 ? w : std::min(fastest, w);
+      total += w;
     } while (total < seconds);
-    return total / static_cast<double>(n);
+    return fastest / kWindow;
   }
 };
 
@@ -148,6 +167,7 @@ std::vector<GateTiming> timing_set(const GateConfig& cfg, const std::vector<std:
           t.ratio = median(q);
           t.ratio_min = *std::min_element(q.begin(), q.end());
           t.ratio_max = *std::max_element(q.begin(), q.end());
+          t.ratios = q;
         }
       }
       out.push_back(t);
@@ -156,7 +176,351 @@ std::vector<GateTiming> timing_set(const GateConfig& cfg, const std::vector<std:
   return out;
 }
 
+// valgrind cannot run a binary built with AddressSanitizer
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
+std::string find_on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  for (std::string dir; std::getline(ss, dir, ':');) {
+    const fs::path p = fs::path(dir.empty() ? "." : dir) / name;
+    if (::access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return "";
+}
+
+// runs argv with stdout and stderr into `log`; the exit status (-1: not started)
+int run_process(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string self_exe() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? "" : p.string();
+}
+
+struct Counted {
+  std::optional<CachegrindCounts> per_step;
+  std::string failure;
+};
+
+// instructions per step of each method with the timing flag at each timed size, keyed by
+// (method, joints); `note` says why nothing was measured
+std::map<std::pair<std::string, int>, Counted> count_instructions(const GateConfig& cfg, const std::vector<std::string>& methods,
+                                                                  std::string& note) {
+  std::map<std::pair<std::string, int>, Counted> out;
+  std::vector<std::pair<std::string, int>> cases;
+  for (int joints : cfg.timing_joints)
+    for (const auto& m : methods) {
+      const MethodEntry* e = find_method(Spec::parse(m, "method").name());
+      if (e && e->info.timing_table && gate_times(m, joints)) cases.push_back({m, joints});
+    }
+  if (cases.empty()) return out;
+  if (!cfg.instructions) {
+    note = "not measured: turned off (--no-instructions)";
+    return out;
+  }
+  if (kSanitized) {
+    note = "not measured: this build has AddressSanitizer, which valgrind cannot run";
+    return out;
+  }
+  const std::string valgrind = cfg.valgrind.empty() ? find_on_path("valgrind") : cfg.valgrind;
+  if (valgrind.empty()) {
+    note = "not measured: valgrind was not found on PATH (install valgrind)";
+    return out;
+  }
+  const std::string exe = cfg.exe.empty() ? self_exe() : cfg.exe;
+  if (exe.empty()) {
+    note = "not measured: the path of this binary is unknown";
+    return out;
+  }
+  if (cfg.instruction_steps.size() != 2 || cfg.instruction_steps[1] <= cfg.instruction_steps[0])
+    throw Error("gate: instruction_steps needs two step counts, the second larger");
+  std::error_code ec;
+  const fs::path dir = fs::temp_directory_path() / fmt::format("mbbench-gate-{}", ::getpid());
+  fs::create_directories(dir);
+  if (cfg.progress) std::cerr << fmt::format("gate: instruction counts of {} cases under cachegrind\n", cases.size());
+  struct Run {
+    size_t kase;
+    int steps;
+    std::optional<CachegrindCounts> counts;
+    std::string failure;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < cases.size(); ++i)
+    for (int steps : cfg.instruction_steps) runs.push_back({i, steps, std::nullopt, ""});
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < runs.size();) {
+      Run& r = runs[i];
+      const auto& [method, joints] = cases[r.kase];
+      const std::string out_file = (dir / fmt::format("cg.{}", i)).string(), log = (dir / fmt::format("log.{}", i)).string();
+      const int rc = run_process({valgrind, "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + out_file, exe,
+                                  "gate-steps", method, std::to_string(joints), std::to_string(r.steps)},
+                                 log);
+      try {
+        if (rc != 0) throw Error(fmt::format("exit {}: {}", rc, read_text(log).substr(0, 2000)));
+        r.counts = parse_cachegrind(read_text(out_file), out_file);
+      } catch (const std::exception& e) {
+        r.failure = e.what();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int j = 0; j < std::max(1, cfg.jobs); ++j) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  fs::remove_all(dir, ec);
+  const double dn = cfg.instruction_steps[1] - cfg.instruction_steps[0];
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Run &a = runs[2 * i], &b = runs[2 * i + 1];
+    Counted c;
+    if (a.counts && b.counts)
+      c.per_step = CachegrindCounts{(b.counts->instructions - a.counts->instructions) / dn, (b.counts->ll_misses - a.counts->ll_misses) / dn};
+    else
+      c.failure = !a.failure.empty() ? a.failure : b.failure;
+    out[cases[i]] = c;
+  }
+  return out;
+}
+
 }  // namespace
+
+CachegrindCounts parse_cachegrind(const std::string& text, const std::string& file) {
+  std::vector<std::string> events;
+  std::vector<double> summary;
+  std::istringstream in(text);
+  int line = 0;
+  for (std::string s; std::getline(in, s);) {
+    ++line;
+    auto words = [&](size_t from) {
+      std::vector<std::string> w;
+      std::istringstream ws(s.substr(from));
+      for (std::string x; ws >> x;) w.push_back(x);
+      return w;
+    };
+    if (s.rfind("events:", 0) == 0) events = words(7);
+    if (s.rfind("summary:", 0) == 0) {
+      for (const auto& x : words(8)) {
+        char* end = nullptr;
+        const double v = std::strtod(x.c_str(), &end);
+        if (end == x.c_str() || *end) throw InputError(file, line, "summary", fmt::format("not a number: '{}'", x));
+        summary.push_back(v);
+      }
+    }
+  }
+  if (events.empty() || summary.empty()) throw InputError(file, 0, "summary", "no events: and summary: lines (not a cachegrind output file)");
+  if (summary.size() > events.size()) throw InputError(file, 0, "summary", "more numbers than events");
+  CachegrindCounts c;
+  bool ir = false;
+  for (size_t i = 0; i < summary.size(); ++i) {
+    if (events[i] == "Ir") c.instructions = summary[i], ir = true;
+    if (events[i] == "ILmr" || events[i] == "DLmr" || events[i] == "DLmw") c.ll_misses += summary[i];
+  }
+  if (!ir) throw InputError(file, 0, "events", "no Ir (instructions) event");
+  return c;
+}
+
+bool is_gate_child(const std::string& command) { return command == "gate-steps" || command == "gate-serve"; }
+
+int gate_child(int argc, char** argv) {
+  const std::string command = argv[0];
+  try {
+    if (command == "gate-serve") {
+      std::map<int, std::unique_ptr<Model>> models;
+      std::map<std::pair<std::string, int>, Timed> timers;
+      for (std::string line; std::getline(std::cin, line);) {
+        std::istringstream in(line);
+        std::string method;
+        int joints = 0;
+        double seconds = 0;
+        if (!(in >> method >> joints >> seconds) || joints < 1 || !(seconds > 0)) {
+          std::cout << "error: expected METHOD JOINTS SECONDS" << std::endl;
+          continue;
+        }
+        try {
+          auto& model = models[joints];
+          if (!model) model = std::make_unique<Model>(load_model(fmt::format("tree:joints={}", joints)));
+          Timed& x = timers[{method, joints}];
+          if (!x.timer) {
+            x.method = method;
+            x.timer = std::make_unique<StepTimer>(*model, method, 1.0 / 30);
+            x.timer->restart();
+          }
+          std::cout << fmt::format("{:.17g}", x.repetition(seconds)) << std::endl;
+        } catch (const std::exception& e) {
+          std::string what = e.what();
+          std::replace(what.begin(), what.end(), '\n', ' ');
+          std::cout << "error: " << what << std::endl;
+        }
+      }
+      return 0;
+    }
+    if (argc != 4) throw InputError("command line", 0, "gate-steps", "usage: gate-steps METHOD JOINTS STEPS");
+    const std::string method = argv[1];
+    const int joints = std::atoi(argv[2]), steps = std::atoi(argv[3]);
+    if (joints < 1 || steps < 1) throw InputError("command line", 0, "gate-steps", "JOINTS and STEPS must be positive");
+    const Model model = load_model(fmt::format("tree:joints={}", joints));
+    StepTimer timer(model, method, 1.0 / 30);
+    timer.restart();
+    for (int k = 0; k < steps; k += kWindow) timer.window(std::min(kWindow, steps - k));
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << command << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
+namespace {
+
+// a gate-serve child with pipes to its stdin and from its stdout
+class ServeChild {
+ public:
+  explicit ServeChild(const std::string& exe) {
+    int to[2], from[2];
+    if (::pipe(to) != 0 || ::pipe(from) != 0) throw Error("gate: pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, to[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, from[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, to[1]);
+    posix_spawn_file_actions_addclose(&fa, from[0]);
+    std::string cmd = "gate-serve";
+    char* argv[] = {const_cast<char*>(exe.c_str()), cmd.data(), nullptr};
+    const int rc = posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(to[0]);
+    ::close(from[1]);
+    if (rc != 0) {
+      ::close(to[1]);
+      ::close(from[0]);
+      throw InputError("command line", 0, "against", fmt::format("cannot run '{}'", exe));
+    }
+    in_ = ::fdopen(to[1], "w");
+    out_ = ::fdopen(from[0], "r");
+  }
+  ServeChild(const ServeChild&) = delete;
+  ServeChild& operator=(const ServeChild&) = delete;
+  ~ServeChild() {
+    if (in_) std::fclose(in_);
+    if (out_) std::fclose(out_);
+    int status = 0;
+    if (pid_ > 0) ::waitpid(pid_, &status, 0);
+  }
+  // one repetition: seconds per step, or the child's error
+  std::variant<double, std::string> time(const std::string& method, int joints, double seconds) {
+    std::fprintf(in_, "%s %d %.17g\n", method.c_str(), joints, seconds);
+    std::fflush(in_);
+    std::string line;
+    for (int ch; (ch = std::fgetc(out_)) != EOF && ch != '\n';) line += static_cast<char>(ch);
+    if (line.empty()) return std::string("the child ended (an older build without gate-serve?)");
+    if (line.rfind("error: ", 0) == 0) return line.substr(7);
+    char* end = nullptr;
+    const double v = std::strtod(line.c_str(), &end);
+    if (end == line.c_str() || !(v > 0)) return "unexpected answer: " + line;
+    return v;
+  }
+
+ private:
+  pid_t pid_ = 0;
+  std::FILE* in_ = nullptr;
+  std::FILE* out_ = nullptr;
+};
+
+}  // namespace
+
+int gate_ab(const GateConfig& cfg, const std::string& other, std::ostream& out, const GateTolerances& tol) {
+  const std::string self = cfg.exe.empty() ? self_exe() : cfg.exe;
+  if (::access(other.c_str(), X_OK) != 0) throw InputError("command line", 0, "against", fmt::format("'{}' is not an executable", other));
+  const std::vector<std::string> methods = gate_methods(cfg);
+  for (const auto& m : methods) make_method(m);
+  ServeChild a(self), b(other);
+  struct AB {
+    std::vector<double> self, other;
+    std::string failure;
+  };
+  std::map<std::pair<std::string, int>, AB> t;
+  std::vector<std::pair<std::string, int>> order;
+  for (int joints : cfg.timing_joints) {
+    if (cfg.progress) std::cerr << fmt::format("gate: A/B timing on tree:joints={}\n", joints);
+    for (const auto& m : methods)
+      if (gate_times(m, joints)) order.push_back({m, joints});
+    for (int r = 0; r < cfg.timing_reps; ++r)
+      for (const auto& key : order) {
+        if (key.second != joints) continue;
+        AB& x = t[key];
+        if (!x.failure.empty()) continue;
+        auto one = [&](ServeChild& c, std::vector<double>& into, const char* who) {
+          auto v = c.time(key.first, key.second, cfg.timing_rep_seconds);
+          if (auto* s = std::get_if<double>(&v)) into.push_back(*s);
+          else x.failure = fmt::format("{}: {}", who, std::get<std::string>(v));
+        };
+        if (r % 2 == 0) {
+          one(a, x.self, "this build");
+          if (x.failure.empty()) one(b, x.other, "other build");
+        } else {
+          one(b, x.other, "other build");
+          if (x.failure.empty()) one(a, x.self, "this build");
+        }
+      }
+  }
+  // instruction counts of both builds
+  std::string note_a, note_b;
+  GateConfig ca = cfg, cb = cfg;
+  ca.exe = self;
+  cb.exe = other;
+  const auto ia = count_instructions(ca, methods, note_a), ib = count_instructions(cb, methods, note_b);
+  out << fmt::format("A/B: this build ({}) against {}, {} interleaved repetitions; a change: U test p < {:g} and x{:g} either way\n", self,
+                     other, cfg.timing_reps, tol.timing_alpha, tol.ab_effect);
+  GateTolerances abt = tol;
+  abt.timing_effect = tol.ab_effect;
+  for (const auto& key : order) {
+    const AB& x = t[key];
+    const std::string kase = fmt::format("{} tree:joints={}", key.first, key.second);
+    std::string line;
+    if (!x.failure.empty()) {
+      line = fmt::format("{:<28} not timed: {}", kase, x.failure);
+    } else {
+      const TimingVerdict v = timing_verdict(x.self, x.other, abt);
+      line = fmt::format("{:<28} other {:10.4g} ms  this {:10.4g} ms  {:<10} this/other {}", kase, 1e3 * median(x.other),
+                         1e3 * median(x.self), v.change > 0 ? "SLOWER" : v.change < 0 ? "FASTER" : "no change", v.text);
+    }
+    auto fa = ia.find(key), fb = ib.find(key);
+    if (fa != ia.end() && fb != ib.end() && fa->second.per_step && fb->second.per_step) {
+      const double q = fa->second.per_step->instructions / fb->second.per_step->instructions;
+      line += fmt::format("; instructions/step other {:.0f} this {:.0f} ({:+.2f} %)", fb->second.per_step->instructions,
+                          fa->second.per_step->instructions, 100 * (q - 1));
+    }
+    out << line << "\n";
+  }
+  if (!note_a.empty()) out << "note: instructions of this build " << note_a << "\n";
+  if (!note_b.empty()) out << "note: instructions of the other build " << note_b << "\n";
+  return 0;
+}
 
 bool gate_times(const std::string& method, int joints) {
   const MethodEntry* e = find_method(Spec::parse(method, "method").name());
@@ -208,7 +572,21 @@ GateRecord run_gate(const GateConfig& cfg) {
     g.cases.push_back(std::move(c));
   }
   const auto t1 = std::chrono::steady_clock::now();
+  // the cachegrind children first (in parallel: counts do not depend on the load), then the
+  // wall-time repetitions alone
+  const auto counts = count_instructions(cfg, methods, g.instructions_note);
   g.timing = timing_set(cfg, methods, reference, g.unsupported);
+  for (auto& t : g.timing) {
+    auto it = counts.find({t.method, t.joints});
+    if (it == counts.end()) continue;
+    if (it->second.per_step) {
+      t.instructions = it->second.per_step->instructions;
+      t.ll_misses = it->second.per_step->ll_misses;
+    } else {
+      g.instructions_note = fmt::format("not measured for {} at {} joints: {}", t.method, t.joints, it->second.failure);
+    }
+  }
+  if (!counts.empty()) g.instruction_steps = {static_cast<double>(cfg.instruction_steps[0]), static_cast<double>(cfg.instruction_steps[1])};
   const auto t2 = std::chrono::steady_clock::now();
 
   g.models = cfg.models;
@@ -376,16 +754,39 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       add("timing status", kase, "ok", "failed", "no new failures", "REGRESSION (newly failed)", true);
       continue;
     }
+    // instructions per step (deterministic): a relative change beyond the factor
+    if (b.instructions && t.instructions) {
+      ++c.compared;
+      const double q = *t.instructions / *b.instructions;
+      const std::string tt = fmt::format("x{:g}", tol.instructions_factor);
+      const std::string bv = fmt::format("{:.0f}", *b.instructions), nv = fmt::format("{:.0f}", *t.instructions);
+      const std::string misses = t.ll_misses && b.ll_misses ? fmt::format("; LL misses/step {:.0f} -> {:.0f}", *b.ll_misses, *t.ll_misses) : "";
+      if (q > tol.instructions_factor)
+        add("instructions/step", kase, bv, nv, tt, fmt::format("REGRESSION ({:+.2f} %{})", 100 * (q - 1), misses), true);
+      else if (q < 1 / tol.instructions_factor) {
+        add("instructions/step", kase, bv, nv, tt, fmt::format("improved ({:+.2f} %{})", 100 * (q - 1), misses), false);
+        ++c.improved;
+      } else if (q != 1)
+        add("instructions/step", kase, bv, nv, tt, fmt::format("ok ({:+.3f} %)", 100 * (q - 1)), false);
+    } else if (b.instructions) {
+      ++c.not_measured;
+      add("instructions/step", kase, fmt::format("{:.0f}", *b.instructions), "-", "-", "NOT MEASURED (see the note)", false);
+    }
     if (!b.ratio || !t.ratio || base.timing_reference != now.timing_reference) continue;
     ++c.compared;
     const double bv = *b.ratio, nv = *t.ratio;
-    if (bv == nv) continue;  // identical: not listed
-    const double q = nv / bv;
-    const std::string tt = fmt::format("x{:g}", tol.timing_factor);
-    if (q > tol.timing_factor) add(ratio_name, kase, num(bv), num(nv), tt, fmt::format("REGRESSION (x{:.3g} slower)", q), true);
-    else if (q < 1 / tol.timing_factor) add(ratio_name, kase, num(bv), num(nv), tt, fmt::format("faster (x{:.3g})", 1 / q), false);
-    else add(ratio_name, kase, num(bv), num(nv), tt, "ok (within)", false);
+    // the repetitions of both runs (a baseline without them: its median as one value)
+    const std::vector<double> bs = b.ratios.empty() ? std::vector<double>{bv} : b.ratios;
+    const std::vector<double> ns = t.ratios.empty() ? std::vector<double>{nv} : t.ratios;
+    const TimingVerdict v = timing_verdict(ns, bs, tol);
+    const std::string tt = fmt::format("p<{:g}, x{:g}", tol.timing_alpha, tol.timing_effect);
+    if (v.change > 0) add(ratio_name, kase, num(bv), num(nv), tt, "REGRESSION (slower " + v.text + ")", true);
+    else if (v.change < 0) add(ratio_name, kase, num(bv), num(nv), tt, "faster (" + v.text + ")", false);
+    else if (bv != nv) add(ratio_name, kase, num(bv), num(nv), tt, "ok (" + v.text + ")", false);
   }
+  if (c.not_measured)
+    c.notes.push_back(fmt::format("{} instruction count(s) of the baseline {}", c.not_measured,
+                                  now.instructions_note.empty() ? "not measured in this run" : now.instructions_note));
   return c;
 }
 
@@ -409,9 +810,43 @@ std::string gate_text(const GateComparison& c) {
     for (const auto& r : c.rows) out += line(cells(r));
   }
   for (const auto& n : c.notes) out += "note: " + n + "\n";
-  out += fmt::format("gate: {} values compared; {} moved; {} regression(s); {} improved\n", c.compared, c.rows.size(),
-                     c.regressions, c.improved);
+  out += fmt::format("gate: {} values compared; {} moved; {} regression(s); {} improved{}\n", c.compared, c.rows.size(),
+                     c.regressions, c.improved, c.not_measured ? fmt::format("; {} NOT MEASURED", c.not_measured) : "");
   return out;
+}
+
+TimingVerdict timing_verdict(const std::vector<double>& now, const std::vector<double>& base, const GateTolerances& tol) {
+  TimingVerdict v;
+  const MannWhitney mw = mann_whitney(now, base);
+  const RatioEstimate r = ratio_estimate(now, base, tol.interval_level);
+  v.p_slower = mw.p_greater;
+  v.p_faster = mw.p_less;
+  v.ratio = r.ratio;
+  v.low = r.low;
+  v.high = r.high;
+  // slower by more than the effect with the interval's confidence, and significant
+  if (v.p_slower < tol.timing_alpha && v.low > tol.timing_effect) v.change = 1;
+  if (v.p_faster < tol.timing_alpha && v.high < 1 / tol.timing_effect) v.change = -1;
+  v.text = fmt::format("x{:.3f}, {:g}% CI {:.3f}..{:.3f}, p = {:.2g}", v.ratio, 100 * tol.interval_level, v.low, v.high,
+                       v.ratio >= 1 ? v.p_slower : v.p_faster);
+  return v;
+}
+
+std::string gate_history_line(const GateRecord& g) {
+  nlohmann::json j;
+  j["commit"] = g.provenance.git_commit;
+  j["date"] = g.provenance.date;
+  j["build"] = fmt::format("{} {} {}", g.provenance.build_type, g.provenance.compiler, g.provenance.flags);
+  j["machine"] = g.provenance.cpu;
+  nlohmann::json v = nlohmann::json::object();
+  for (const auto& t : g.timing) {
+    const std::string kase = fmt::format("{} tree:joints={}", t.method, t.joints);
+    if (t.ratio) v["time/" + g.timing_reference + " " + kase] = *t.ratio;
+    if (t.instructions) v["instructions " + kase] = *t.instructions;
+    if (t.ll_misses) v["ll_misses " + kase] = *t.ll_misses;
+  }
+  j["values"] = v;
+  return j.dump();
 }
 
 }  // namespace mb

@@ -227,6 +227,9 @@ struct GateTiming {
   std::string failure;
   double median_s = 0, min_s = 0, max_s = 0;  // wall time per step
   std::optional<double> ratio, ratio_min, ratio_max;  // to the timing reference, median over the repetitions
+  std::vector<double> ratios;                         // the ratio of each repetition (the U test's sample)
+  // under cachegrind (gate/gate.hpp): instructions and last-level cache misses per step
+  std::optional<double> instructions, ll_misses;
 
   // (joints, status, failure and the times of a timed method: records/record_io.cpp)
   template <class V>
@@ -238,6 +241,9 @@ struct GateTiming {
     v(field("ratio", &S::ratio, P::IfSet));
     v(field("ratio_min", &S::ratio_min, P::IfSet, "ratio"));
     v(field("ratio_max", &S::ratio_max, P::IfSet, "ratio"));
+    v(field("ratios", &S::ratios, P::IfSet));
+    v(field("instructions", &S::instructions, P::IfSet));
+    v(field("ll_misses", &S::ll_misses, P::IfSet, "instructions"));
   }
 };
 struct GateUnsupported {
@@ -251,7 +257,7 @@ struct GateUnsupported {
   }
 };
 struct GateRecord {
-  int schema_version = 2;
+  int schema_version = 3;
   std::vector<std::string> models;
   std::vector<double> h;
   double duration = 0;
@@ -260,6 +266,8 @@ struct GateRecord {
   double timing_rep_seconds = 0;
   int timing_window_steps = 0;
   std::string timing_reference;
+  std::vector<double> instruction_steps;  // the two step counts run under cachegrind (empty: not run)
+  std::string instructions_note;          // why instruction counts were not measured ("" : measured)
   std::vector<std::string> metrics;
   std::vector<std::string> methods;
   std::vector<GateCase> cases;
@@ -281,6 +289,8 @@ struct GateRecord {
     v(field("config.timing_rep_seconds", &S::timing_rep_seconds));
     v(field("config.timing_window_steps", &S::timing_window_steps));
     v(field("config.timing_reference", &S::timing_reference));
+    v(field("config.instruction_steps", &S::instruction_steps, Presence::IfSet));
+    v(field("instructions_note", &S::instructions_note, Presence::IfSet));
     v(field("config.metrics", &S::metrics));
     v(field("methods", &S::methods));
   }

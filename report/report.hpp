@@ -3,6 +3,7 @@
 // Formatting only (docs/architecture.md): markdown.cpp, csv.cpp, plots.cpp, html.cpp, timing.cpp.
 #pragma once
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,27 @@ std::string gnuplot_header(const std::string& name, const std::string& title, co
 // with a note. A named paper found nowhere is an InputError saying to give --paper.
 std::string records_paper(const std::vector<CaseRecord>& records, const std::vector<std::string>& record_files,
                           const std::string& paper_file);
+
+// A gate history (mbbench gate --history: one JSON line per run) and its trend page
+// (report/trend.cpp). A malformed line is an InputError naming the file and the line.
+struct HistoryRun {
+  std::string commit, date, build, machine;
+  std::map<std::string, double> values;
+};
+std::vector<HistoryRun> read_history(const std::string& file);
+struct TrendChange {
+  size_t index = 0;  // into the series' points: the first point after the change
+  double before = 0, after = 0;  // the medians of the segments either side
+};
+struct TrendSeries {
+  std::string name;
+  std::vector<size_t> run;   // the runs that have this value
+  std::vector<double> value;
+  std::vector<TrendChange> changes;
+};
+std::vector<TrendSeries> trend_series(const std::vector<HistoryRun>& runs);
+// Writes DIR/trend.html and DIR/plots/; returns the page's path.
+std::string write_trend(const std::string& history, const std::string& dir);
 
 // Writes tables.md, records.csv, plots/ and report.html into dir; returns report.html's path.
 // timing_dir: the output folder of `mbbench bench`; its bench.json is analysed again

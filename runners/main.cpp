@@ -275,7 +275,8 @@ std::vector<std::string> split_list(const std::string& text) {
 
 struct GateArgs {
   std::string baseline = "results/baselines/gate.json";
-  bool update = false;
+  std::string history, against;
+  bool update = false, no_instructions = false;
   std::string methods, models, h, joints;
   double duration = 0;
   int reps = 0;
@@ -302,6 +303,8 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
       }
   }
   cfg.progress = ::isatty(STDERR_FILENO) != 0;
+  cfg.instructions = !a.no_instructions;
+  if (!a.against.empty()) return mb::gate_ab(cfg, a.against, std::cout);
   std::optional<mb::GateRecord> base;
   if (fs::exists(a.baseline)) {
     std::ifstream in(a.baseline);
@@ -323,13 +326,19 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
     std::cout << mb::gate_text(c);
     if (!a.update && c.regressions > 0) rc = 1;
   }
+  if (!a.history.empty()) {
+    std::ofstream h(a.history, std::ios::app);
+    h << mb::gate_history_line(now) << "\n";
+    if (!h.flush()) throw mb::Error(fmt::format("gate: cannot append to the history {}", a.history));
+  }
   if (a.update) {
     mb::write_file_atomic(a.baseline, mb::gate_record_to_json(now));
     std::cout << fmt::format("gate: wrote the baseline {} ({} cases, {} timings){}\n", a.baseline, now.cases.size(),
                              now.timing.size(), base ? "; the table above is what changed against the previous one" : "");
   }
-  std::cout << fmt::format("gate: {} in {:.1f} s (accuracy {:.1f} s, timing {:.1f} s)\n",
-                           a.update ? "updated" : (rc ? "FAILED" : "passed"), secs,
+  std::cout << fmt::format("gate: {}{} in {:.1f} s (accuracy {:.1f} s, timing {:.1f} s)\n",
+                           a.update ? "updated" : (rc ? "FAILED" : "passed"),
+                           now.instructions_note.empty() ? "" : " (instruction counts " + now.instructions_note + ")", secs,
                            now.accuracy_seconds, now.timing_seconds);
   return rc;
 }
@@ -337,6 +346,8 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // the gate's child processes (instruction counts, A/B timing: gate/gate.hpp), not user commands
+  if (argc > 1 && mb::is_gate_child(argv[1])) return mb::gate_child(argc - 1, argv + 1);
   CLI::App app{"mbbench: benchmarking and validation of multibody-dynamics simulation methods"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "print the version, the build and its libraries (MPI among them), then exit");
@@ -416,6 +427,13 @@ int main(int argc, char** argv) {
   auto* gate_duration = gate->add_option("--duration", gate_args.duration, "simulated time of each accuracy case in s (default 10)");
   gate->add_option("--timing-joints", gate_args.joints, "comma-separated tree sizes timed, or none (default 63,255)");
   auto* gate_reps = gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 9)");
+  gate->add_flag("--no-instructions", gate_args.no_instructions, "do not count instructions under cachegrind");
+  gate->add_option("--history", gate_args.history, "append this run's values as one JSON line to FILE");
+  gate->add_option("--against", gate_args.against, "A/B: time this binary against OTHER_MBBENCH, interleaved (no baseline)");
+  std::string trend_file, trend_out;
+  auto* trend = app.add_subcommand("trend", "an HTML page of a gate history's values over commits, with change points");
+  trend->add_option("history", trend_file, "history file of mbbench gate --history")->required();
+  trend->add_option("--out,-o", trend_out, "output folder (default: trend/ beside the history)");
 
   std::string bench_file, bench_out, bench_filter;
   int bench_reps = 0, bench_max_joints = 0;
@@ -458,6 +476,11 @@ int main(int argc, char** argv) {
                                  : cmd_sweep(experiment_file, sweep_opt, shard_text);
     if (*merge) return cmd_merge(record_files, merge_out);
     if (*gate) return cmd_gate(gate_args, gate_cfg);
+    if (*trend) {
+      const std::string html = mb::write_trend(trend_file, trend_out.empty() ? (fs::path(trend_file).parent_path() / "trend").string() : trend_out);
+      std::cout << "trend: " << html << "\n";
+      return 0;
+    }
     if (*bench) {
 #ifdef MBBENCH_HAVE_BENCHMARK
       return mb::run_bench_cli(bench_file, bench_out, bench_reps, bench_max_joints, bench_filter);

@@ -7,6 +7,8 @@ set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config git
       libeigen3-dev libboost-dev libboost-math-dev libsuitesparse-dev libbenchmark-dev
       catch2 libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev gnuplot-nox libfcl-dev
+      # the gate's instruction counts (cachegrind; docs/usage.md "gate")
+      valgrind
       # OpenMPI: mbbench sweep --mpi (docs/cluster.md)
       libopenmpi-dev openmpi-bin
       # the peer engines (docs/peers.md): each built when found; MuJoCo's CMake config needs the

@@ -113,6 +113,9 @@ const Row kRows[] = {
     {"records/not_json.jsonl", "report {} --out {out}", "not a JSON record", 1},
     {"records/old_schema.jsonl", "report {} --out {out}", "record schema 2 is not this build's 3", 1},
     {"records/truncated_field.jsonl", "report {} --out {out}", "field 'method': missing field", 1},
+    // gate histories: `mbbench trend HISTORY`
+    {"history/bad_line.jsonl", "trend {} --out {out}", "not a JSON line", 3},
+    {"history/negative_value.jsonl", "trend {} --out {out}", "field 'values.instructions GC4 tree:joints=63': expected a positive number", 1},
     // files of another kind given as records name what they are and the command that takes them
     {"records/bench.json", "report {} --out {out}", "the raw output of `mbbench bench` (Google Benchmark JSON), not records", 0},
     {"records/bench.json", "table {}", "--timing ", 0},
@@ -156,6 +159,7 @@ const Row kRows[] = {
     {"", "sweep results/experiments/schmitt2005.toml --shard 4/3", "field 'shard': expected k/N with 1 <= k <= N", 0},
     {"", "sweep {root}/results/experiments/bender2007.toml", "this is a timing experiment: use `mbbench bench ", 0},
     {"", "gate --baseline /nonexistent.json --models none --timing-joints none", "no such file; make one with mbbench gate --update", 0},
+    {"", "gate --against /nonexistent/mbbench --timing-joints none", "field 'against': '/nonexistent/mbbench' is not an executable", 0},
     {"", "report /nonexistent.jsonl --out /tmp/x", "cannot open records file", 0},
 };
 

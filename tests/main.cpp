@@ -7,6 +7,9 @@
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
+#include <string>
+
+#include "gate/gate.hpp"
 #include "methods/method.hpp"
 #include "test_methods.hpp"
 
@@ -17,5 +20,7 @@ mb::MethodEntry example_method_entry();
 int main(int argc, char** argv) {
   for (auto& e : mbtest::test_method_entries()) mb::register_method(std::move(e));
   mb::register_method(mbtest::example_method_entry());
+  // the gate's child processes run this binary, with the test-only methods
+  if (argc > 1 && mb::is_gate_child(argv[1])) return mb::gate_child(argc - 1, argv + 1);
   return Catch::Session().run(argc, argv);
 }

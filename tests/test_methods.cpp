@@ -1,6 +1,8 @@
 #include "test_methods.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -14,12 +16,13 @@ using namespace mb;
 
 namespace {
 
-enum class Kind { Bias, Fail, Sleep };
+enum class Kind { Bias, Fail, Sleep, Slow3, Slow10 };
 
 class TestMethod final : public Method {
  public:
   explicit TestMethod(Kind k) : kind_(k), info_(describe(k)) {
     inner_ = make_method(k == Kind::Sleep ? "linear:tol_p=1e-6,tol_v=1e-6" : "GC4");
+    if (slow_percent() > 0) scratch_ = make_method("GC4");
   }
   static MethodInfo describe(Kind k) {
     MethodInfo i;
@@ -40,13 +43,52 @@ class TestMethod final : public Method {
         i.name = "test-sleep";
         i.description = "test only: linear (tol 1e-6) that sleeps 20 ms in each step (a timing regression)";
         break;
+      case Kind::Slow3:
+      case Kind::Slow10:
+        i.name = k == Kind::Slow3 ? "test-gc4-slow3" : "test-gc4-slow10";
+        i.description = "test only: GC4 with a busy loop after each step, calibrated at init to a share of GC4's step time";
+        i.timing_table = true;  // timed and counted like GC4
+        i.timing_max_joints = find_method("GC4")->info.timing_max_joints;
+        break;
     }
     return i;
   }
+  double slow_percent() const { return kind_ == Kind::Slow3 ? 3 : kind_ == Kind::Slow10 ? 10 : 0; }
   const MethodInfo& info() const override { return info_; }
 
  private:
+  // a loop of n iterations the compiler keeps; its result is sunk into a member
+  void spin(long n) {
+    unsigned long x = sink_;
+    for (long i = 0; i < n; ++i) {
+      x = x * 6364136223846793005UL + 1442695040888963407UL;
+      asm volatile("" : "+r"(x));
+    }
+    sink_ = x;
+  }
+  // the loop's iterations per step: percent of the median time of GC4's step on a scratch copy
+  void calibrate(const Model& model, const State& state) {
+    using clock = std::chrono::steady_clock;
+    scratch_->init(model, state);
+    State s = state;
+    StepStats st;
+    std::vector<double> step, loop;
+    constexpr long kProbe = 20000;
+    for (int r = 0; r < 15; ++r) {
+      auto t0 = clock::now();
+      scratch_->step(model, s, 1.0 / 30, st);
+      auto t1 = clock::now();
+      spin(kProbe);
+      auto t2 = clock::now();
+      step.push_back(std::chrono::duration<double>(t1 - t0).count());
+      loop.push_back(std::chrono::duration<double>(t2 - t1).count() / kProbe);
+    }
+    std::sort(step.begin(), step.end());
+    std::sort(loop.begin(), loop.end());
+    iterations_ = std::lround(slow_percent() / 100 * step[7] / loop[7]);
+  }
   void do_init(const Model& model, const State& state) override {
+    if (scratch_ && iterations_ < 0) calibrate(model, state);
     if (kind_ == Kind::Bias) {
       biased_ = model;
       biased_->gravity *= 1 + 1e-3;
@@ -66,12 +108,20 @@ class TestMethod final : public Method {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         inner_->step(model, state, h, stats);
         break;
+      case Kind::Slow3:
+      case Kind::Slow10:
+        inner_->step(model, state, h, stats);
+        spin(iterations_);
+        break;
     }
   }
   Kind kind_;
   MethodInfo info_;
   std::unique_ptr<Method> inner_;
   std::optional<Model> biased_;
+  std::unique_ptr<Method> scratch_;  // Slow*: the calibration's GC4
+  long iterations_ = -1;             // Slow*: the loop per step (-1: not calibrated yet)
+  unsigned long sink_ = 1;
 };
 
 }  // namespace
@@ -81,11 +131,13 @@ std::vector<MethodEntry> test_method_entries() {
       {TestMethod::describe(Kind::Bias), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Bias); }},
       {TestMethod::describe(Kind::Fail), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Fail); }},
       {TestMethod::describe(Kind::Sleep), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Sleep); }},
+      {TestMethod::describe(Kind::Slow3), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Slow3); }},
+      {TestMethod::describe(Kind::Slow10), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Slow10); }},
   };
 }
 
 bool is_gate_test_method(const std::string& name) {
-  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep";
+  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep" || name == "test-gc4-slow3" || name == "test-gc4-slow10";
 }
 
 }  // namespace mbtest

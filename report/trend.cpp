@@ -1,0 +1,161 @@
+// `mbbench trend HISTORY`: each value of a gate history (one JSON line per gate run, in the order
+// of the runs: mbbench gate --history) over the runs as an SVG figure drawn by gnuplot, the change
+// points of its log values (analysis/compare.hpp: a penalised segmentation) marked and
+// listed, in one HTML page (docs/usage.md "gate").
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "analysis/compare.hpp"
+#include "core/error.hpp"
+#include "core/io.hpp"
+#include "report/report.hpp"
+
+namespace mb {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '&': o += "&amp;"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '"': o += "&quot;"; break;
+      default: o += c;
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+std::vector<HistoryRun> read_history(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file, 0, "", "cannot open the history file");
+  std::vector<HistoryRun> runs;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(file, line_no, "", fmt::format("not a JSON line: {}", e.what()));
+    }
+    if (!j.is_object()) throw InputError(file, line_no, "", "expected a JSON object");
+    HistoryRun r;
+    for (const char* k : {"commit", "date", "build", "machine"}) {
+      if (!j.contains(k) || !j[k].is_string()) throw InputError(file, line_no, k, "missing or not a string");
+    }
+    r.commit = j["commit"].get<std::string>();
+    r.date = j["date"].get<std::string>();
+    r.build = j["build"].get<std::string>();
+    r.machine = j["machine"].get<std::string>();
+    if (!j.contains("values") || !j["values"].is_object()) throw InputError(file, line_no, "values", "missing or not an object");
+    for (const auto& [k, v] : j["values"].items()) {
+      if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+        throw InputError(file, line_no, "values." + k, "expected a positive number");
+      r.values[k] = v.get<double>();
+    }
+    runs.push_back(std::move(r));
+  }
+  return runs;
+}
+
+std::vector<TrendSeries> trend_series(const std::vector<HistoryRun>& runs) {
+  std::map<std::string, TrendSeries> by_name;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& [k, v] : runs[i].values) {
+      TrendSeries& s = by_name[k];
+      s.name = k;
+      s.run.push_back(i);
+      s.value.push_back(v);
+    }
+  std::vector<TrendSeries> out;
+  for (auto& [k, s] : by_name) {
+    std::vector<double> logs;
+    for (double v : s.value) logs.push_back(std::log(v));
+    // instruction counts are deterministic: a smaller floor; wall-time ratios move by a few %
+    ChangePointOptions opt;
+    opt.sigma_floor = k.rfind("instructions ", 0) == 0 ? 0.002 : 0.02;
+    const std::vector<size_t> cps = change_points(logs, opt);
+    for (size_t at : cps) {
+      TrendChange c;
+      c.index = at;
+      // the medians of the segments either side
+      size_t a = 0, b = s.value.size();
+      for (size_t x : cps) {
+        if (x < at) a = x;
+        if (x > at && x < b) b = x;
+      }
+      std::vector<double> before(s.value.begin() + static_cast<long>(a), s.value.begin() + static_cast<long>(at));
+      std::vector<double> after(s.value.begin() + static_cast<long>(at), s.value.begin() + static_cast<long>(b));
+      std::sort(before.begin(), before.end());
+      std::sort(after.begin(), after.end());
+      c.before = before[before.size() / 2];
+      c.after = after[after.size() / 2];
+      s.changes.push_back(c);
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string write_trend(const std::string& history, const std::string& dir) {
+  const std::vector<HistoryRun> runs = read_history(history);
+  if (runs.empty()) throw InputError(history, 0, "", "no gate runs in the history");
+  const std::vector<TrendSeries> series = trend_series(runs);
+  const fs::path plots = fs::path(dir) / "plots";
+  fs::create_directories(plots);
+  const std::string gnuplot = find_gnuplot();
+  std::string body, changes;
+  auto label = [&](size_t i) { return runs[i].commit.substr(0, 10); };
+  for (const auto& s : series) {
+    Figure fig;
+    fig.id = plot_id("trend-" + s.name);
+    fig.title = s.name;
+    std::string data;
+    for (size_t k = 0; k < s.run.size(); ++k) data += fmt::format("{} {:.17g} {}\n", s.run[k], s.value[k], label(s.run[k]));
+    std::string script = gnuplot_header(fig.id, s.name, "gate run (commit)", s.name.substr(0, s.name.find(' '))) +
+                         "unset logscale x\nset xtics rotate by -45 font 'sans,9'\n";
+    for (const auto& c : s.changes) script += fmt::format("set arrow from {0},graph 0 to {0},graph 1 nohead lc rgb '#cc0000' dt 2\n", s.run[c.index] - 0.5);
+    script += fmt::format("plot '{}.dat' using 1:2:xtic(3) with linespoints pt 7 title {}\n", fig.id, gnuplot_string(s.name));
+    draw_figure(fig, plots.string(), data, script, gnuplot);
+    body += fmt::format("<h2>{}</h2>\n", escape(s.name));
+    if (!fig.svg_file.empty()) body += fmt::format("<img width=\"{}\" height=\"{}\" alt=\"{}\" src=\"{}\">\n", kFigureWidth, kFigureHeight,
+                                                   escape(s.name), escape(fig.svg_file));
+    else body += fmt::format("<p>{}</p>\n", escape(fig.note));
+    for (const auto& c : s.changes) {
+      const size_t r = s.run[c.index];
+      changes += fmt::format("<tr><td>{}</td><td>{} ({})</td><td>{:.6g}</td><td>{:.6g}</td><td>{:+.2f} %</td></tr>\n", escape(s.name),
+                             escape(runs[r].commit.substr(0, 12)), escape(runs[r].date), c.before, c.after, 100 * (c.after / c.before - 1));
+    }
+  }
+  std::string html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>mbbench trend</title>\n"
+                     "<style>body{font-family:sans-serif;max-width:1000px;margin:auto} td,th{padding:2px 8px;text-align:left}</style>"
+                     "</head><body>\n";
+  html += fmt::format("<h1>Gate history: {} runs, {} values</h1>\n<p>{} (first {} {}, last {} {})</p>\n", runs.size(), series.size(),
+                      escape(history), escape(runs.front().commit.substr(0, 12)), escape(runs.front().date),
+                      escape(runs.back().commit.substr(0, 12)), escape(runs.back().date));
+  html += "<h2>Change points</h2>\n<p>A penalised segmentation of each value's log over the runs (a change point when it lowers the squared "
+          "deviations by more than 3 sigma^2 log n; docs/usage.md \"gate\"). The commit is the first run after the change.</p>\n";
+  html += changes.empty() ? "<p>none</p>\n"
+                          : "<table><tr><th>value</th><th>from commit</th><th>before (median)</th><th>after (median)</th><th>change</th></tr>\n" +
+                                changes + "</table>\n";
+  html += body + "</body></html>\n";
+  const std::string out = (fs::path(dir) / "trend.html").string();
+  write_file_atomic(out, html);
+  return out;
+}
+
+}  // namespace mb
