@@ -239,6 +239,24 @@ TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result - 4.4 chang
   }
 }
 
+TEST_CASE("particles: p'_max limits each correction - more sweeps, the same tolerance; a large one changes nothing", "[particles]") {
+  const mb::Model m = cloth(6, 1.0, 1);
+  for (const char* v : {"", "o42=on,", "o42=on,o43=on,o44=on,"}) {
+    INFO(v);
+    mb::State free_s, limited_s, large_s;
+    mb::StepStats free_st, limited_st, large_st;
+    run(m, spec(std::string(v) + "vc=on"), 20, free_s, free_st);
+    // a particle of the 6 x 6 cloth weighs 1/36 kg; 1e-6 kg m is a 0.07 mm step of a particle pair
+    const double worst = run(m, spec(std::string(v) + "pmax=1e-6"), 20, limited_s, limited_st);
+    run(m, spec(std::string(v) + "pmax=1e3"), 20, large_s, large_st);
+    CHECK(worst <= 1 + 1e-9);
+    CHECK(limited_st.pos_iterations > 2 * free_st.pos_iterations);
+    CHECK(large_st.pos_iterations == free_st.pos_iterations);
+    CHECK(mbtest::max_position_difference(large_s, free_s) == 0);
+  }
+  CHECK_THROWS_AS(mb::make_method("particles:pmax=0"), mb::InputError);
+}
+
 TEST_CASE("particles: a free particle falls exactly - a rod pendulum converges to ref at order 1", "[particles]") {
   mb::Model m;
   m.gravity = mb::Vec3(0, -10, 0);
