@@ -5,7 +5,7 @@
 // Three scenarios (s.5, Figure 5):
 //   1. the left row (x = 0) fixed; the cloth swings freely about the z axis;
 //   2. the same, hitting a fixed sphere below the swing;
-//   3. the top and bottom rows (z = 0 and z = 1) fixed, a heavy sphere dropped onto the middle.
+//   3. the top and bottom rows (the first and the last along z) fixed, a heavy sphere dropped onto the middle.
 // The paper gives neither the cloth's mass nor the spheres' size, place and mass, nor how far apart
 // scenario 3's fixed rows are; ours (a choice, docs/findings.md "bayer2009"): a 1 kg cloth;
 // scenario 2's fixed sphere of radius 0.25 m centred at (0.5, -0.55, 0.5), which the swinging cloth
@@ -41,7 +41,7 @@ Model make_cloth(const ClothParams& p, const std::string& name) {
   std::vector<Eigen::Vector2d> arc(n);
   for (int j = 0; j < n; ++j) arc[j] = Eigen::Vector2d(j * L, 0);
   double sag = 0;
-  if (p.scenario == 3 && p.span < 1) {
+  if (p.scenario == 3 && p.span < 1 && n > 2) {  // n = 2: both rows fixed, nothing hangs
     const double D = p.span * p.size;
     auto radius = [&](double phi) { return L / (2 * std::sin(phi / (n - 1))); };
     double lo = 1e-9, hi = std::numbers::pi;
