@@ -80,7 +80,7 @@ TEST_CASE("cloth: the grid, its fixed rows and its rods", "[particles][cloth]") 
   p3.scenario = 3;
   p3.extensibility = 1e-5;
   const mb::Model m3 = mb::make_cloth(p3, "cloth3");
-  CHECK(m3.dynamic_body_count() == 15 + 1);         // the rows z = 0 and z = 1 are fixed; the heavy sphere
+  CHECK(m3.dynamic_body_count() == 15 + 1);         // the first and last rows along z are fixed; the heavy sphere
   CHECK(m3.joints.size() == 20 + 20 - 8);
   CHECK(m3.joints[0].extensibility == 1e-5);
   // the fixed rows 0.9 m apart at y = 0, every column hanging between them as an arc of rods of
