@@ -104,6 +104,8 @@ struct ClothParams {
   double size = 1;            // m, side of the square
   double mass = 1;            // kg, the whole cloth (spread evenly over its particles; fixed ones are static)
   double g = 10;              // m/s^2
+  double sphere_mass = 1;     // kg, scenario 3's sphere (400 times a particle of the 20 x 20 cloth)
+  double span = 0.9;          // scenario 3: distance of the two fixed rows as a fraction of size (< 1: the cloth hangs between them)
 };
 Model make_cloth(const ClothParams& p, const std::string& name);
 Model build_cloth(const Spec&);

@@ -4,7 +4,7 @@
 # that exist x the default step-size grid x 60 s), plus the sweep of the paper's ambiguous readings
 # (results/experiments/schmitt2005-readings.toml), and the timing of bender2007 s.6 (Fig. 4:
 # results/experiments/bender2007.toml, serially through Google Benchmark, into OUT_DIR/bender2007/),
-# into one report:
+# into one report (then tomcin2014's Figures 5 and 6 and bayer2009's Table 1 and Figure 4, below):
 #   OUT_DIR/schmitt2005/report.html   (tables beside the paper, findings, figures, provenance)
 #   OUT_DIR/schmitt2005/tables.md, records.csv, records.jsonl, plots/
 # Usage: scripts/reproduce.sh [OUT_DIR]    (default results/out)
@@ -25,4 +25,10 @@ timing=${1:-results/out}/bender2007
 for fig in tomcin2014-fig5 tomcin2014-fig6 tomcin2014-fig6-strandbeest; do
   "$mb" bench "results/experiments/$fig.toml" --out "${1:-results/out}/$fig"
 done
-echo "reproduce: report in $out/report.html (tables in $out/tables.md); tomcin2014 in ${1:-results/out}/tomcin2014-fig*/timing.md"
+# bayer2009 Table 1 and Figures 2-3 (all 18 simulations x the 8 optimization sets, one repetition:
+# about 15 minutes, most of it scenario 3 at 0.001 %) and Figure 4 (without the original solver's
+# 0.001 % runs on 30 x 30 and 40 x 40, more than 10 s each); each writes timing.md beside the paper's values
+"$mb" bench results/experiments/bayer2009.toml --repetitions 1 --out "${1:-results/out}/bayer2009"
+"$mb" bench results/experiments/bayer2009-fig4.toml --repetitions 1 --filter '-ext=0.001,n=[34]0' --out "${1:-results/out}/bayer2009-fig4"
+echo "reproduce: report in $out/report.html (tables in $out/tables.md); tomcin2014 in ${1:-results/out}/tomcin2014-fig*/timing.md;" \
+  "bayer2009 in ${1:-results/out}/bayer2009*/timing.md"

@@ -28,7 +28,9 @@
 //      of its particles is corrected (with o42: a flag set by the anticipation; without: a
 //      change counter per particle, the paper's per-particle bits without their limit of 64);
 //  o44 (4.4) the directions are changed only when a sweep corrected nothing; the loop ends when
-//      the first sweep after a change corrects nothing.
+//      the first sweep after a change corrects nothing;
+//  pmax (4.2's p'_max) the impulse of one correction is at most p'_max / h, in both loops: a
+//      larger error is corrected in part (by p'_max (w_a + w_b) on the preview) and stays violated.
 // Contacts (bayer2009 s.3: particles with a radius): every particle or fixed point that carries a
 // sphere shape (Model::shapes, centred on it) is a sphere; two spheres give the unilateral
 // constraint c = |p_b - p_a| - (r_a + r_b) >= 0, treated by the same loops (Con::contact: violated
@@ -65,6 +67,7 @@ struct ParticleOptions {
   double eps_v = 0.01;       // m/s
   double tol_p = 1e-6;       // m: the tolerance of a rod without extensibility
   long max_iter = 100000;    // sweeps per loop
+  double pmax = 0;           // kg m: p'_max of s.4.2, the largest mass-weighted position change of one correction (0: unlimited)
 };
 
 // One constraint of a step: particles (endpoints) a and b, length L, tolerance eps; a contact is
@@ -283,7 +286,8 @@ void Particles::loop_plain(bool position, double h, StepStats& stats) {
         if (o43) seen_a_[i] = ver_[c.a], seen_b_[i] = ver_[c.b];
         continue;
       }
-      const double dv = (position ? e / h : e) / (w_[c.a] + w_[c.b]);
+      double dv = (position ? e / h : e) / (w_[c.a] + w_[c.b]);
+      if (opt_.pmax > 0) dv = std::clamp(dv, -opt_.pmax / h, opt_.pmax / h);  // the impulse limit p'_max / h
       v_[c.a] += (w_[c.a] * dv) * n_[i];
       v_[c.b] -= (w_[c.b] * dv) * n_[i];
       if (o43) ++ver_[c.a], ++ver_[c.b];
@@ -302,6 +306,7 @@ void Particles::loop_plain(bool position, double h, StepStats& stats) {
 void Particles::loop_anticipated(bool position, double h, StepStats& stats) {
   const int ncon = static_cast<int>(cons_.size());
   const bool o43 = opt_.o43, all_later = !(position && !opt_.o44);
+  const double limit = position ? opt_.pmax : opt_.pmax / h;  // p'_max, or the impulse limit p'_max / h
   std::fill(d_.begin(), d_.end(), Vec3::Zero());
   std::fill(p_.begin(), p_.end(), 0.0);
   auto fold = [&] {
@@ -325,10 +330,17 @@ void Particles::loop_anticipated(bool position, double h, StepStats& stats) {
     for (int i = 0; i < ncon; ++i) {
       const Con& c = cons_[i];
       if (o43 ? !flag_[i] : !violated(c, e_[i], position)) continue;
-      const double dp = e_[i] / (w_[c.a] + w_[c.b]);
+      double dp = e_[i] / (w_[c.a] + w_[c.b]);
+      if (limit > 0 && std::abs(dp) > limit) {
+        // s.4.2 with the impulse limited: the error keeps what the limited correction leaves
+        dp = std::copysign(limit, dp);
+        e_[i] -= dp * (w_[c.a] + w_[c.b]);
+        flag_[i] = violated(c, e_[i], position);
+      } else {
+        e_[i] = 0;
+        flag_[i] = 0;
+      }
       p_[i] += dp;
-      e_[i] = 0;
-      flag_[i] = 0;
       any = true;
       // anticipate the constraints sharing a particle; with directions changed every sweep,
       // only those later in this sweep
@@ -445,6 +457,8 @@ MethodInfo ParticlesMethod::describe() {
       OptionInfo::number("eps_v", "0.01", "velocity correction tolerance eps_v, m/s", 0, 1e6),
       OptionInfo::number("tol_p", "1e-6", "position tolerance of a rod whose model states no extensibility, m", 1e-15, 1e6),
       OptionInfo::integer("max_iter", "100000", "sweeps per loop; more is a failure", 1, 1e9),
+      OptionInfo::number("pmax", "off", "p'_max of s.4.2, kg m: one correction's impulse is at most p'_max / h (its position change at most "
+                         "p'_max (w_a + w_b)); off: unlimited", 0, 1e6, true, {"off"}),
   };
   // no order declared: the impulse along the previews' direction (bayer2009 s.4.2) leaves an
   // O(h^2) tangential velocity error per step (order 1 on the pendulum, tests/particles_test.cpp);
@@ -468,6 +482,7 @@ std::unique_ptr<Method> ParticlesMethod::make(const Spec& s) {
   if (s.get_string("margin", "auto") != "auto") o.margin = s.get_double("margin", 0);
   o.tol_p = s.get_double("tol_p", o.tol_p);
   o.max_iter = s.get_int("max_iter", o.max_iter);
+  if (s.get_string("pmax", "off") != "off") o.pmax = s.get_double("pmax", 0);
   if (!o.o41 && (o.o42 || o.o44))
     s.fail("particles: o42 and o44 build on 4.1's formulation (the error along a direction); o41=off goes with neither");
   return std::make_unique<Particles>(o);
