@@ -29,6 +29,7 @@ enum Feature : unsigned {
   kAppliedForces = 1u << 8,   // applied forces (a load with a nonzero force: rolling-box's push)
   kMasslessFrames = 1u << 9,  // massless joint frames (Body::frame: a body's joints in sequence)
   kJointDampers = 1u << 10,   // viscous dampers in hinges and sliders (Joint::damping)
+  kMotors = 1u << 11,         // motors on hinges and sliders (Model::motors)
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

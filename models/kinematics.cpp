@@ -197,4 +197,45 @@ bool state_is_finite(const State& s) {
   return true;
 }
 
+
+double wrap_angle(double x) {
+  constexpr double kTwoPi = 2 * M_PI;
+  x = std::remainder(x, kTwoPi);  // in [-pi, pi]
+  return x <= -M_PI ? x + kTwoPi : x;
+}
+
+namespace {
+// q_a^-1 q_b (b's orientation in a's frame) of the initial state or of s
+Quat relative_orientation(const Model& m, const State* s, const Joint& j) {
+  auto q = [&](int k) { return k < 0 ? Quat::Identity() : s ? s->bodies[static_cast<size_t>(k)].q : m.bodies[static_cast<size_t>(k)].orientation; };
+  return q(j.a).conjugate() * q(j.b);
+}
+// the slider's (p_b - p_a) . u at the initial state
+double initial_slide(const Model& m, const Joint& j) {
+  auto point = [&](int k, const Vec3& r) {
+    return k < 0 ? r : Vec3(m.bodies[static_cast<size_t>(k)].position + m.bodies[static_cast<size_t>(k)].orientation * r);
+  };
+  const Quat qa = j.a < 0 ? Quat::Identity() : m.bodies[static_cast<size_t>(j.a)].orientation;
+  return (point(j.b, j.anchor_b) - point(j.a, j.anchor_a)).dot(qa * j.axis_a.normalized());
+}
+}  // namespace
+
+double motor_coordinate(const Model& m, const State& s, const Motor& motor) {
+  const Joint& j = m.joints[static_cast<size_t>(motor.joint)];
+  if (j.type == JointType::Slider) return -joint_separation(m, s, j).dot(joint_axis_world(s, j)) - initial_slide(m, j);
+  // the rotation taking b's initial orientation relative to a to its present one, in a's frame:
+  // about axis_a by q on an exact hinge (its twist about axis_a otherwise)
+  const Quat d = relative_orientation(m, &s, j) * relative_orientation(m, nullptr, j).conjugate();
+  return wrap_angle(2 * std::atan2(d.vec().dot(j.axis_a.normalized()), d.w()));
+}
+
+double motor_rate(const Model& m, const State& s, const Motor& motor) {
+  const Joint& j = m.joints[static_cast<size_t>(motor.joint)];
+  const Vec3 u = joint_axis_world(s, j);
+  if (j.type != JointType::Slider) return u.dot(body_w(s, j.b) - body_w(s, j.a));
+  const Vec3 d = joint_separation(m, s, j);  // p_a - p_b
+  const Vec3 dv = world_point_velocity(m, s, j.a, j.anchor_a) - world_point_velocity(m, s, j.b, j.anchor_b);
+  return -(dv.dot(u) + d.dot(body_w(s, j.a).cross(u)));
+}
+
 }  // namespace mb

@@ -49,6 +49,14 @@ JointError joint_error(const Model& m, const State& s, const Joint& j);
 // Max over joints of the errors above.
 JointError max_joint_error(const Model& m, const State& s);
 
+// A motor's coordinate q (models/model.hpp, Motor) at state s: a hinge's angle wrapped into
+// (-pi, pi], a slider's displacement; and its rate q' (a hinge's u . (w_b - w_a); a slider's rate
+// of (p_b - p_a) . u, u = the world axis_a, which turns with a).
+double motor_coordinate(const Model& m, const State& s, const Motor& motor);
+double motor_rate(const Model& m, const State& s, const Motor& motor);
+// x - 2 pi k wrapped into (-pi, pi]
+double wrap_angle(double x);
+
 bool state_is_finite(const State& s);
 
 }  // namespace mb

@@ -76,6 +76,68 @@ bool shape_type_from_name(const std::string& name, ShapeType& t) {
   return false;
 }
 
+namespace {
+const std::pair<TargetKind, const char*> kTargetKinds[] = {
+    {TargetKind::Constant, "constant"}, {TargetKind::Ramp, "ramp"}, {TargetKind::Sine, "sine"}, {TargetKind::Table, "table"}};
+}  // namespace
+const char* target_kind_name(TargetKind k) {
+  for (const auto& [kind, name] : kTargetKinds)
+    if (kind == k) return name;
+  return "constant";
+}
+bool target_kind_from_name(const std::string& name, TargetKind& k) {
+  for (const auto& [kind, n] : kTargetKinds)
+    if (name == n) {
+      k = kind;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+// the segment [times[i], times[i + 1]] holding t (times has at least two entries; t inside them)
+size_t table_segment(const std::vector<double>& times, double t) {
+  const size_t i = static_cast<size_t>(std::upper_bound(times.begin(), times.end(), t) - times.begin());
+  return std::min(std::max<size_t>(i, 1), times.size() - 1) - 1;
+}
+}  // namespace
+
+double MotorTarget::at(double t) const {
+  switch (kind) {
+    case TargetKind::Constant: return value;
+    case TargetKind::Ramp: return value + rate * t;
+    case TargetKind::Sine: return value + amplitude * std::sin(2 * M_PI * frequency * t + phase);
+    case TargetKind::Table: {
+      if (t <= times.front()) return values.front();
+      if (t >= times.back()) return values.back();
+      const size_t i = table_segment(times, t);
+      const double f = (t - times[i]) / (times[i + 1] - times[i]);
+      return values[i] + f * (values[i + 1] - values[i]);
+    }
+  }
+  return value;
+}
+
+double MotorTarget::rate_at(double t) const {
+  switch (kind) {
+    case TargetKind::Constant: return 0;
+    case TargetKind::Ramp: return rate;
+    case TargetKind::Sine: return amplitude * 2 * M_PI * frequency * std::cos(2 * M_PI * frequency * t + phase);
+    case TargetKind::Table: {
+      if (t < times.front() || t >= times.back()) return 0;
+      const size_t i = table_segment(times, t);
+      return (values[i + 1] - values[i]) / (times[i + 1] - times[i]);
+    }
+  }
+  return 0;
+}
+
+double MotorTarget::accel_at(double t) const {
+  if (kind != TargetKind::Sine) return 0;
+  const double w = 2 * M_PI * frequency;
+  return -amplitude * w * w * std::sin(w * t + phase);
+}
+
 Material contact_material(const std::vector<Material>& materials, const std::vector<MaterialPair>& pairs, int a, int b) {
   for (const MaterialPair& p : pairs)
     if ((p.a == a && p.b == b) || (p.a == b && p.b == a)) return {"", p.restitution, p.mu_static, p.mu_dynamic};
@@ -134,6 +196,43 @@ std::vector<double> default_h_grid() {
   return g;
 }
 
+std::string motor_target_problem(const MotorTarget& t) {
+  for (double x : {t.value, t.rate, t.amplitude, t.frequency, t.phase})
+    if (!std::isfinite(x)) return fmt::format("target numbers must be finite, got {}", x);
+  if (t.kind == TargetKind::Sine && !(t.frequency >= 0)) return fmt::format("a sine's frequency must be >= 0 Hz, got {}", t.frequency);
+  if (t.kind != TargetKind::Table) return t.times.empty() && t.values.empty() ? "" : "only a table has times and values";
+  if (t.times.size() < 2) return fmt::format("a table needs at least two points, got {}", t.times.size());
+  if (t.times.size() != t.values.size())
+    return fmt::format("a table has as many values as times: {} times, {} values", t.times.size(), t.values.size());
+  for (size_t k = 0; k < t.times.size(); ++k) {
+    if (!std::isfinite(t.times[k]) || !std::isfinite(t.values[k]))
+      return fmt::format("table point {} is not finite (time {}, value {})", k, t.times[k], t.values[k]);
+    if (k > 0 && !(t.times[k] > t.times[k - 1]))
+      return fmt::format("table times must increase strictly: time {} is {}, after {}", k, t.times[k], t.times[k - 1]);
+  }
+  return "";
+}
+
+namespace {
+void check_motor(const Model& m, size_t i, const std::string& src, std::vector<bool>& driven) {
+  const Motor& mo = m.motors[i];
+  const std::string f = fmt::format("motor[{}] '{}'", i, mo.name);
+  if (mo.joint < 0 || mo.joint >= static_cast<int>(m.joints.size())) throw InputError(src, 0, f + ".joint", "no such joint");
+  const Joint& j = m.joints[static_cast<size_t>(mo.joint)];
+  if (j.type != JointType::Hinge && j.type != JointType::Slider)
+    throw InputError(src, 0, f + ".joint",
+                     fmt::format("joint '{}' is a {} joint; a motor drives a hinge or a slider", j.name, joint_type_name(j.type)));
+  if (driven[static_cast<size_t>(mo.joint)]) throw InputError(src, 0, f + ".joint", fmt::format("joint '{}' has a motor already", j.name));
+  driven[static_cast<size_t>(mo.joint)] = true;
+  if (!(mo.max_force > 0)) throw InputError(src, 0, f + ".max_force", fmt::format("max_force must be positive, got {}", mo.max_force));
+  if (std::string why = motor_target_problem(mo.target); !why.empty()) throw InputError(src, 0, f + ".target", why);
+  if (mo.mode == MotorMode::Position && !(std::abs(mo.target.at(0)) <= kMotorStartTolerance))
+    throw InputError(src, 0, f + ".target",
+                     fmt::format("a position motor's target at t = 0 is {}; it must be 0 (the coordinate is the joint's displacement "
+                                 "from the initial state)", mo.target.at(0)));
+}
+}  // namespace
+
 void check_model(const Model& m, const std::string& src) {
   std::unordered_set<std::string> names;
   names.reserve(m.bodies.size());
@@ -168,6 +267,7 @@ void check_model(const Model& m, const std::string& src) {
   unique_names(m.springs, "spring");
   unique_names(m.shapes, "shape");
   unique_names(m.materials, "material");
+  unique_names(m.motors, "motor");
   for (size_t i = 0; i < m.loads.size(); ++i) {
     const AppliedLoad& a = m.loads[i];
     std::string f = fmt::format("torque[{}]", i);
@@ -224,6 +324,8 @@ void check_model(const Model& m, const std::string& src) {
     auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
     if (fixed(J.a) && fixed(J.b)) throw InputError(src, 0, f, "a joint between two bodies that never move constrains nothing");
   }
+  std::vector<bool> driven(m.joints.size(), false);
+  for (size_t i = 0; i < m.motors.size(); ++i) check_motor(m, i, src, driven);
   check_contact_model(m, src);
 }
 

@@ -7,6 +7,7 @@
 // centre of mass; angular velocities are in world coordinates.
 #pragma once
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -173,6 +174,44 @@ struct NamedFrame {
   Quat orientation = Quat::Identity();
 };
 
+// A motor's target: a function of time f(t) that a motor drives its joint coordinate (position
+// mode) or that coordinate's rate (velocity mode) to. Constant: value. Ramp: value + rate t. Sine:
+// value + amplitude sin(2 pi frequency t + phase). Table: piecewise linear through (times[i],
+// values[i]) (times strictly increasing), constant before the first and after the last point.
+enum class TargetKind { Constant, Ramp, Sine, Table };
+const char* target_kind_name(TargetKind k);
+bool target_kind_from_name(const std::string& name, TargetKind& k);
+struct MotorTarget {
+  TargetKind kind = TargetKind::Constant;
+  double value = 0;  // constant: the value; ramp: the value at t = 0; sine: the offset
+  double rate = 0;   // ramp: the slope, per s
+  double amplitude = 0, frequency = 0, phase = 0;  // sine: frequency in Hz, phase in rad
+  std::vector<double> times, values;               // table
+  double at(double t) const;          // f(t)
+  double rate_at(double t) const;     // f'(t) (a table: the slope of the segment holding t, 0 outside)
+  double accel_at(double t) const;    // f''(t) (0 for a ramp and a table)
+};
+
+// A drive on a hinge or a slider (a rheonomic constraint, docs/models.md "Motors"). Its coordinate
+// q is the joint's displacement from its initial configuration: a hinge's rotation of b relative to
+// a about axis_a (rad, right-handed), a slider's translation of b's point relative to a's along
+// axis_a (m); q = 0 at the initial state. Position mode: q(t) = target(t), so target(0) = 0.
+// Velocity mode: q'(t) = target(t). max_force (N m on a hinge, N on a slider) bounds the motor's
+// torque or force; +inf: no bound.
+enum class MotorMode { Position, Velocity };
+struct Motor {
+  std::string name;
+  int joint = 0;  // model joint index (a hinge or a slider)
+  MotorMode mode = MotorMode::Position;
+  MotorTarget target;
+  double max_force = INFINITY;
+  bool limited() const { return std::isfinite(max_force); }
+};
+// What is wrong with a target (non-finite numbers, a table whose times do not increase); empty if nothing.
+std::string motor_target_problem(const MotorTarget& t);
+// |target(0)| a position-mode motor may have (the initial state must satisfy it)
+constexpr double kMotorStartTolerance = 1e-12;
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -202,6 +241,7 @@ struct Model {
   std::vector<Material> materials;      // at least one when there are shapes
   std::vector<MaterialPair> material_pairs;
   std::vector<Spring> springs;  // force elements (state-dependent loads)
+  std::vector<Motor> motors;    // drives on hinges and sliders (at most one per joint)
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;

@@ -97,7 +97,9 @@ const std::vector<std::string> kMaterialKeys = {"name", "restitution", "mu_stati
 const std::vector<std::string> kMaterialPairKeys = {"a", "b", "restitution", "mu_static", "mu_dynamic"};
 const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position", "orientation", "radius", "length",
                                              "half_extents", "vertices", "faces", "material"};
-const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring"};
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor"};
+const std::vector<std::string> kMotorKeys = {"name", "joint", "mode", "target", "value", "rate", "amplitude", "frequency", "phase",
+                                             "times", "values", "max_force"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation", "damping"};
@@ -418,6 +420,73 @@ class SceneBuilder {
     m.springs.push_back(s);
   }
 
+  // [[motor]]: a drive on a hinge or slider named by `joint`; `target` names the kind of f(t) and
+  // the kind's own keys give it (models/model.hpp, MotorTarget)
+  void motor(const toml::table& t) {
+    const size_t i = m.motors.size();
+    TableReader r(t, file, fmt::format("motor[{}]", i), kMotorKeys);
+    Motor mo;
+    mo.name = r.str("name", fmt::format("motor{}", i + 1));
+    unique_name(r, motor_names, mo.name, "motor");
+    const std::string joint = r.str("joint");
+    if (joint_index.size() != m.joints.size()) {  // the joints are all read before the motors
+      joint_index.clear();
+      for (size_t k = 0; k < m.joints.size(); ++k) joint_index.emplace(m.joints[k].name, static_cast<int>(k));
+    }
+    const auto it = joint_index.find(joint);
+    if (it == joint_index.end()) r.fail("joint", fmt::format("no joint named '{}'", joint));
+    mo.joint = it->second;
+    const Joint& j = m.joints[static_cast<size_t>(mo.joint)];
+    if (j.type != JointType::Hinge && j.type != JointType::Slider)
+      r.fail("joint", fmt::format("joint '{}' is a {} joint; a motor drives a hinge or a slider", joint, joint_type_name(j.type)));
+    if (const auto [d, fresh] = driven.emplace(mo.joint, mo.name); !fresh)
+      r.fail("joint", fmt::format("joint '{}' has a motor already ('{}')", joint, d->second));
+    const std::string mode = r.str("mode");
+    if (mode != "position" && mode != "velocity") r.fail("mode", fmt::format("must be \"position\" or \"velocity\", got \"{}\"", mode));
+    mo.mode = mode == "position" ? MotorMode::Position : MotorMode::Velocity;
+    const std::string kind = r.str("target");
+    if (!target_kind_from_name(kind, mo.target.kind))
+      r.fail("target", fmt::format("must be \"constant\", \"ramp\", \"sine\" or \"table\", got \"{}\"", kind));
+    const std::vector<const char*> own = mo.target.kind == TargetKind::Constant ? std::vector<const char*>{"value"}
+                                         : mo.target.kind == TargetKind::Ramp   ? std::vector<const char*>{"value", "rate"}
+                                         : mo.target.kind == TargetKind::Sine   ? std::vector<const char*>{"value", "amplitude", "frequency", "phase"}
+                                                                                : std::vector<const char*>{"times", "values"};
+    for (const char* k : {"value", "rate", "amplitude", "frequency", "phase", "times", "values"})
+      if (r.has(k) && std::find_if(own.begin(), own.end(), [&](const char* o) { return std::string_view(o) == k; }) == own.end())
+        r.fail(k, fmt::format("a {} target has no {}", kind, k));
+    MotorTarget& tg = mo.target;
+    switch (tg.kind) {
+      case TargetKind::Constant: tg.value = r.num("value"); break;
+      case TargetKind::Ramp:
+        tg.value = r.num("value", 0.0);
+        tg.rate = r.num("rate");
+        break;
+      case TargetKind::Sine:
+        tg.value = r.num("value", 0.0);
+        tg.amplitude = r.num("amplitude");
+        tg.frequency = r.num("frequency");
+        tg.phase = r.num("phase", 0.0);
+        if (!(tg.frequency >= 0)) r.fail("frequency", fmt::format("must be >= 0 Hz, got {}", tg.frequency));
+        break;
+      case TargetKind::Table: {
+        tg.times = r.numbers("times");
+        tg.values = r.numbers("values");
+        if (tg.times.size() < 2) r.fail("times", fmt::format("a table needs at least two points, got {}", tg.times.size()));
+        if (tg.values.size() != tg.times.size())
+          r.fail("values", fmt::format("a table has as many values as times: {} times, {} values", tg.times.size(), tg.values.size()));
+        for (size_t k = 1; k < tg.times.size(); ++k)
+          if (!(tg.times[k] > tg.times[k - 1]))
+            r.fail("times", fmt::format("times must increase strictly: time {} is {}, after {}", k, tg.times[k], tg.times[k - 1]));
+        break;
+      }
+    }
+    if (mo.mode == MotorMode::Position && !(std::abs(tg.at(0)) <= kMotorStartTolerance))
+      r.fail("target", fmt::format("a position motor's target at t = 0 is {}; it must be 0 (the coordinate is the joint's "
+                                   "displacement from the initial state)", tg.at(0)));
+    if (r.has("max_force")) mo.max_force = r.positive("max_force");
+    m.motors.push_back(std::move(mo));
+  }
+
   Model finish() {
     // the name tables are done with: their memory is free for check_model's
     index = {};
@@ -475,8 +544,9 @@ class SceneBuilder {
 
   std::string file;
   Model m;
-  std::unordered_map<std::string, int> index, materials;
-  std::unordered_set<std::string> joint_names, shape_names, spring_names;
+  std::unordered_map<std::string, int> index, materials, joint_index;
+  std::unordered_map<int, std::string> driven;  // joint index -> the name of its motor
+  std::unordered_set<std::string> joint_names, shape_names, spring_names, motor_names;
   std::string tracked;
   int tracked_line = 0;
 };
@@ -496,7 +566,7 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape"})
+  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor"})
     if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
@@ -580,6 +650,7 @@ Model parse_scene(const std::string& text, const std::string& file, SceneParse h
   for (const toml::table* t : top.tables("material")) b.material(*t);
   for (const toml::table* t : top.tables("material_pair")) b.material_pair(*t);
   for (const toml::table* t : top.tables("shape")) b.shape(*t);
+  for (const toml::table* t : top.tables("motor")) b.motor(*t);
   return b.finish();
 }
 

@@ -109,6 +109,30 @@ std::string scene_to_toml(const Model& m) {
     o += fmt::format("\n[[spring]]\nname = {}\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\nstiffness = {}\nrest_length = {}\ndamping = {}\n",
                      str(sp.name), str(body_name(m, sp.a)), str(body_name(m, sp.b)), vec(sp.anchor_a), vec(sp.anchor_b),
                      num(sp.stiffness), num(sp.rest_length), num(sp.damping));
+  for (const Motor& mo : m.motors) {
+    const MotorTarget& tg = mo.target;
+    o += fmt::format("\n[[motor]]\nname = {}\njoint = {}\nmode = \"{}\"\ntarget = \"{}\"\n", str(mo.name),
+                     str(m.joints[static_cast<size_t>(mo.joint)].name), mo.mode == MotorMode::Position ? "position" : "velocity",
+                     target_kind_name(tg.kind));
+    switch (tg.kind) {
+      case TargetKind::Constant: o += fmt::format("value = {}\n", num(tg.value)); break;
+      case TargetKind::Ramp: o += fmt::format("value = {}\nrate = {}\n", num(tg.value), num(tg.rate)); break;
+      case TargetKind::Sine:
+        o += fmt::format("value = {}\namplitude = {}\nfrequency = {}\nphase = {}\n", num(tg.value), num(tg.amplitude), num(tg.frequency),
+                         num(tg.phase));
+        break;
+      case TargetKind::Table: {
+        auto list = [&](const std::vector<double>& v) {
+          std::string l = "[";
+          for (size_t k = 0; k < v.size(); ++k) l += (k ? ", " : "") + num(v[k]);
+          return l + "]";
+        };
+        o += fmt::format("times = {}\nvalues = {}\n", list(tg.times), list(tg.values));
+        break;
+      }
+    }
+    if (mo.limited()) o += fmt::format("max_force = {}\n", num(mo.max_force));
+  }
   for (const Material& x : m.materials)
     o += fmt::format("\n[[material]]\nname = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n", str(x.name),
                      num(x.restitution), num(x.mu_static), num(x.mu_dynamic));

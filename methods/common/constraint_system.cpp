@@ -22,7 +22,8 @@ Vec3 axis_world(const State& s, int body, const Vec3& axis) {
 
 }  // namespace
 
-ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joints) {
+ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joints, MotorRows motors) {
+  const bool only_motors = motors == MotorRows::OnlyBounded || motors == MotorRows::OnlyAll;
   const int nb = static_cast<int>(m.bodies.size());
   body_dim_.assign(nb, 0);
   body_col_.assign(nb, -1);
@@ -42,6 +43,7 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
   if (list.empty())
     for (int j = 0; j < static_cast<int>(m.joints.size()); ++j) list.push_back(j);
   for (int j : list) {
+    if (only_motors) break;
     const Joint& J = m.joints[j];
     JointBlock b;
     b.joint = j;
@@ -64,6 +66,34 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     nrows_ += b.dim;
     blocks_.push_back(b);
   }
+  // the motors' rows, after every joint's (a hinge's on rigid bodies, checked above)
+  for (size_t mi = 0; mi < m.motors.size(); ++mi) {
+    const Motor& mo = m.motors[mi];
+    const bool wanted = motors == MotorRows::OnlyAll || (motors == MotorRows::OnlyBounded && mo.limited()) ||
+                        (motors == MotorRows::Unbounded && !mo.limited());
+    if (!wanted) continue;
+    if (!joints.empty() && std::find(joints.begin(), joints.end(), mo.joint) == joints.end()) continue;
+    const Joint& J = m.joints[static_cast<size_t>(mo.joint)];
+    JointBlock b;
+    b.joint = mo.joint;
+    b.motor = static_cast<int>(mi);
+    b.dim = 1;
+    b.rot_row = J.type == JointType::Slider ? 1 : 0;
+    b.row = nrows_;
+    const int ends[2] = {J.a, J.b};
+    for (int s = 0; s < 2; ++s) {
+      const int k = ends[s];
+      b.body[s] = (k >= 0 && !m.bodies[k].is_static) ? k : -1;
+      if (k >= 0 && m.bodies[k].particle)
+        throw UnsupportedModel(fmt::format("motor '{}' needs rigid bodies, but '{}' is a particle", mo.name, m.bodies[k].name));
+    }
+    if (b.body[0] < 0 && b.body[1] < 0) continue;
+    nrows_ += 1;
+    blocks_.push_back(b);
+    has_motors_ = true;
+  }
+  motor_q0_.assign(m.motors.size(), 0.0);
+  motor_r_.assign(m.motors.size(), 0.0);
   touching_.assign(nb, {});
   for (size_t bi = 0; bi < blocks_.size(); ++bi)
     for (int side = 0; side < 2; ++side)
@@ -112,8 +142,11 @@ void ConstraintSystem::update(const Model& m, const State& s) {
       }
       continue;
     }
-    // projections of the translational and rotational rows at this state
-    const JointParts parts = joint_parts(J.type);
+    // projections of the translational and rotational rows at this state (a motor: the plane row
+    // of its slider, the twist row of its hinge)
+    const JointParts parts = b.motor < 0 ? joint_parts(J.type)
+                             : J.type == JointType::Slider ? JointParts{TransPart::Plane, RotPart::None}
+                                                           : JointParts{TransPart::None, RotPart::Twist};
     const bool axial = parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Axis ||
                        parts.rot == RotPart::Twist || parts.rot == RotPart::Perpendicular;
     const Vec3 axis = axial ? axis_world(s, J.a, J.axis_a) : Vec3::Zero();
@@ -197,6 +230,17 @@ Mat6 ConstraintSystem::mass_inverse(int k) const { return block_diagonal(body_di
 void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
   // the raw errors of models/kinematics, projected with the rows the Jacobian was built with
   const Joint& J = m.joints[b.joint];
+  if (b.motor >= 0) {
+    e.setZero();
+    const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
+    const double q = motor_coordinate(m, s, mo);
+    double target = 0;
+    if (mo.mode == MotorMode::Position) target = mo.target.at(motor_t_);
+    else if (motor_h_ > 0) target = motor_q0_[static_cast<size_t>(b.motor)] + motor_h_ * mo.target.at(motor_t_ - motor_h_ / 2);
+    else return;  // a velocity motor has no position error at a time
+    e[0] = J.type == JointType::Slider ? target - q : wrap_angle(target - q);
+    return;
+  }
   if (b.ball) {  // P = 1: the separation itself (the numbers of the product by P)
     e.head<3>() = joint_separation(m, s, J);
     e.tail<3>().setZero();
@@ -265,8 +309,43 @@ Vec3 ball_velocity(const Vec3& r, int side, const BodyState& body) {
 }
 }  // namespace
 
+void ConstraintSystem::begin_motor_step(const Model& m, const State& start, double h) {
+  motor_t_ = start.t + h;
+  motor_h_ = h;
+  for (const JointBlock& b : blocks_) {
+    if (b.motor < 0) continue;
+    const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
+    if (mo.mode == MotorMode::Velocity) motor_q0_[static_cast<size_t>(b.motor)] = motor_coordinate(m, start, mo);
+    motor_r_[static_cast<size_t>(b.motor)] = motor_rate(m, b);
+  }
+}
+
+void ConstraintSystem::set_motor_time(const Model& m, double t) {
+  motor_t_ = t;
+  motor_h_ = 0;
+  for (const JointBlock& b : blocks_)
+    if (b.motor >= 0) motor_r_[static_cast<size_t>(b.motor)] = motor_rate(m, b);
+}
+
+double ConstraintSystem::motor_rate(const Model& m, const JointBlock& b) const {
+  const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
+  return mo.mode == MotorMode::Position ? mo.target.rate_at(motor_t_) : mo.target.at(motor_t_);
+}
+
+double ConstraintSystem::motor_acceleration(const Model& m, const JointBlock& b) const {
+  const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
+  return mo.mode == MotorMode::Position ? mo.target.accel_at(motor_t_) : mo.target.rate_at(motor_t_);
+}
+
+void ConstraintSystem::motor_rates(const Model& m, Eigen::VectorXd& r) const {
+  r.setZero(nrows_);
+  for (const JointBlock& b : blocks_)
+    if (b.motor >= 0) r[b.row] = motor_rate(m, b);
+}
+
 void ConstraintSystem::block_velocity_error(const State& s, const JointBlock& b, Vec6& e) const {
   e.setZero();
+  if (b.motor >= 0) e[0] = motor_r_[static_cast<size_t>(b.motor)];
   for (int side = 0; side < 2; ++side) {
     const int k = b.body[side];
     if (k < 0) continue;

@@ -24,6 +24,13 @@
 // orthogonal to axis_a, for a plane its normal axis_a; for an axis part two unit vectors orthogonal
 // to axis_a; for a twist axis_a; for a perpendicular part u_a x u_b; identity otherwise. A joint's rows are its translational rows
 // followed by its rotational rows (models/model.hpp: JointParts).
+//
+// Motors (models/model.hpp, Motor) add one rheonomic row each, after the joints' blocks: the
+// twist row of a hinge (P = u = the world axis_a, rotational) or the plane row of a slider (P = u,
+// translational, b's point), so that J V = -q'. Their errors depend on time (begin_motor_step,
+// set_motor_time): position e = f(t) - q (a hinge's wrapped into (-pi, pi]); in velocity mode, over a
+// step of span h from q0, e = q0 + h f(t - h/2) - q (0 where no span is set); velocity e = J V + r(t)
+// with r = f' (position mode) or f (velocity mode), so that e = 0 is the motor's q' = r.
 #pragma once
 #include <vector>
 
@@ -37,7 +44,8 @@ namespace mb {
 
 
 struct JointBlock {
-  int joint = -1;        // model joint index
+  int joint = -1;        // model joint index (a motor's: the joint it drives)
+  int motor = -1;        // a motor's row (Model::motors index), else -1
   int dim = 0;           // rows of this block (1..6)
   int row = 0;           // first row in the constraint vector
   int body[2] = {-1, -1};  // model body index of a and b, or -1 for the world / a static body
@@ -58,11 +66,16 @@ struct JointBlock {
   Mat3 P_rot = Mat3::Identity();    // projection of the rotational rows (axis: 2, twist: 1), set by update()
 };
 
+// Which rows a system holds: the joints' and the motors' without a force bound (Unbounded), the
+// joints' alone (None), or the motors' alone, those with a bound (OnlyBounded) or all (OnlyAll).
+enum class MotorRows { Unbounded, None, OnlyBounded, OnlyAll };
+
 class ConstraintSystem {
  public:
   // Structure from the model (which bodies move, which rows each joint has). `joints` selects a
   // subset of the model's joints (all when empty).
-  explicit ConstraintSystem(const Model& model, const std::vector<int>& joints = {});
+  // `motors`: which motors of the selected joints have rows (MotorRows).
+  explicit ConstraintSystem(const Model& model, const std::vector<int>& joints = {}, MotorRows motors = MotorRows::Unbounded);
   ConstraintSystem() = default;
 
   int rows() const { return nrows_; }
@@ -100,9 +113,21 @@ class ConstraintSystem {
   // the blocks stale until the next update().
   void keep_ball_jacobians(bool keep) { keep_ball_ = keep; }
 
+  // The time of the motor rows' errors: the end t + h of a step of span h from `start` (velocity
+  // mode: from the motor's coordinate at `start`), or the time t of a state (velocity mode: no
+  // position error).
+  void begin_motor_step(const Model& model, const State& start, double h);
+  void set_motor_time(const Model& model, double t);
+  bool has_motors() const { return has_motors_; }
+  // r(t) of the motor rows, 0 on the others (rows): velocity_error() = J V + r
+  void motor_rates(const Model& model, Eigen::VectorXd& r) const;
+  // a motor row's r(t) and r'(t) at the motor time
+  double motor_rate(const Model& model, const JointBlock& b) const;
+  double motor_acceleration(const Model& model, const JointBlock& b) const;
+
   // e (rows): position errors of the joints on state s (typically a predicted state).
   void position_error(const Model& model, const State& s, Eigen::VectorXd& e) const;
-  // e (rows) = J V on state s, with the Jacobians of the last update().
+  // e (rows) = J V on state s, with the Jacobians of the last update() (+ r on the motor rows).
   void velocity_error(const State& s, Eigen::VectorXd& e) const;
   // rows [row, row + dim) of one block only
   void block_position_error(const Model& model, const State& s, const JointBlock& b, Vec6& e) const;
@@ -138,6 +163,10 @@ class ConstraintSystem {
  private:
   int nrows_ = 0, ncols_ = 0;
   bool keep_ball_ = true;
+  bool has_motors_ = false;
+  double motor_t_ = 0, motor_h_ = 0;  // the motor rows' time and span (0: none)
+  std::vector<double> motor_q0_;      // per model motor: a velocity motor's coordinate at the step's start
+  std::vector<double> motor_r_;       // per model motor: r(t) at the motor time
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
   // A dynamic body's M_k = diag(m I, R I R^T) and M_k^-1 = diag(I / m, R I^-1 R^T) by their parts

@@ -41,7 +41,7 @@ MethodInfo describe_imp(int k) {
                  fmt::format("measured; the paper claims {} (exact for a force given in time, tests/imp_test.cpp), constraint "
                              "impulses that depend on the state leave a global O(h^3) term",
                              2 * k)}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
   i.timing_max_joints = 63;  // k sub-steps of the iterative corrections: 0.1-1 s per step at 255 joints
   return i;
 }
@@ -82,6 +82,16 @@ HigherOrderImpulse::HigherOrderImpulse(MethodInfo info, ImpOptions opt, std::uni
 }
 
 void HigherOrderImpulse::do_init(const Model& model, const State& state) {
+  for (const Motor& mo : model.motors)
+    if (mo.limited())
+      throw UnsupportedModel(fmt::format("{}: motor '{}' has a force bound (max_force); the extrapolation combines steps "
+                                         "whose bounded impulses it cannot bound",
+                                         info_.name, mo.name));
+  if (!motor_limits_) {  // a later init keeps the wrapper, which then holds the rows of that model
+    Corrector* before = corrector_.get();
+    corrector_ = with_motor_limits(model, std::move(corrector_));
+    motor_limits_ = corrector_.get() != before;
+  }
   corrector_->init(model, state);
   results_.assign(opt_.k, state);
 }
@@ -107,6 +117,7 @@ void HigherOrderImpulse::middle_step(const Model& model, State& s, double step, 
     free_motion(model, loads_, span, s, tmp_);
     corrector_->update(model, tmp_, stats);
   }
+  corrector_->begin_step(model, s, span);  // the motors' targets at the end of the look-ahead
   correct_positions(*corrector_, model, loads_, span, s, opt_.tol, stats, info_.name);
   // 3. ballistic motion over the second half
   t0 = Clock::now();
@@ -116,6 +127,7 @@ void HigherOrderImpulse::middle_step(const Model& model, State& s, double step, 
   stats.t_integration += since(t0);
   // 4. velocity correction at the end of the step
   corrector_->update(model, s, stats);
+  corrector_->begin_step(model, s, 0);  // the motors' rates at the end of the step
   correct_velocities(*corrector_, s, opt_.tol, stats, info_.name);
 }
 
@@ -158,6 +170,10 @@ void HigherOrderImpulse::do_step(const Model& model, State& state, double h, Ste
   // bring the extrapolated state back onto the constraints
   if (opt_.post != ImpOptions::Post::None) {
     corrector_->update(model, state, stats);
+    const double t_start = state.t;  // the motors at the end of the step (position rows of position motors only)
+    state.t = t_start + h;
+    corrector_->begin_step(model, state, 0);
+    state.t = t_start;
     if (opt_.post == ImpOptions::Post::PV) {
       project_positions(*corrector_, model, h, state, opt_.tol, stats, info_.name);
       corrector_->update(model, state, stats);

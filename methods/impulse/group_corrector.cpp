@@ -18,15 +18,16 @@ namespace {
 
 class GroupCorrector final : public Corrector, public ArticulationCoupling {
  public:
-  GroupCorrector(std::vector<std::vector<int>> parts, LinearSolverFactory make)
-      : parts_spec_(std::move(parts)), make_(make) {}
+  GroupCorrector(std::vector<std::vector<int>> parts, LinearSolverFactory make, MotorRows motors)
+      : parts_spec_(std::move(parts)), make_(make), motors_(motors) {}
+  MotorRows motor_rows() const override { return motors_; }
 
   void init(const Model& model, const State&) override {
     groups_.clear();
     if (parts_spec_.empty()) parts_spec_.push_back({});
     for (const auto& joints : parts_spec_) {
       Group g;
-      g.cs = ConstraintSystem(model, joints);
+      g.cs = ConstraintSystem(model, joints, motors_);
       g.solver = make_();
       g.cs.keep_ball_jacobians(g.solver->reads_ball_jacobians());
       if (g.cs.rows() > 0) g.solver->analyze(g.cs);  // a model without joints (contacts only) has nothing to factor
@@ -55,6 +56,10 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     }
   }
   int groups() const override { return static_cast<int>(groups_.size()); }
+  void begin_step(const Model& model, const State& start, double h) override {
+    for (auto& g : groups_)
+      if (g.cs.has_motors()) g.cs.begin_motor_step(model, start, h);
+  }
   ArticulationCoupling* coupling() override { return groups_.size() == 1 && groups_[0].cs.rows() > 0 ? this : nullptr; }
 
   bool couple(int a, const Eigen::Matrix<double, 3, 6>& Ja, int b, const Eigen::Matrix<double, 3, 6>& Jb,
@@ -188,6 +193,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   std::vector<std::vector<int>> parts_spec_;
   Eigen::MatrixXd B_, Yb_;  // a contact's coupling columns and their solves
   LinearSolverFactory make_;
+  MotorRows motors_;
   std::vector<Group> groups_;
   State pred_;
   bool predicts_all_ = false;         // one group, and it predicts every dynamic body
@@ -197,8 +203,8 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
 
 }  // namespace
 
-std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make) {
-  return std::make_unique<GroupCorrector>(std::move(parts), make);
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make, MotorRows motors) {
+  return std::make_unique<GroupCorrector>(std::move(parts), make, motors);
 }
 
 }  // namespace mb

@@ -16,6 +16,11 @@ ImpulseMethod::ImpulseMethod(MethodInfo info, ImpulseOptions options, std::uniqu
     : info_(std::move(info)), opt_(options), corrector_(std::move(corrector)) {}
 
 void ImpulseMethod::do_init(const Model& model, const State& state) {
+  if (!motor_limits_) {  // a later init keeps the wrapper, which then holds the rows of that model
+    Corrector* before = corrector_.get();
+    corrector_ = with_motor_limits(model, std::move(corrector_));
+    motor_limits_ = corrector_.get() != before;
+  }
   corrector_->init(model, state);
   contacts_ = ContactSet(model, opt_.contact_margin, opt_.contacts_from_start);
   StepStats unused;
@@ -81,6 +86,7 @@ PhaseTimer::~PhaseTimer() {
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
                        const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts) {
   PhaseTimer timer(c, stats);
+  c.begin_position_phase();
   bool with_contacts = contacts && contacts->size() > 0;
   if (with_contacts) contacts->begin_position_phase();
   auto sweep = [&] {
@@ -149,6 +155,7 @@ void project_positions(Corrector& c, const Model& model, double span, State& sta
 }
 
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  corrector_->begin_step(model, state, h);  // the motors' targets at t + h
   step_loads(model, state.t, h, loads_);
   // the springs' forces, held over the step: at its start (explicit) or linearly implicit
   if (opt_.implicit_springs) {

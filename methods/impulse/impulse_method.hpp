@@ -103,6 +103,15 @@ class Corrector {
   // corrector does not: a clock read costs about as much as one joint's correction, so the phases
   // below time its sweeps as a whole, as solve (PhaseTimer).
   virtual bool times_parts() const { return true; }
+  // The motor rows' time for a step of span h from `start` (ConstraintSystem::begin_motor_step),
+  // before its corrections.
+  virtual void begin_step(const Model& model, const State& start, double h) {
+    (void)model, (void)start, (void)h;
+  }
+  // A position correction begins: the bounded motors' impulses of the step start from zero.
+  virtual void begin_position_phase() {}
+  // The motor rows the corrector holds (with_motor_limits adds the others)
+  virtual MotorRows motor_rows() const { return MotorRows::Unbounded; }
 };
 
 // Times a correction phase of a corrector that does not time its parts, as a whole, into
@@ -125,11 +134,21 @@ class PhaseTimer {
 // Block Gauss-Seidel over single joints (schmitt2003): each joint's impulse from its own
 // dim x dim block A_ii of A.
 std::unique_ptr<Corrector> make_joint_corrector();
+// Motor rows alone, one by one (projected Gauss-Seidel): a bounded motor's impulse over a step,
+// summed over its position and velocity corrections, stays within max_force h, and a row held at
+// its bound reports no error (a bound is not a row of a factored system; nor is a motor's row
+// beside its joint's in a tree solver, where the two would close a cycle).
+// (`rows`: OnlyBounded or OnlyAll)
+std::unique_ptr<Corrector> make_motor_corrector(MotorRows rows);
+// `main` with the motor rows it does not hold (make_motor_corrector) visited after its groups in
+// every sweep, where the model has such motors (main itself otherwise).
+std::unique_ptr<Corrector> with_motor_limits(const Model& model, std::unique_ptr<Corrector> main);
 
 // Groups of joints each solved at once by its own LinearSolver; several groups are iterated
 // (bender2007 s.5). `parts` lists the model's joint indices per group (one group of all joints
 // when empty).
-std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make_solver);
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make_solver,
+                                                MotorRows motors = MotorRows::Unbounded);
 
 // The phases of the impulse step, shared by every method that corrects with impulses.
 // Position correction: impulses such that free motion over `span` from `state` satisfies every
@@ -165,6 +184,7 @@ class ImpulseMethod : public Method {
   MethodInfo info_;
   ImpulseOptions opt_;
   std::unique_ptr<Corrector> corrector_;
+  bool motor_limits_ = false;  // corrector_ went through with_motor_limits
   ImplicitSprings springs_;
   StepLoads loads_;
   State next_;

@@ -15,7 +15,9 @@ namespace {
 class LinearCorrector final : public Corrector {
  public:
   void init(const Model& model, const State& state) override {
-    inner_ = make_group_corrector(split_acyclic(model), make_tree_solver);
+    // a motor's row beside its joint's would close a cycle: the motors are rows of their own
+    // (with_motor_limits), block Gauss-Seidel with the parts
+    inner_ = make_group_corrector(split_acyclic(model), make_tree_solver, MotorRows::None);
     inner_->init(model, state);
   }
   void update(const Model& m, const State& s, StepStats& st) override { inner_->update(m, s, st); }
@@ -26,6 +28,8 @@ class LinearCorrector final : public Corrector {
   double correct_velocity(int g, State& s, double tol, StepStats& st) override { return inner_->correct_velocity(g, s, tol, st); }
   ArticulationCoupling* response() override { return inner_->response(); }
   bool take_prediction(const State& s, State& out) override { return inner_->take_prediction(s, out); }
+  void begin_step(const Model& m, const State& s, double h) override { inner_->begin_step(m, s, h); }
+  MotorRows motor_rows() const override { return MotorRows::None; }
 
  private:
   std::unique_ptr<Corrector> inner_;

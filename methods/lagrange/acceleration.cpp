@@ -105,6 +105,13 @@ void velocity_product(const Model& m, const State& s, const ConstraintSystem& cs
   out.setZero(cs.rows());
   for (const JointBlock& b : cs.blocks()) {
     const Joint& J = m.joints[b.joint];
+    if (b.motor >= 0) {
+      // a hinge motor's row u . (w_a - w_b), u = R_a axis_a: u' = w_a x u (sliders are refused at init)
+      const Vec3 wa = b.body[0] < 0 ? Vec3(Vec3::Zero()) : Vec3(s.bodies[b.body[0]].w);
+      const Vec3 wb = b.body[1] < 0 ? Vec3(Vec3::Zero()) : Vec3(s.bodies[b.body[1]].w);
+      out[b.row] = wa.cross(joint_axis_world(s, J)).dot(wa - wb);
+      continue;
+    }
     const PointMotion p = point_motion(m, s, b);
     const JointParts parts = joint_parts(J.type);
     // translational part
@@ -154,6 +161,11 @@ void AccelerationSolver::init(const Model& model, LinearSolverFactory make_solve
           "derived yet)",
           j.name, joint_type_name(j.type)));
   }
+  for (const Motor& mo : model.motors)
+    if (mo.limited())
+      throw UnsupportedModel(fmt::format("lagrange: motor '{}' has a force bound (max_force); the multiplier methods drive "
+                                         "motors without one (a bounded motor is an inequality, not a rheonomic row)",
+                                         mo.name));
   terms_ = terms;
   cs_ = ConstraintSystem(model);
   solver_ = make_solver();
@@ -166,6 +178,7 @@ void AccelerationSolver::solve(const Model& m, const State& s, const StepLoads& 
                                State& acc, StepStats& stats) {
   auto t0 = Clock::now();
   cs_.update(m, s);
+  if (cs_.has_motors()) cs_.set_motor_time(m, s.t);  // the motors' rows at the state's time
   // unconstrained accelerations M^-1 (f - w x I_w w)
   acc.t = s.t;
   acc.bodies.assign(s.bodies.size(), BodyState{});
@@ -189,6 +202,13 @@ void AccelerationSolver::solve(const Model& m, const State& s, const StepLoads& 
   // right-hand side in the length-form rows (see the header)
   velocity_product(m, s, cs_, terms_.form, jdv_);
   cs_.velocity_error(acc, jmf_);
+  if (cs_.has_motors()) {
+    // J M^-1 f without the motors' rates r, and their rows' q'' = r': J a = -Jdot V - r'
+    cs_.motor_rates(m, rates_);
+    jmf_ -= rates_;
+    for (const JointBlock& b : cs_.blocks())
+      if (b.motor >= 0) jmf_[b.row] += cs_.motor_acceleration(m, b);
+  }
   b_ = -jmf_;
   const double c1 = terms_.c1(), c0 = terms_.c0();
   if (terms_.form != RodForm::Length || c0 != 0) constraint_function(m, s, cs_, terms_.form, phi_, scale_);
@@ -226,6 +246,7 @@ double AccelerationSolver::last_residual() const {
   cs_.apply_impulse(mu_, t);
   Eigen::VectorXd Amu;
   cs_.velocity_error(t, Amu);
+  if (cs_.has_motors()) Amu -= rates_;  // A mu without the motors' rates
   const double nb = b_.norm();
   return (Amu - b_).norm() / (nb > 0 ? nb : 1.0);
 }

@@ -15,6 +15,9 @@
 // form's multiplier is lambda_form = lambda / s (the same force J^T lambda). C is the rod quantity
 // that carries the stabilisation (stab_on; by default the form's phi), C' = s_C J V.
 // Ball, hinge and fixed joints have one form: the rows and errors of ConstraintSystem.
+// A motor's row (ConstraintSystem, at the state's time) is rheonomic: phi = f(t) - q, phi' = J V + r,
+// and its equation J a = -Jdot V - r' - c1 phi' - c0 phi (r' = f'' in position mode, f' in velocity
+// mode, whose phi is 0). Motors with a force bound are refused.
 #pragma once
 #include <memory>
 #include <optional>
@@ -76,7 +79,7 @@ class AccelerationSolver {
   AccelerationTerms terms_;
   ConstraintSystem cs_;
   std::unique_ptr<LinearSolver> solver_;
-  Eigen::VectorXd jdv_, jv_, jmf_, phi_, scale_, phi_c_, scale_c_, b_, mu_;
+  Eigen::VectorXd jdv_, jv_, jmf_, phi_, scale_, phi_c_, scale_c_, b_, mu_, rates_;  // rates_: the motors' r (rows)
   State tmp_;
 };
 

@@ -270,8 +270,9 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
   StepStats stage;
   stage_ = state;  // static bodies and sizes
   pack(state, y_);
-  auto system = [&](const std::vector<double>& y, std::vector<double>& dy, double) {
+  auto system = [&](const std::vector<double>& y, std::vector<double>& dy, double t) {
     unpack(y, stage_);
+    stage_.t = t;  // the motors' targets at the stage's time
     const StepLoads* loads = &loads_;
     if (has_force_elements(model)) {  // spring and joint damper forces at the stage's state
       loads_at(model, stage_, loads_, stage_loads_);
@@ -287,6 +288,13 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
   stats.t_solve += stage.t_solve;
   stats.t_integration += since(t0) - stage.t_assembly - stage.t_factorization - stage.t_solve;
   if (!corrector_) return;
+  {  // the motors' targets and rates at the end of the step (no position rows of velocity motors)
+    State& end = state;
+    const double t_start = end.t;
+    end.t = t_start + h;
+    corrector_->begin_step(model, end, 0);
+    end.t = t_start;
+  }
 
   if (opt_.stab == Stab::VD) {
     corrector_->update(model, state, stats);
@@ -349,7 +357,7 @@ MethodInfo Lagrange::describe() {
     i.options.push_back(oi);
   }
   i.orders = {kFamilyOrder};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   return i;
@@ -379,7 +387,8 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.paper_name = name == "baraff" ? "Baraff" : name;
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers | (name == "baraff" ? 0u : kLoops);
+  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers |
+               (name == "baraff" ? 0u : kLoops | kMotors);
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;
   return {i, make_alias};

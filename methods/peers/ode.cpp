@@ -25,6 +25,7 @@
 #include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
 #include "models/collision.hpp"
+#include "models/kinematics.hpp"
 
 #ifndef MBBENCH_ODE_VERSION
 #define MBBENCH_ODE_VERSION "unknown"
@@ -62,6 +63,7 @@ class Ode final : public Method {
     if (threading_) dThreadingFreeImplementation(threading_);
     threading_ = nullptr;
     bodies_.clear();
+    motors_.clear();
   }
 
   // ODE's per-thread data, once for every thread that steps a world (sweeps and the gate run cases
@@ -156,6 +158,14 @@ class Ode final : public Method {
           break;
         default: break;
       }
+      // a motor on this joint: ODE's joint motor (dParamVel, dParamFMax) on the rate of body 1
+      // relative to body 2 about (along) the joint's axis, s q' with q the motor's coordinate
+      for (size_t mi = 0; mi < model.motors.size(); ++mi) {
+        if (model.motors[mi].joint != j.index) continue;
+        const Vec3 ua = j.axis_a;  // world, unit
+        const double along = j.type == JointType::Slider ? 1.0 : (u1.dot(ua) < 0 ? -1.0 : 1.0);
+        motors_.push_back({static_cast<int>(mi), id, j.type == JointType::Slider, (swap ? 1.0 : -1.0) * along});
+      }
     }
     force_.assign(model.bodies.size(), Vec3::Zero());
     torque_.assign(model.bodies.size(), Vec3::Zero());
@@ -240,6 +250,25 @@ class Ode final : public Method {
         dBodyAddTorque(bodies_[i], torque_[i].x(), torque_[i].y(), torque_[i].z());
       }
     }
+    // motors: the rate they ask for at the end of the step (a position motor: the rate that
+    // reaches f(t + h) from where the joint is), their bound or none
+    for (const OdeMotor& om : motors_) {
+      const Motor& mo = model.motors[static_cast<size_t>(om.motor)];
+      const double t1 = state.t + h;
+      double rate = mo.target.at(t1);
+      if (mo.mode == MotorMode::Position) {
+        const double gap = mo.target.at(t1) - motor_coordinate(model, state, mo);
+        rate = (om.slider ? gap : wrap_angle(gap)) / h;
+      }
+      const double fmax = mo.limited() ? mo.max_force : dInfinity;
+      if (om.slider) {
+        dJointSetSliderParam(om.joint, dParamVel, om.sign * rate);
+        dJointSetSliderParam(om.joint, dParamFMax, fmax);
+      } else {
+        dJointSetHingeParam(om.joint, dParamVel, om.sign * rate);
+        dJointSetHingeParam(om.joint, dParamFMax, fmax);
+      }
+    }
     thread_data();
     if (space_) {
       model_ = &model;
@@ -274,6 +303,13 @@ class Ode final : public Method {
   long step_contacts_ = 0;
   std::vector<dBodyID> bodies_;  // (nbody), null for a static body
   std::vector<Vec3> force_, torque_;
+  struct OdeMotor {
+    int motor;       // Model::motors index
+    dJointID joint;  // its hinge or slider
+    bool slider;
+    double sign;     // ODE's joint rate = sign q'
+  };
+  std::vector<OdeMotor> motors_;
 };
 
 }  // namespace
@@ -294,7 +330,8 @@ MethodInfo describe_ode() {
   i.options[1].applies_with = "stepper=quick";
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "",
                "semi-implicit Euler (dWorldStep); 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts |
+               kJointDampers | kMotors;
   i.fixed_step = true;
   return i;
 }
