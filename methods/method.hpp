@@ -28,6 +28,7 @@ enum Feature : unsigned {
   kForces = 1u << 7,          // force elements: spring-dampers (Model::springs), state-dependent loads
   kAppliedForces = 1u << 8,   // applied forces (a load with a nonzero force: rolling-box's push)
   kMasslessFrames = 1u << 9,  // massless joint frames (Body::frame: a body's joints in sequence)
+  kBrokenJoints = 1u << 10,   // joints open at the start beyond kBrokenJointTolerance (models/kinematics.hpp)
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);
