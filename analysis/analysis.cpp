@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/spec.hpp"
 #include "core/toml_reader.hpp"
 #include "analysis/analysis.hpp"
 #include "metrics/registry.hpp"
@@ -284,6 +285,28 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
       d.series.push_back(std::move(s));
     }
   }
+
+  // over a method option: model x (spec without the option) x h x metric, by the option's value
+  for (const auto& r : d.records) {
+    if (!r.experiment || r.experiment->x_option.empty() || !r.experiment->readings_primary) continue;
+    const std::string& option = r.experiment->x_option;
+    const Spec spec = Spec::parse(r.method.spec, "method");
+    const std::optional<double> x = option_number(spec, option);
+    if (!x) continue;
+    const std::string base = spec_without(spec, option);
+    for (const auto& metric : r.experiment->metrics) {
+      auto it = std::find_if(d.option_series.begin(), d.option_series.end(), [&](const OptionSeries& o) {
+        return o.model == r.model.spec && o.method == base && o.metric == metric && o.h == r.h;
+      });
+      if (it == d.option_series.end()) {
+        d.option_series.push_back({r.model.spec, base, option, metric, r.h, {}});
+        it = d.option_series.end() - 1;
+      }
+      it->points.push_back({*x, !r.ok(), r.metrics.get(metric)});
+    }
+  }
+  for (auto& o : d.option_series)
+    std::stable_sort(o.points.begin(), o.points.end(), [](const auto& a, const auto& b) { return a.x < b.x; });
 
   // every row of the paper's tables beside our primary series; then our methods it does not list
   if (d.paper)

@@ -157,9 +157,23 @@ struct ContactTiming {
 };
 std::vector<ContactTiming> contact_timing(const std::vector<CaseRecord>& records);
 
+// One metric of one model x method over a method option (Experiment::x_option: budget), at one
+// step size: the cases whose method spec sets the option, one line per spec without it.
+struct OptionSeries {
+  std::string model, method, option, metric;  // method: the spec without the option
+  double h = 0;
+  struct Point {
+    double x = 0;             // the option's value
+    bool failed = false;
+    std::optional<double> w;  // the metric
+  };
+  std::vector<Point> points;  // by x
+};
+
 struct ReportData {
   std::vector<CaseRecord> records;      // deduplicated, in case order
   std::vector<Series> series;
+  std::vector<OptionSeries> option_series;  // of the experiments with an x_option
   std::optional<Paper> paper;
   std::vector<ComparedRow> rows;        // every paper table row, and our extra methods
   std::vector<Finding> findings;        // every published row we ran

@@ -189,3 +189,29 @@ std::string Spec::get_string(const std::string& key, const std::string& fallback
 }
 
 }  // namespace mb
+
+namespace mb {
+
+std::optional<double> option_number(const Spec& spec, const std::string& key) {
+  const auto it = spec.options().find(key);
+  if (it == spec.options().end() || it->second.empty()) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::string spec_without(const Spec& spec, const std::string& key) {
+  std::string out = spec.name();
+  char sep = ':';
+  for (const auto& [k, v] : spec.options()) {
+    if (k == key) continue;
+    out += sep;
+    out += k + "=" + v;
+    sep = ',';
+  }
+  return out;
+}
+
+}  // namespace mb

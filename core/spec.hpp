@@ -2,6 +2,7 @@
 // Used for methods and models ("chain:n=5").
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,10 @@ class Spec {
   int line_ = 0;
   std::map<std::string, std::string> options_;
 };
+
+// The value of a spec's option as a finite number; none when absent or not a number.
+std::optional<double> option_number(const Spec& spec, const std::string& key);
+// The spec without one option, in canonical form ("iterative:budget=5" without budget: "iterative").
+std::string spec_without(const Spec& spec, const std::string& key);
 
 }  // namespace mb

@@ -25,7 +25,8 @@ namespace mb {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"name", "description", "reproduces", "paper", "models", "methods",
-                                           "h", "duration", "metrics", "fit", "readings", "step_series"};
+                                           "h", "duration", "metrics", "fit", "readings", "step_series",
+                                           "x_option"};
 const std::vector<std::string> kFitKeys = {"h1", "h2", "h"};
 const std::vector<std::string> kReadingKeys = {"steps", "ld_periods"};
 
@@ -128,6 +129,19 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
   }
   if (r.has("duration")) e.duration = r.positive("duration");
   e.step_series = r.boolean("step_series", false);
+  // x_option: a numeric method option some of the methods set, the figures' x axis
+  e.x_option = r.str("x_option", "");
+  if (r.has("x_option")) {
+    long with = 0;
+    for (const auto& m : e.methods) {
+      const Spec spec = Spec::parse(m, "method", file);
+      if (!spec.has(e.x_option)) continue;
+      ++with;
+      if (!option_number(spec, e.x_option))
+        r.fail("x_option", fmt::format("method '{}' sets {} to a value that is not a number", m, e.x_option));
+    }
+    if (with == 0) r.fail("x_option", fmt::format("no method sets the option '{}'", e.x_option));
+  }
 
   // metrics
   std::vector<int> metric_lines;
@@ -226,6 +240,7 @@ ExperimentRef experiment_ref(const Experiment& e) {
   r.fit_h1 = e.fit_h1;
   r.fit_h2 = e.fit_h2;
   r.fit_h = to_string(e.fit_h);
+  r.x_option = e.x_option;
   return r;
 }
 

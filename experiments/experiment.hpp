@@ -26,6 +26,9 @@ struct Experiment {
   double duration = 0;      // s; 0: each model's default
   bool step_series = false; // every record keeps each step's iterations and condition (records' step_series)
   std::vector<std::string> metrics;  // record metrics to tabulate and plot
+  // a numeric method option (budget): the report draws each metric over its value too, one line
+  // per method spec without it (empty: figures over h only)
+  std::string x_option;
   // fit: the paper's two-point fit at h1, h2 with the simulated or the nominal steps
   double fit_h1 = 0.005, fit_h2 = 0.04;
   FitH fit_h = FitH::Simulated;

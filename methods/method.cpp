@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 #include <numeric>
 
 #include "core/error.hpp"
 #include "methods/common/constraint_system.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -15,7 +17,7 @@ std::string features_text(unsigned f) {
       {kParticles, "particles"}, {kRigidBodies, "rigid bodies"}, {kTrees, "trees"},       {kLoops, "loops"},
       {kRedundant, "redundant constraints"}, {kContacts, "contacts"}, {kAppliedTorques, "applied torques"},
       {kForces, "force elements"}, {kAppliedForces, "applied forces"}, {kMasslessFrames, "massless frames"},
-      {kJointDampers, "joint dampers"}, {kMotors, "motors"}};
+      {kJointDampers, "joint dampers"}, {kMotors, "motors"}, {kBrokenJoints, "broken joints"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (f & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -51,6 +53,10 @@ unsigned model_features(const Model& model) {
     else parent[static_cast<size_t>(a)] = b;
   }
   f |= loop ? kLoops : kTrees;
+  if (!model.joints.empty()) {
+    const JointError e = max_joint_error(model, initial_state(model));
+    if (!(std::max(e.pos, e.rot) <= kBrokenJointTolerance)) f |= kBrokenJoints;
+  }
   return f;
 }
 

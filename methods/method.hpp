@@ -30,6 +30,7 @@ enum Feature : unsigned {
   kMasslessFrames = 1u << 9,  // massless joint frames (Body::frame: a body's joints in sequence)
   kJointDampers = 1u << 10,   // viscous dampers in hinges and sliders (Joint::damping)
   kMotors = 1u << 11,         // motors on hinges and sliders (Model::motors)
+  kBrokenJoints = 1u << 12,   // joints open at the start beyond kBrokenJointTolerance (models/kinematics.hpp)
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

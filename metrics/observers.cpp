@@ -119,6 +119,30 @@ class ConstraintDriftObserver final : public Observer {
   long n_ = 0;
 };
 
+// Repair (models whose joints start broken, beyond kBrokenJointTolerance): the first step after
+// which every joint is within kRepairedTolerance, in position and rotation.
+class RepairObserver final : public Observer {
+ public:
+  void begin(const Model&, const State&, const RunContext&, const StepView&) override {}
+  void observe(const Model&, const State&, const StepView& v) override {
+    if (step_ || !(std::max(v.joint.pos, v.joint.rot) <= kRepairedTolerance)) return;
+    step_ = v.step;
+    t_ = v.t;
+  }
+  void write(Metrics& m) const override {
+    if (!step_) {
+      m.note(metric::repair_steps, "not repaired within the run");
+      return;
+    }
+    m.set(metric::repair_steps, static_cast<double>(step_));
+    m.set(metric::repair_time, t_);
+  }
+
+ private:
+  long step_ = 0;
+  double t_ = 0;
+};
+
 // Contacts (models with shapes; docs/contacts.md): the penetration the collision detector finds
 // after each step (its largest depth), as the max over the run and the mean over steps, and the
 // largest energy gain of one step (an impact or a contact that adds energy shows here) and its
@@ -220,6 +244,10 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
   obs.push_back(std::make_unique<EnergyObserver>());
   if (model.info.period && model.info.tracked_body >= 0) obs.push_back(std::make_unique<LocationDriftObserver>(ld));
   obs.push_back(std::make_unique<ConstraintDriftObserver>());
+  if (!model.joints.empty()) {
+    const JointError e = max_joint_error(model, initial_state(model));
+    if (!(std::max(e.pos, e.rot) <= kBrokenJointTolerance)) obs.push_back(std::make_unique<RepairObserver>());
+  }
   if (!model.shapes.empty()) obs.push_back(std::make_unique<ContactObserver>());
   if (!model.info.exact.empty()) obs.push_back(std::make_unique<ExactMotionObserver>());
   return obs;

@@ -40,6 +40,9 @@ const std::vector<MetricInfo>& metric_catalog() {
        {}},
       {self_mescd, "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true,
        "", kNeedsFineRun, higher, {}},
+      {repair_steps, "models whose joints start broken (broken-chain): the first step after which every joint is within 1e-9 m "
+                     "and rad (with repair_time, its time in s); none: not repaired within the run", true, "", kNeedsBrokenStart,
+       lower, {repair_time}},
   };
   return m;
 }
@@ -70,6 +73,7 @@ std::string needs_text(unsigned needs) {
       {kNeedsPeriod, "a known period (h = T/k)"}, {kNeedsReference, "a reference"},
       {kNeedsEndSample, "a sample at the end"},   {kNeedsFineRun, "a run at h/64"},
       {kNeedsContacts, "contacts"},               {kNeedsExactMotion, "a closed-form motion"},
+      {kNeedsBrokenStart, "joints broken at the start"},
   };
   std::string s;
   for (const auto& [bit, text] : kText)

@@ -32,6 +32,8 @@ inline constexpr char scd[] = "scd";
 inline constexpr char mescd[] = "mescd";
 inline constexpr char self_error[] = "self_error";
 inline constexpr char self_mescd[] = "self_mescd";
+inline constexpr char repair_steps[] = "repair_steps";
+inline constexpr char repair_time[] = "repair_time";  // recorded with repair_steps
 }  // namespace metric
 
 // What a case must have for a metric to apply (MetricInfo::needs); a case without it has no
@@ -43,6 +45,7 @@ enum MetricNeeds : unsigned {
   kNeedsFineRun = 1u << 3,      // the same method again at h / kSelfRefinement
   kNeedsContacts = 1u << 4,     // a model with collision shapes
   kNeedsExactMotion = 1u << 5,  // a model with a closed-form motion (ModelInfo::exact)
+  kNeedsBrokenStart = 1u << 6,  // joints broken at the start (kBrokenJointTolerance, models/kinematics.hpp)
 };
 std::string needs_text(unsigned needs);  // "a known period, a reference"; "" for none
 

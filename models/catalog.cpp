@@ -23,6 +23,12 @@ const std::vector<ModelEntry>& model_catalog() {
                            OptionInfo::number("height", "1", "initial height of the ball's lowest point, m", 0, 1e3, true)}, build_bouncing_ball},
       {"bricard", "IFToMM A04 Bricard's mechanism: five 1 m, 1 kg rods on cube edges, six hinges; zero degrees of freedom by the count, one in fact; at rest under gravity; 10 s",
        "IFToMM A04 (gonzalez2006)", {}, build_bricard},
+      {"broken-chain", "n boxes hung by a ball joint and joined by hinges, every body moved off its joints at the start (up to "
+       "`displace` m and `rotate` degrees): the joints start broken, for the position correction to repair",
+       "schmitt2003 (repair)", {OptionInfo::integer("n", "6", "number of boxes", 1, 10000),
+                                OptionInfo::number("displace", "0.5", "largest displacement of a body off its joints, m", 0, 10),
+                                OptionInfo::number("rotate", "90", "largest rotation of a body off its joints, degrees", 0, 180)},
+       build_broken_chain},
       {"chain", "n point masses of 1 kg on 1 m rods (body=particle) or n boxes with ball joints (body=box) from a fixed pivot, at rest, stretched horizontally",
        "ours", {OptionInfo::integer("n", "4", "number of links", 1, 100000),
                 OptionInfo::choice("body", "particle", "particle (rods) or box (0.04 x 0.1 x 0.04 m boxes, ball joints)", {"particle", "box"})}, build_chain},

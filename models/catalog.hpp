@@ -63,6 +63,7 @@ Model make_box_chain(const ChainParams& p, const std::string& name);
 Model make_loop(int n, const std::string& name);
 
 Model build_tree(const Spec&);
+Model build_broken_chain(const Spec&);  // models/catalog/broken.cpp
 Model build_loop(const Spec&);
 // joints the builders share: a rod of `length` between two points, a ball joint at two points
 // (anchors in the bodies' frames; world coordinates for kWorld)

@@ -46,6 +46,13 @@ struct JointError {
 };
 JointError joint_error(const Model& m, const State& s, const Joint& j);
 
+// The largest joint error (m, or rad for the rotational parts) at the start of a model whose joints
+// hold: builders and importers start at round-off. Above it the joints start broken, a model to
+// repair (the model feature "broken joints", methods/method.hpp; the metric repair_steps); the
+// repair is done when the error is within kRepairedTolerance.
+constexpr double kBrokenJointTolerance = 1e-6;
+constexpr double kRepairedTolerance = 1e-9;
+
 // Max over joints of the errors above.
 JointError max_joint_error(const Model& m, const State& s);
 

@@ -58,6 +58,7 @@ struct ExperimentRef {
   std::string case_id;
   long case_index = 0;
   bool readings_primary = true;      // the experiment's first (main) reading
+  std::string x_option;              // the method option the figures also draw over (Experiment::x_option)
 
   template <class V>
   static void fields(V&& v) {
@@ -73,6 +74,7 @@ struct ExperimentRef {
     v(field("case_id", &S::case_id));
     v(field("case_index", &S::case_index));
     v(field("readings_primary", &S::readings_primary));
+    v(field("x_option", &S::x_option, Presence::IfSet));
   }
 };
 

@@ -32,6 +32,10 @@ struct StepStats {
   // contacts (docs/contacts.md): how many were found, and the time of their detection and impulses
   long contacts = 0;
   double t_contact = 0;
+  // anytime (an impulse method's `budget`): correction phases ended by the budget, with their error
+  long budget_stops = 0;
+  // adaptive step (an impulse method's `adaptive`): the smallest and largest internal step taken, s
+  double h_min = 0, h_max = 0;
 };
 
 // How a summary combines a further value (of a step, or of a later run of steps).
@@ -78,6 +82,8 @@ struct StatsSummary {
   long pos_iterations_max = 0, nnz_a_max = 0, nnz_l_max = 0;
   double rcond_min = 0, condition_max = 0;
   long contacts_max = 0;  // the most contacts found in one step
+  long budget_stops = 0;   // correction phases ended by an anytime budget (their residual kept)
+  double h_min = 0, h_max = 0;  // the smallest and largest internal step of an adaptive step, s
 
   // The linear-system statistics are written only where a method reports them.
   template <class V>
@@ -97,6 +103,9 @@ struct StatsSummary {
     v(summary_field("rcond_min", &S::rcond_min, &StepStats::rcond, M::MinPositive, P::IfSet, "nnz_a_max"));
     v(summary_field("condition_max", &S::condition_max, &StepStats::condition, M::Max, P::IfSet));
     v(summary_field("contacts_max", &S::contacts_max, &StepStats::contacts, M::Max, P::IfSet));
+    v(summary_field("budget_stops", &S::budget_stops, &StepStats::budget_stops, M::Sum, P::IfSet));
+    v(summary_field("h_min", &S::h_min, &StepStats::h_min, M::MinPositive, P::IfSet));
+    v(summary_field("h_max", &S::h_max, &StepStats::h_max, M::Max, P::IfSet, "h_min"));
   }
 };
 

@@ -196,6 +196,56 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     draw_figure(fig, plots.string(), data, gp, gnuplot);
     figures.push_back(fig);
   }
+
+  // over a method option (an experiment's x_option): one figure per model x metric x h, a line per
+  // method spec without the option; failed cases and values <= 0 are counted in the note
+  std::vector<std::tuple<std::string, std::string, double>> option_keys;
+  for (const auto& o : d.option_series)
+    if (std::find(option_keys.begin(), option_keys.end(), std::make_tuple(o.model, o.metric, o.h)) == option_keys.end())
+      option_keys.emplace_back(o.model, o.metric, o.h);
+  for (const auto& [model, metric, h] : option_keys) {
+    Figure fig;
+    fig.model = model;
+    fig.metric = metric;
+    std::string option, data, plot;
+    std::vector<std::string> lines;
+    for (const auto& o : d.option_series)
+      if (o.model == model && o.metric == metric && o.h == h) lines.push_back(o.method);
+    int block = 0, failed = 0, nonpositive = 0;
+    for (const auto& o : d.option_series) {
+      if (o.model != model || o.metric != metric || o.h != h) continue;
+      option = o.option;
+      std::string rows;
+      for (const auto& p : o.points) {
+        if (p.failed) ++failed;
+        else if (p.w && *p.w > 0) rows += fmt::format("{:.17g} {:.17g}\n", p.x, *p.w);
+        else if (p.w) ++nonpositive;
+      }
+      if (rows.empty()) continue;
+      data += fmt::format("# {}\n{}\n\n", o.method, rows);
+      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", plot.empty() ? "plot " : ", \\\n     ",
+                          plot_id(fmt::format("{}_{}_over_{}_h{:g}", model, metric, option, h)), block++, method_style(lines, o.method),
+                          gnuplot_string(o.method));
+    }
+    fig.id = plot_id(fmt::format("{}_{}_over_{}_h{:g}", model, metric, option, h));
+    fig.title = fmt::format("{}: {} over {} (h = {:g} s)", model, metric, option, h);
+    std::vector<std::string> notes;
+    if (failed) notes.push_back(fmt::format("{} failed case(s) not drawn", failed));
+    if (nonpositive) notes.push_back(fmt::format("{} point(s) with value 0 not drawn (log scale)", nonpositive));
+    if (plot.empty()) {
+      fig.note = notes.empty() ? "no values" : fmt::format("{}", fmt::join(notes, "; "));
+      figures.push_back(fig);
+      continue;
+    }
+    fig.note = fmt::format("{}", fmt::join(notes, "; "));
+    const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat (one block per method: {}, {})\n", fig.title,
+                                       fig.id, option, metric) +
+                           gnuplot_header(fig.id, fig.title, option, axis_label(metric)) +
+                           "set format y '%.0e'\nset key outside right top Left reverse width 1 font 'sans,11'\n"
+                           "set offsets graph 0.02, graph 0.02, graph 0.1, graph 0.02\n" + plot + "\n";
+    draw_figure(fig, plots.string(), data, gp, gnuplot);
+    figures.push_back(fig);
+  }
   return figures;
 }
 

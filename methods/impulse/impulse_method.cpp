@@ -1,5 +1,6 @@
 #include "methods/impulse/impulse_method.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -9,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "methods/common/stopwatch.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -25,6 +27,11 @@ void ImpulseMethod::do_init(const Model& model, const State& state) {
   contacts_ = ContactSet(model, opt_.contact_margin, opt_.contacts_from_start);
   StepStats unused;
   corrector_->update(model, state, unused);
+  broken_ = false;
+  if (opt_.repair_project && !model.joints.empty()) {
+    const JointError e = max_joint_error(model, state);
+    broken_ = !(std::max(e.pos, e.rot) <= kBrokenJointTolerance);
+  }
 }
 
 namespace {
@@ -36,7 +43,8 @@ constexpr double kRoundoffRegime = 1e-10;
 // a contact whose gap after the step is at most this (or tol_p) takes part in the velocity phase
 constexpr double kContactSlack = 1e-9;
 // With `limit_reached`, reaching max_iter with a finite error ends the iteration and sets it
-// (the contact phases' limit, ImpulseOptions::contact_iterations) instead of failing.
+// (the contact phases' limit, ImpulseOptions::contact_iterations, and the anytime budget) instead
+// of failing.
 template <class Sweep>
 void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double& residual, const char* what,
              const std::string& who, bool* limit_reached = nullptr) {
@@ -62,11 +70,17 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
 
 // A correction phase whose `sweep` visits the contacts while `with_contacts`: with
 // opt.contact_iterations > 0 the sweeps with contacts end after that many, and the joints alone
-// are then iterated to the tolerance (ImpulseOptions::contact_iterations).
+// are then iterated to the tolerance (ImpulseOptions::contact_iterations). With opt.budget > 0 the
+// phase ends after that many sweeps, whatever the error (ImpulseOptions::budget).
 template <class Sweep>
-void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const ImpulseOptions& opt, long& iterations, double& residual,
-                   const char* what, const std::string& who) {
+void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const ImpulseOptions& opt, StepStats& stats,
+                   long& iterations, double& residual, const char* what, const std::string& who) {
   bool limited = false;
+  if (opt.budget > 0) {
+    iterate(sweep, tol, opt.budget, iterations, residual, what, who, &limited);
+    stats.budget_stops += limited;
+    return;
+  }
   const bool limit = with_contacts && opt.contact_iterations > 0;
   iterate(sweep, tol, limit ? opt.contact_iterations : opt.max_iter, iterations, residual, what, who, limit ? &limited : nullptr);
   if (!limited) return;
@@ -99,7 +113,7 @@ void correct_positions(Corrector& c, const Model& model, const StepLoads& loads,
     }
     return err;
   };
-  iterate_phase(sweep, with_contacts, opt.tol_p, opt, stats.pos_iterations, stats.pos_residual, "position", who);
+  iterate_phase(sweep, with_contacts, opt.tol_p, opt, stats, stats.pos_iterations, stats.pos_residual, "position", who);
 }
 
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
@@ -116,13 +130,14 @@ void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, S
     }
     return err;
   };
-  iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats.vel_iterations, stats.vel_residual, "velocity", who);
+  iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats, stats.vel_iterations, stats.vel_residual, "velocity", who);
 }
 
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,
                         const std::string& who) {
   if (!contacts.begin_collision_phase(state, opt.tol_v)) return;
   PhaseTimer timer(c, stats);
+  bool limited = false;
   iterate(
       [&] {
         const auto t0 = Clock::now();
@@ -131,7 +146,9 @@ void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const 
         for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
         return err;
       },
-      opt.tol_v, opt.max_iter, stats.vel_iterations, stats.vel_residual, "collision", who);
+      opt.tol_v, opt.budget > 0 ? opt.budget : opt.max_iter, stats.vel_iterations, stats.vel_residual, "collision", who,
+      opt.budget > 0 ? &limited : nullptr);
+  stats.budget_stops += limited;
 }
 
 void project_positions(Corrector& c, const Model& model, double span, State& state, const ImpulseOptions& opt,
@@ -155,7 +172,71 @@ void project_positions(Corrector& c, const Model& model, double span, State& sta
 }
 
 void ImpulseMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  if (opt_.adaptive)
+    step_adaptive(model, state, h, stats);
+  else
+    step_once(model, state, h, stats);
+}
+
+// The driver's step h as internal steps of h / 2^halvings_, on a grid of h / 2^kMaxHalvings
+// ("ticks"), so that the internal steps end exactly at t + h. A failed internal step (a
+// SimulationError: corrections that do not converge) is restored and taken again at half the size;
+// after kGrowAfter good ones the size doubles, where the grid of the doubled size allows.
+void ImpulseMethod::step_adaptive(const Model& model, State& state, double h, StepStats& stats) {
+  constexpr int kMax = ImpulseOptions::kMaxHalvings;
+  constexpr long kTicks = 1L << kMax;
+  const double t0 = state.t;
+  long done = 0;
+  while (done < kTicks) {
+    const long span = 1L << (kMax - halvings_);
+    const double sub = h * static_cast<double>(span) / static_cast<double>(kTicks);
+    saved_ = state;
+    state.t = t0 + h * static_cast<double>(done) / static_cast<double>(kTicks);
+    try {
+      step_once(model, state, sub, stats);
+    } catch (const SimulationError& e) {
+      state = saved_;
+      ++stats.rejected_steps;
+      good_steps_ = 0;
+      if (halvings_ == kMax)
+        throw SimulationError(fmt::format("{} (adaptive: still at h / 2^{} = {:.3g} s)", e.what(), kMax, sub));
+      ++halvings_;
+      corrector_->update(model, state, stats);  // the Jacobians of the restored state
+      continue;
+    }
+    done += span;
+    ++stats.internal_steps;
+    stats.h_min = stats.h_min > 0 ? std::min(stats.h_min, sub) : sub;
+    stats.h_max = std::max(stats.h_max, sub);
+    if (halvings_ > 0 && ++good_steps_ >= ImpulseOptions::kGrowAfter && done % (2 * span) == 0) {
+      --halvings_;
+      good_steps_ = 0;
+    }
+  }
+}
+
+void ImpulseMethod::step_once(const Model& model, State& state, double h, StepStats& stats) {
   corrector_->begin_step(model, state, h);  // the motors' targets at t + h
+  if (broken_) {
+    // repair: a projection of at most max_iter sweeps (or the budget's); while the joints are
+    // still open, the step is the free motion and a velocity correction of as many sweeps, so that
+    // no gap becomes velocity (the look-ahead correction would close it over h)
+    ImpulseOptions repair = opt_;
+    repair.budget = opt_.budget > 0 ? opt_.budget : opt_.max_iter;
+    project_positions(*corrector_, model, h, state, repair, stats, info_.name);
+    corrector_->update(model, state, stats);
+    const JointError e = max_joint_error(model, state);
+    broken_ = !(std::max(e.pos, e.rot) <= std::max(opt_.tol_p, kRepairedTolerance));
+    if (broken_) {
+      step_loads(model, state.t, h, loads_);
+      loads_at(model, state, loads_, loads_);
+      free_motion(model, loads_, h, state, next_);
+      std::swap(state.bodies, next_.bodies);
+      corrector_->update(model, state, stats);
+      correct_velocities(*corrector_, state, repair, stats, info_.name);
+      return;
+    }
+  }
   step_loads(model, state.t, h, loads_);
   // the springs' forces, held over the step: at its start (explicit) or linearly implicit
   if (opt_.implicit_springs) {

@@ -47,6 +47,25 @@ struct ImpulseOptions {
   // the springs' forces: false = at the start of the step, held over it (explicit); true = the
   // linearly implicit tensions of ImplicitSprings (methods/common/implicit_springs.hpp)
   bool implicit_springs = false;
+  // > 0 (anytime, schmitt2003 s.3: "the loop can be interrupted at any time"): every correction
+  // phase stops after this many sweeps and the step goes on with the error reached (recorded as the
+  // phase's residual and in StepStats::budget_stops); only a non-finite error fails. 0: off
+  long budget = 0;
+  // adaptive step (schmitt2003 s.3): a step whose corrections fail is taken again as two of half
+  // the size, down to h / 2^kMaxHalvings; after kGrowAfter good internal steps the size doubles
+  // back, up to the driver's h
+  bool adaptive = false;
+  static constexpr int kMaxHalvings = 10;
+  static constexpr int kGrowAfter = 8;
+  // joints broken at the start (kBrokenJointTolerance, models/kinematics.hpp; schmitt2003 s.3: "the
+  // correction method can even fix a model which has totally broken joints"): true = each step
+  // first projects the positions onto the joints (project_positions: the velocities kept, no
+  // energy added) with at most max_iter sweeps (budget's, if set), ending without failure; while
+  // the joints are still open beyond tol_p
+  // (kRepairedTolerance with tol_p = 0) the rest of the step is the free motion and a velocity
+  // correction of as many sweeps, and the steps after that are the method's own. false = the
+  // step's look-ahead correction closes them at once (the gap over h becomes velocity)
+  bool repair_project = true;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -180,6 +199,8 @@ class ImpulseMethod : public Method {
  private:
   void do_init(const Model& model, const State& state) override;
   void do_step(const Model& model, State& state, double h, StepStats& stats) override;
+  void step_once(const Model& model, State& state, double h, StepStats& stats);
+  void step_adaptive(const Model& model, State& state, double h, StepStats& stats);
 
   MethodInfo info_;
   ImpulseOptions opt_;
@@ -190,6 +211,12 @@ class ImpulseMethod : public Method {
   State next_;
   ContactSet contacts_;
   State probe_, preview_;
+  // adaptive: the current halvings of the driver's step, the good internal steps at this size, and
+  // the state an internal step starts from (restored when it fails)
+  int halvings_ = 0;
+  int good_steps_ = 0;
+  State saved_;
+  bool broken_ = false;  // the joints are still open beyond tol_p (repair_project)
 };
 
 }  // namespace mb

@@ -10,6 +10,22 @@ std::vector<OptionInfo> impulse_options_info() {
   return {OptionInfo::number("tol_p", "1e-6", "position correction tolerance, m (rad for rotational rows); 0: to round-off", 0),
           OptionInfo::number("tol_v", "1e-6", "velocity correction tolerance, m/s (rad/s); 0: to round-off", 0),
           OptionInfo::integer("max_iter", "1000", "maximum sweeps per correction; more is a failure", 1, 1e9),
+          OptionInfo::integer("budget", "0",
+                              "anytime (schmitt2003 s.3): N > 0 = every correction phase stops after N sweeps and the step goes "
+                              "on with the error reached (stats budget_stops; only a non-finite error fails); 0 = off",
+                              0, 1e9),
+          OptionInfo::choice("adaptive", "off",
+                             "on = a step whose corrections fail is taken again as two of half the size (down to h / 1024), "
+                             "and the size doubles back after 8 good internal steps (stats internal_steps, rejected_steps, "
+                             "h_min, h_max); off = a failed correction fails the run",
+                             {"off", "on"}),
+          OptionInfo::choice("repair", "project",
+                             "joints broken at the start (broken-chain): project = each step first moves the bodies onto the "
+                             "joints by at most max_iter position sweeps (budget's, if set) with the velocities kept (no energy "
+                             "added), and while they are still open beyond tol_p the step is the free motion and a velocity "
+                             "correction of as many sweeps; "
+                             "step = the step's look-ahead correction closes them at once, the gap over h becoming velocity",
+                             {"project", "step"}),
           contact_coupling_option(), contact_iterations_option(), contact_margin_option(), contact_detection_option(),
           spring_treatment_option()};
 }
@@ -71,7 +87,7 @@ MethodInfo impulse_method_info() {
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
                "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
   i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kContacts | kForces | kJointDampers |
-               kMotors;
+               kMotors | kBrokenJoints;
   i.timing_table = true;
   return i;
 }
@@ -88,6 +104,9 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.contact_margin = parse_contact_margin(s);
   o.contacts_from_start = parse_contact_detection(s);
   o.implicit_springs = parse_spring_treatment(s);
+  o.budget = s.get_int("budget", 0);
+  o.adaptive = s.get_string("adaptive", "off") == "on";
+  o.repair_project = s.get_string("repair", "project") == "project";
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
