@@ -239,7 +239,7 @@ TEST_CASE("particles: 4.2 and 4.3 change the runtime, not the result - 4.4 chang
   }
 }
 
-TEST_CASE("particles: p'_max limits each correction - more sweeps, the same tolerance; a large one changes nothing", "[particles]") {
+TEST_CASE("particles: p'_max limits each correction - more sweeps, the same tolerance, and a large one changes nothing", "[particles]") {
   const mb::Model m = cloth(6, 1.0, 1);
   for (const char* v : {"", "o42=on,", "o42=on,o43=on,o44=on,"}) {
     INFO(v);
