@@ -21,7 +21,7 @@ mb::CaseRecord finished() {
   c.round_to_period = false;
   c.samples = {0.5, 1};
   mb::CaseRecord r = mb::run_case(mb::build_model("double-pendulum"), "GC4", c);
-  r.experiment = mb::ExperimentRef{"exp", "exp.toml", "a table", "paper.toml", {"ED", "LD"}, 0.005, 0.04, "nominal", "case 1", 7, false};
+  r.experiment = mb::ExperimentRef{"exp", "exp.toml", "a table", "paper.toml", {"ED", "LD"}, 0.005, 0.04, "nominal", "case 1", 7, false, "budget"};
   return r;
 }
 
