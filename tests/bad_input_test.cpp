@@ -98,6 +98,8 @@ const Row kRows[] = {
     {"experiments/huge_duration.toml", "sweep {} --out {out}", "duration 1e+300 s is longer than the limit", 2},
     {"experiments/missing_scene.toml", "sweep {} --out {out}", "no scene file", 2},
     {"experiments/overlong_scene_name.toml", "sweep {} --out {out}", "no scene file", 3},
+    {"experiments/x_option_unset.toml", "sweep {} --out {out}", "field 'x_option': no method sets the option 'budget'", 5},
+    {"experiments/x_option_not_number.toml", "sweep {} --out {out}", "field 'x_option': method 'iterative:adaptive=on' sets adaptive to a value that is not a number", 5},
     {"experiments/negative_duration.toml", "sweep {} --out {out}", "field 'duration': must be positive", 5},
     {"experiments/out_of_range_option.toml", "sweep {} --out {out}", "option 'tol_p' of method 'iterative': out of range", 3},
     {"experiments/repeated_h.toml", "sweep {} --out {out}", "field 'h[2]': step size 0.01 listed twice", 5},
