@@ -345,7 +345,7 @@ TEST_CASE("the detection goals: 3 % by instructions, 10 % by wall time", "[.gate
   }
 }
 
-TEST_CASE("--history appends one JSON line per run, which trend reads", "[gate]") {
+TEST_CASE("gate --history appends one JSON line per run, which trend reads", "[gate]") {
   fs::path d = mbtest::temp_dir("gate_history");
   const std::string hist = (d / "h.jsonl").string();
   const std::string args = " --baseline " + (d / "b.json").string() + " --history " + hist +
