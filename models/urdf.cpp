@@ -244,10 +244,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   };
   walk(*root, Pose{}, 0);
   // every link hangs from the root: links whose joints form a loop of their own are not reached
-  for (const auto& [name, link] : robot->links_)
-    if (std::none_of(links.begin(), links.end(), [&](const LinkFrame& f) { return f.link == link.get(); }))
+  for (const auto& [name, link] : robot->links_) {
+    const urdf::Link* const l = link.get();  // a structured binding is not captured by clang's C++20
+    if (std::none_of(links.begin(), links.end(), [l](const LinkFrame& f) { return f.link == l; }))
       throw InputError(path, 0, fmt::format("link[{}]", name),
                        fmt::format("not connected to the root link '{}': its joints form a loop apart from the tree", root->name));
+  }
 
   Model m;
   m.gravity = Vec3(0, 0, -9.81);
