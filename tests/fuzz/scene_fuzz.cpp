@@ -1,6 +1,8 @@
 // Fuzz target: the scene reader (models/scene_reader.cpp), and the writer on what it accepts: a scene
 // that reads must write and read back to the same text. The line reader (models/scene_lines.hpp)
-// and toml++ must agree: the same model or the same error, read either way.
+// and toml++ must agree: the same model read either way, or an error either way (a file with
+// several errors may be refused for another of them first: the line reader checks the head's
+// [model] before the parts' syntax; tests/scene_test.cpp requires the same error on single faults).
 #include <cstdlib>
 #include <string>
 
@@ -8,12 +10,12 @@
 #include "models/scene.hpp"
 
 namespace {
-// the model's text, or the error with its line and field
+// the model's text, or "error"
 std::string outcome(const std::string& text, mb::SceneParse how) {
   try {
     return mb::scene_to_toml(mb::parse_scene(text, "fuzz.toml", how));
-  } catch (const mb::InputError& e) {
-    return std::string("error: ") + e.what() + " | " + std::to_string(e.line) + " | " + e.field;
+  } catch (const mb::InputError&) {
+    return "error";
   }
 }
 }  // namespace
