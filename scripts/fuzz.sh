@@ -45,5 +45,6 @@ case $target in
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
 esac
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp
 "$bin/${target}_fuzz" ${FUZZ_SEED:+-seed=$FUZZ_SEED} -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
   -artifact_prefix="$bin/artifacts/${target}-" -print_final_stats=1 "$corpus" "$seeds" 2>&1 | tail -25
