@@ -64,7 +64,7 @@ class Spec {
 
 // The value of a spec's option as a finite number; none when absent or not a number.
 std::optional<double> option_number(const Spec& spec, const std::string& key);
-// The spec without one option, in canonical form ("iterative:budget=5" without budget: "iterative").
+// The spec without one option, in canonical form ("m:a=1,b=2" without b: "m:a=1").
 std::string spec_without(const Spec& spec, const std::string& key);
 
 }  // namespace mb

@@ -22,9 +22,7 @@ namespace mb {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string esc(const std::string& s) {
+std::string html_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
@@ -37,6 +35,10 @@ std::string esc(const std::string& s) {
   }
   return o;
 }
+
+namespace {
+
+std::string esc(const std::string& s) { return html_escape(s); }
 
 std::string base64(const std::string& in) {
   static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

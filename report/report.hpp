@@ -35,6 +35,9 @@ std::string markdown_table(const TextTable& t, const std::string& heading = "##"
 std::string sig3(double x);
 std::string records_csv(const ReportData& d);
 
+// Text for HTML: & < > " as entities.
+std::string html_escape(const std::string& s);
+
 struct Figure {
   std::string id, title, paper_figure;  // paper_figure: "fig. 2" or ""
   std::string model, metric;

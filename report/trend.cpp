@@ -20,24 +20,6 @@ namespace mb {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
-    }
-  }
-  return o;
-}
-
-}  // namespace
-
 std::vector<HistoryRun> read_history(const std::string& file) {
   std::ifstream in(file);
   if (!in) throw InputError(file, 0, "", "cannot open the history file");
@@ -131,22 +113,22 @@ std::string write_trend(const std::string& history, const std::string& dir) {
     for (const auto& c : s.changes) script += fmt::format("set arrow from {0},graph 0 to {0},graph 1 nohead lc rgb '#cc0000' dt 2\n", s.run[c.index] - 0.5);
     script += fmt::format("plot '{}.dat' using 1:2:xtic(3) with linespoints pt 7 title {}\n", fig.id, gnuplot_string(s.name));
     draw_figure(fig, plots.string(), data, script, gnuplot);
-    body += fmt::format("<h2>{}</h2>\n", escape(s.name));
+    body += fmt::format("<h2>{}</h2>\n", html_escape(s.name));
     if (!fig.svg_file.empty()) body += fmt::format("<img width=\"{}\" height=\"{}\" alt=\"{}\" src=\"{}\">\n", kFigureWidth, kFigureHeight,
-                                                   escape(s.name), escape(fig.svg_file));
-    else body += fmt::format("<p>{}</p>\n", escape(fig.note));
+                                                   html_escape(s.name), html_escape(fig.svg_file));
+    else body += fmt::format("<p>{}</p>\n", html_escape(fig.note));
     for (const auto& c : s.changes) {
       const size_t r = s.run[c.index];
-      changes += fmt::format("<tr><td>{}</td><td>{} ({})</td><td>{:.6g}</td><td>{:.6g}</td><td>{:+.2f} %</td></tr>\n", escape(s.name),
-                             escape(runs[r].commit.substr(0, 12)), escape(runs[r].date), c.before, c.after, 100 * (c.after / c.before - 1));
+      changes += fmt::format("<tr><td>{}</td><td>{} ({})</td><td>{:.6g}</td><td>{:.6g}</td><td>{:+.2f} %</td></tr>\n", html_escape(s.name),
+                             html_escape(runs[r].commit.substr(0, 12)), html_escape(runs[r].date), c.before, c.after, 100 * (c.after / c.before - 1));
     }
   }
   std::string html = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>mbbench trend</title>\n"
                      "<style>body{font-family:sans-serif;max-width:1000px;margin:auto} td,th{padding:2px 8px;text-align:left}</style>"
                      "</head><body>\n";
   html += fmt::format("<h1>Gate history: {} runs, {} values</h1>\n<p>{} (first {} {}, last {} {})</p>\n", runs.size(), series.size(),
-                      escape(history), escape(runs.front().commit.substr(0, 12)), escape(runs.front().date),
-                      escape(runs.back().commit.substr(0, 12)), escape(runs.back().date));
+                      html_escape(history), html_escape(runs.front().commit.substr(0, 12)), html_escape(runs.front().date),
+                      html_escape(runs.back().commit.substr(0, 12)), html_escape(runs.back().date));
   html += "<h2>Change points</h2>\n<p>A penalised segmentation of each value's log over the runs (a change point when it lowers the squared "
           "deviations by more than 3 sigma^2 log n; docs/usage.md \"gate\"). The commit is the first run after the change.</p>\n";
   html += changes.empty() ? "<p>none</p>\n"
