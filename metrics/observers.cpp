@@ -362,9 +362,13 @@ void SelfConsistencyObserver::write(Metrics& metrics) const {
 }
 
 void ReferenceErrorObserver::write(Metrics& metrics) const {
-  metrics.set(metric::ref_error_max, error().max);
   const std::vector<Sample>& samples = recorder_.samples();
-  if (samples.empty()) return;
+  // a run that stopped before its first sample time has no error to state (0 would read as exact)
+  if (samples.empty()) {
+    metrics.note(metric::ref_error_max, "the run stopped before the first sample time");
+    return;
+  }
+  metrics.set(metric::ref_error_max, error().max);
   const Sample& last = samples.back();
   const SignificantDigits d = significant_digits(last, sample_of(*model_, reference_.at(last.t), last.t));
   metrics.set(metric::scd, d.scd);

@@ -125,10 +125,13 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
 
 // A symmetric inertia whose eigenvalues are >= 0 (to round-off): a point mass (inertia 0) or a
 // thin rod (one moment 0) is one; welded to other links it adds to a positive definite sum.
-bool positive_semidefinite(const Mat3& I) {
+// Round-off is measured against the largest moment, and at least against the moment of the mass
+// at 1 mm (a point mass written with an off-diagonal 1e-20 is a point mass): a moment below 1e-9
+// of either changes no motion in double precision.
+bool positive_semidefinite(const Mat3& I, double mass) {
   const Eigen::SelfAdjointEigenSolver<Mat3> eig(I, Eigen::EigenvaluesOnly);
   const Vec3 e = eig.eigenvalues();
-  return e.minCoeff() >= -1e-9 * std::max(e.cwiseAbs().maxCoeff(), 1e-300);
+  return e.minCoeff() >= -1e-9 * std::max(e.cwiseAbs().maxCoeff(), mass * 1e-6);
 }
 
 // The checks of one link's inertial: finite numbers, mass >= 0, a positive semi-definite inertia
@@ -143,7 +146,7 @@ void check_link(const urdf::Link& link, const std::string& path) {
   Mat3 I;
   I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (!I.allFinite()) throw InputError(path, 0, f + ".inertia", "inertia must be finite");
-  if (in.mass > 0 && !positive_semidefinite(I))
+  if (in.mass > 0 && !positive_semidefinite(I, in.mass))
     throw InputError(path, 0, f + ".inertia",
                      fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
   if (in.mass == 0 && !I.isZero(0))

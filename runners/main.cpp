@@ -81,6 +81,8 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
                            fmt_metric(m, metric::CD_vel_mean), fmt_metric(m, metric::CD_vel_max));
   if (m.get(metric::ref_error_max))
     std::cout << "max position error against the reference at the samples: " << fmt_metric(m, metric::ref_error_max) << "\n";
+  else if (const std::string* why = m.note_of(metric::ref_error_max))
+    std::cout << "no position error against the reference: " << *why << "\n";
   if (auto d = m.get(metric::scd))
     std::cout << fmt::format("significant correct digits at t = {:.6g} s (the last sample) against the reference: scd = {:.3f}, "
                              "mescd = {:.3f}\n",
