@@ -349,4 +349,14 @@ TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged -
   CHECK(mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 0.2), ref) < 1e-9);
   CHECK_THROWS_WITH(mb::parse_urdf(robot("continuous"), "r.urdf"),
                     Catch::Contains("field 'link[tool].inertial.inertia': inertia is not positive definite: the body of link 'tool' has principal moments (0, 0, 0)"));
+  // a point mass written with an off-diagonal of round-off size (eigenvalues +-1e-20) is a point
+  // mass; an off-diagonal at the scale of the mass at 1 mm is a real indefinite inertia
+  auto tool_ixz = [&](const char* ixz) {
+    std::string text = robot("fixed");
+    const std::string zero = R"(<mass value="0.1"/><inertia ixx="0" ixy="0" ixz="0")";
+    text.replace(text.find(zero), zero.size(), std::string(R"(<mass value="0.1"/><inertia ixx="0" ixy="0" ixz=")") + ixz + '"');
+    return text;
+  };
+  CHECK(mb::parse_urdf(tool_ixz("1.4e-20"), "r.urdf").bodies[0].mass == Approx(2.101).epsilon(1e-14));
+  CHECK_THROWS_WITH(mb::parse_urdf(tool_ixz("1e-7"), "r.urdf"), Catch::Contains("field 'link[tool].inertial.inertia': inertia is not positive definite"));
 }
