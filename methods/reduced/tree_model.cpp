@@ -97,13 +97,22 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
   t.gravity = m.gravity;
   t.nbody = nb;
   std::vector<int> link_of(nb, -1);
-  std::vector<std::vector<int>> adj(nb);  // joints at each body
-  std::vector<bool> used(m.joints.size(), false);
-  for (size_t ji = 0; ji < m.joints.size(); ++ji) {
-    const Joint& j = m.joints[ji];
-    if (j.a != kWorld) adj[j.a].push_back(static_cast<int>(ji));
-    if (j.b != kWorld) adj[j.b].push_back(static_cast<int>(ji));
+  // the joints at each body, compressed: body b's are adj[adj_start[b] .. adj_start[b + 1])
+  std::vector<int> adj_start(static_cast<size_t>(nb) + 1, 0), adj;
+  for (const Joint& j : m.joints)
+    for (int b : {j.a, j.b})
+      if (b != kWorld) ++adj_start[static_cast<size_t>(b) + 1];
+  for (int b = 0; b < nb; ++b) adj_start[b + 1] += adj_start[b];
+  adj.resize(static_cast<size_t>(adj_start[nb]));
+  {
+    std::vector<int> fill(adj_start.begin(), adj_start.end() - 1);
+    for (size_t ji = 0; ji < m.joints.size(); ++ji)
+      for (int b : {m.joints[ji].a, m.joints[ji].b})
+        if (b != kWorld) adj[fill[b]++] = static_cast<int>(ji);
   }
+  std::vector<bool> used(m.joints.size(), false);
+  t.link.reserve(static_cast<size_t>(nb));
+  t.setup.reserve(static_cast<size_t>(nb));
 
   // a link for body `child` attached by joint ji to `parent` (a body, fixed or not); -1: free root
   auto add_link = [&](int child, int ji, int parent) {
@@ -193,7 +202,8 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
     while (!queue.empty()) {
       const int body = queue.front();
       queue.pop_front();
-      for (int ji : adj[body]) {
+      for (int k = adj_start[body]; k < adj_start[body + 1]; ++k) {
+        const int ji = adj[k];
         if (used[ji]) continue;
         const Joint& J = m.joints[ji];
         const int other = J.a == body ? J.b : J.a;
