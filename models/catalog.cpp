@@ -92,6 +92,12 @@ const std::vector<ModelEntry>& model_catalog() {
                           OptionInfo::choice("anchor", "none", "none (free-floating) or ball (top hung from the origin)", {"none", "ball"})}, build_tree},
       {"triple-pendulum", "3 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_triple_pendulum},
+      {"walker", "six-legged walking machine (our dimensions): a body box, 6 legs of two hinged bars driven by position motors in a tripod gait, sphere feet on a floor; walks to +x; 10 s",
+       "schmitt2003", {OptionInfo::number("mu", "0.8", "friction coefficient feet-floor (static = dynamic)", 0, 100),
+                       OptionInfo::number("gait_period", "1", "period of the gait, s", 0.1, 100),
+                       OptionInfo::number("stride", "0.06", "a foot's travel in one stance, m", 0, 0.1),
+                       OptionInfo::choice("terrain", "flat", "flat (a floor of friction mu) or escape (ice, mu 0.05, with a rough mat, mu 0.8, from x = 0.35 m on; 30 s)", {"flat", "escape"}),
+                       OptionInfo::choice("push", "off", "on: leg 2 pushes 0.055 m into the ground at t = 2 s, and the machine topples", {"off", "on"})}, build_walker},
   };
   return entries;
 }
