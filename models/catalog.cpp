@@ -92,7 +92,9 @@ const std::vector<ModelEntry>& model_catalog() {
                           OptionInfo::choice("anchor", "none", "none (free-floating) or ball (top hung from the origin)", {"none", "ball"})}, build_tree},
       {"triple-pendulum", "3 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_triple_pendulum},
-      {"walker", "six-legged walking machine (our dimensions): a body box, 6 legs of two hinged bars driven by position motors in a tripod gait, sphere feet on a floor; walks to +x; 10 s",
+      {"walker", "schmitt2003's six-legged walking machine, our dimensions: a 0.36 x 0.06 x 0.16 m, 1.5 kg body box; 6 legs (x = 0, -+0.14 m, z = -+0.1 m) of two 0.1 m, "
+       "0.108 kg bars on a hip and a knee hinge (axes z), each driven by a position motor (piecewise-linear tables: a tripod gait, each foot pushing back "
+       "by the stride in 40 % of its stance, then holding); sphere feet of 0.015 m, 0.14 m below the hips; walks to +x; 10 s at h = 0.01 s",
        "schmitt2003", {OptionInfo::number("mu", "0.8", "friction coefficient feet-floor (static = dynamic)", 0, 100),
                        OptionInfo::number("gait_period", "1", "period of the gait, s", 0.1, 100),
                        OptionInfo::number("stride", "0.06", "a foot's travel in one stance, m", 0, 0.1),
