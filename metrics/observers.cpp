@@ -239,6 +239,46 @@ class ExactMotionObserver final : public Observer {
   double t0_ = 0, pos_ = 0, vel_ = 0;
 };
 
+namespace {
+
+// A walking machine (motors and shapes): walk_distance, the tracked body's displacement along +x
+// over the run; slip, the mean tangential speed of the loaded feet on the ground. A foot is loaded
+// at a step when its shape is within kStickMargin of a fixed shape (the world's or a static body's):
+// the resting contacts a step leaves just apart count.
+class WalkObserver final : public Observer {
+ public:
+  void begin(const Model& model, const State& s0, const RunContext&, const StepView&) override {
+    body_ = model.info.tracked_body;
+    x0_ = x_ = s0.bodies[static_cast<size_t>(body_)].x.x();
+    near_ = std::make_unique<CollisionDetector>(model, kStickMargin);
+  }
+  void observe(const Model& model, const State& s, const StepView&) override {
+    x_ = s.bodies[static_cast<size_t>(body_)].x.x();
+    near_->detect(model, s, contacts_);
+    for (const Contact& c : contacts_) {
+      const bool fixed_a = c.a == kWorld || model.bodies[static_cast<size_t>(c.a)].is_static;
+      const bool fixed_b = c.b == kWorld || model.bodies[static_cast<size_t>(c.b)].is_static;
+      if (fixed_a == fixed_b) continue;  // two moving bodies (or two fixed ones): not a foot on the ground
+      const Vec3 rel = world_point_velocity(model, s, c.b, c.local_b) - world_point_velocity(model, s, c.a, c.local_a);
+      sum_ += (rel - rel.dot(c.normal) * c.normal).norm();
+      ++n_;
+    }
+  }
+  void write(Metrics& m) const override {
+    m.set(metric::walk_distance, x_ - x0_);
+    m.set(metric::slip, n_ ? sum_ / static_cast<double>(n_) : 0.0);
+  }
+
+ private:
+  int body_ = -1;
+  double x0_ = 0, x_ = 0, sum_ = 0;
+  long n_ = 0;
+  std::unique_ptr<CollisionDetector> near_;
+  std::vector<Contact> contacts_;
+};
+
+}  // namespace
+
 std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const LdReading& ld) {
   std::vector<std::unique_ptr<Observer>> obs;
   obs.push_back(std::make_unique<EnergyObserver>());
@@ -250,6 +290,7 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
   }
   if (!model.shapes.empty()) obs.push_back(std::make_unique<ContactObserver>());
   if (!model.info.exact.empty()) obs.push_back(std::make_unique<ExactMotionObserver>());
+  if (!model.motors.empty() && !model.shapes.empty() && model.info.tracked_body >= 0) obs.push_back(std::make_unique<WalkObserver>());
   return obs;
 }
 

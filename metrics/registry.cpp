@@ -43,6 +43,11 @@ const std::vector<MetricInfo>& metric_catalog() {
       {repair_steps, "models whose joints start broken (broken-chain): the first step after which every joint is within 1e-9 m "
                      "and rad (with repair_time, its time in s); none: not repaired within the run", true, "", kNeedsBrokenStart,
        lower, {repair_time}},
+      {walk_distance, "walking machines (motors and contacts: walker): the tracked body's displacement along +x (the walking "
+                      "direction) from the start to the end of the run, m", true, "m", kNeedsWalking, higher, {}},
+      {slip, "walking machines: the mean over the steps and the loaded feet (shapes of moving bodies touching the fixed ground) "
+             "of the tangential speed of the contact point on the ground, m/s (0 if no foot touches)", true, "m/s", kNeedsWalking,
+       lower, {}},
   };
   return m;
 }
@@ -73,7 +78,7 @@ std::string needs_text(unsigned needs) {
       {kNeedsPeriod, "a known period (h = T/k)"}, {kNeedsReference, "a reference"},
       {kNeedsEndSample, "a sample at the end"},   {kNeedsFineRun, "a run at h/64"},
       {kNeedsContacts, "contacts"},               {kNeedsExactMotion, "a closed-form motion"},
-      {kNeedsBrokenStart, "joints broken at the start"},
+      {kNeedsBrokenStart, "joints broken at the start"},   {kNeedsWalking, "motors, contacts and a tracked body"},
   };
   std::string s;
   for (const auto& [bit, text] : kText)

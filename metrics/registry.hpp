@@ -34,6 +34,8 @@ inline constexpr char self_error[] = "self_error";
 inline constexpr char self_mescd[] = "self_mescd";
 inline constexpr char repair_steps[] = "repair_steps";
 inline constexpr char repair_time[] = "repair_time";  // recorded with repair_steps
+inline constexpr char walk_distance[] = "walk_distance";
+inline constexpr char slip[] = "slip";
 }  // namespace metric
 
 // What a case must have for a metric to apply (MetricInfo::needs); a case without it has no
@@ -46,6 +48,7 @@ enum MetricNeeds : unsigned {
   kNeedsContacts = 1u << 4,     // a model with collision shapes
   kNeedsExactMotion = 1u << 5,  // a model with a closed-form motion (ModelInfo::exact)
   kNeedsBrokenStart = 1u << 6,  // joints broken at the start (kBrokenJointTolerance, models/kinematics.hpp)
+  kNeedsWalking = 1u << 7,      // motors and collision shapes (a walking machine), and a tracked body
 };
 std::string needs_text(unsigned needs);  // "a known period, a reference"; "" for none
 

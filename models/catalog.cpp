@@ -92,6 +92,14 @@ const std::vector<ModelEntry>& model_catalog() {
                           OptionInfo::choice("anchor", "none", "none (free-floating) or ball (top hung from the origin)", {"none", "ball"})}, build_tree},
       {"triple-pendulum", "3 point masses of 1 kg, rods of 1 m, at rest stretched horizontally to +x",
        "schmitt2005 s.4", {}, build_triple_pendulum},
+      {"walker", "schmitt2003's six-legged walking machine, our dimensions: a 0.36 x 0.06 x 0.16 m, 1.5 kg body box; 6 legs (x = 0, -+0.14 m, z = -+0.1 m) of two 0.1 m, "
+       "0.108 kg bars on a hip and a knee hinge (axes z), each driven by a position motor (piecewise-linear tables: a tripod gait, each foot pushing back "
+       "by the stride in 40 % of its stance, then holding); sphere feet of 0.015 m, 0.14 m below the hips; walks to +x; 10 s at h = 0.01 s",
+       "schmitt2003", {OptionInfo::number("mu", "0.8", "friction coefficient feet-floor (static = dynamic)", 0, 100),
+                       OptionInfo::number("gait_period", "1", "period of the gait, s", 0.1, 100),
+                       OptionInfo::number("stride", "0.06", "a foot's travel in one stance, m", 0, 0.1),
+                       OptionInfo::choice("terrain", "flat", "flat (a floor of friction mu) or escape (ice, mu 0.05, with a rough mat, mu 0.8, from x = 0.35 m on; 30 s)", {"flat", "escape"}),
+                       OptionInfo::choice("push", "off", "on: leg 2 pushes 0.055 m into the ground at t = 2 s, and the machine topples", {"off", "on"})}, build_walker},
   };
   return entries;
 }

@@ -97,6 +97,17 @@ Model build_strandbeest(const Spec&);
 Model build_octahedron_tube(const Spec&);
 Model build_octahedron_cube(const Spec&);
 
+// schmitt2003's six-legged walking machine (models/catalog/walker.cpp: our dimensions, the gait).
+struct WalkerParams {
+  double mu = 0.8;            // friction of the floor (static = dynamic)
+  double gait_period = 1;     // s, one step cycle of each tripod
+  double stride = 0.06;       // m, a foot's travel along the ground in one stance
+  bool terrain_escape = false;  // ice (mu 0.05) with a rough mat (mu 0.8) ahead, instead of the floor
+  bool push = false;          // leg 2 pushes into the ground at t = 2 s: the machine topples
+};
+Model make_walker(const WalkerParams& p, const std::string& name);
+Model build_walker(const Spec&);
+
 // The cloth of bayer2009 s.5 (models/catalog/cloth.cpp).
 struct ClothParams {
   int n = 20;                 // particles per side

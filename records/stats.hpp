@@ -112,6 +112,7 @@ struct StatsSummary {
 // Wall-clock time of the steps of a case, s (in the provenance: it depends on the machine's load).
 struct CaseTiming {
   double step_seconds_total = 0, step_seconds_mean = 0;
+  double realtime_factor = 0;  // simulated s per wall s of the steps: steps_done h / step_seconds_total (0: none timed)
   double assembly = 0, factorization = 0, solve = 0, integration = 0;
   double analysis = 0;  // symbolic analysis of a sparse factorization
   double contact = 0;   // contact detection and the contact impulses (docs/contacts.md)
@@ -124,6 +125,7 @@ struct CaseTiming {
     constexpr double StepStats::*none = nullptr;
     v(summary_field("step_seconds_total", &S::step_seconds_total, none, Merge::Sum));
     v(summary_field("step_seconds_mean", &S::step_seconds_mean, none, Merge::Last));
+    v(summary_field("realtime_factor", &S::realtime_factor, none, Merge::Last, P::Optional));
     v(summary_field("assembly", &S::assembly, &StepStats::t_assembly, Merge::Sum));
     v(summary_field("factorization", &S::factorization, &StepStats::t_factorization, Merge::Sum));
     v(summary_field("solve", &S::solve, &StepStats::t_solve, Merge::Sum));

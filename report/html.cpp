@@ -103,6 +103,9 @@ std::string table_html(const TextTable& t) {
 // the appendix, after the summary, the figures and the paper's tables
 bool appendix_table(const std::string& id) { return id == "readings" || id == "pairs" || id == "fits" || id == "timing-cases"; }
 
+// the tables of the records' own step times: shown under Timing, beside `mbbench bench`'s tables
+bool timing_section_table(const std::string& id) { return id == "realtime"; }
+
 std::string folded_html(const TextTable& t) {
   return fmt::format("<details id=\"d-{}\"><summary>{} ({} rows)</summary>\n", esc(t.id), esc(t.title), t.rows.size()) + table_html(t) +
          "</details>\n";
@@ -119,7 +122,8 @@ std::string list_text(const std::set<std::string>& a) {
 std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
                         const std::vector<TextTable>& timing, const std::string& timing_summary) {
   const ProvenanceSummary& p = d.provenance;
-  const std::vector<TextTable> tables = report_tables(d);
+  std::vector<TextTable> tables, timing_tables = timing;
+  for (auto& t : report_tables(d)) (timing_section_table(t.id) ? timing_tables : tables).push_back(std::move(t));
   std::string names;
   for (const auto& e : p.experiments) names += (names.empty() ? "" : ", ") + e.name;
   const std::string title = names.empty() ? std::string("mbbench report") : "mbbench report: " + names;
@@ -157,15 +161,15 @@ figcaption{{font-size:13px}}
   // table of contents: the summary, the figures, the paper's tables, timing, provenance, appendix
   std::vector<const TextTable*> main_tables, folded;
   for (const auto& t : tables) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
-  for (const auto& t : timing) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
+  for (const auto& t : timing_tables) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
   s += "<nav class=\"toc\"><b>Contents</b><ul>\n<li><a href=\"#summary\">Summary</a></li>\n<li><a href=\"#figures\">Figures</a></li>\n";
   s += "<li><a href=\"#tables\">Tables</a><ul>\n";
   for (const auto& t : tables)
     if (!appendix_table(t.id)) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
   s += "</ul></li>\n";
-  if (!timing.empty()) {
+  if (!timing_tables.empty()) {
     s += "<li><a href=\"#timing\">Timing</a><ul>\n";
-    for (const auto& t : timing)
+    for (const auto& t : timing_tables)
       if (!appendix_table(t.id)) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
     s += "</ul></li>\n";
   }
@@ -197,7 +201,7 @@ figcaption{{font-size:13px}}
     s += fmt::format("<li>{} model x metric pairs do not apply, each with its reason (table <a href=\"#not-applicable\">not "
                      "applicable</a>)</li>\n",
                      d.not_applicable.size());
-  if (!timing.empty())
+  if (!timing_tables.empty())
     s += "<li>" + esc(timing_summary.empty() ? std::string("timing: our times per step") : timing_summary) +
          " (under <a href=\"#timing\">Timing</a>)</li>\n";
   s += "</ul>\n";
@@ -218,10 +222,10 @@ figcaption{{font-size:13px}}
   for (const auto& t : tables)
     if (!appendix_table(t.id)) s += table_html(t);
 
-  // the timing tables of `mbbench bench`, as tables
-  if (!timing.empty()) {
+  // the timing tables of `mbbench bench` and the real-time factors of the records, as tables
+  if (!timing_tables.empty()) {
     s += "<h2 id=\"timing\">Timing</h2>\n";
-    for (const auto& t : timing)
+    for (const auto& t : timing_tables)
       if (!appendix_table(t.id)) s += table_html(t);
   }
   // provenance: where the numbers come from

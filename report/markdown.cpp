@@ -195,6 +195,19 @@ std::vector<TextTable> report_tables(const ReportData& d) {
   for (const auto& x : d.not_applicable) na.rows.push_back({x.model, x.metric, std::to_string(x.cases), Cell(x.reason, "na")});
   if (!na.rows.empty()) out.push_back(std::move(na));
 
+  // the real-time factor of every timed case (simulated s per wall s of its steps)
+  TextTable rt;
+  rt.id = "realtime";
+  rt.title = "Real-time factor";
+  rt.caption = "Every case whose steps were timed: the simulated time per wall time of its steps (the record's "
+               "provenance.timing.realtime_factor; above 1: faster than real time), one core, on the machine in the provenance.";
+  rt.header = {"Model", "Method", "h", "steps", "ms / step", "real-time factor"};
+  for (const CaseRecord& r : d.records)
+    if (r.timing.realtime_factor > 0 && r.steps_done > 0)
+      rt.rows.push_back({r.model.spec, r.method.spec, h_text(r.h), std::to_string(r.steps_done),
+                         sig3(1e3 * r.timing.step_seconds_total / static_cast<double>(r.steps_done)), sig3(r.timing.realtime_factor)});
+  if (!rt.rows.empty()) out.push_back(std::move(rt));
+
   // the contact phases' share of the step time
   TextTable ct;
   ct.id = "contact-time";

@@ -155,6 +155,8 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
   }
   out.timing.step_seconds_mean =
       out.steps_done ? out.timing.step_seconds_total / static_cast<double>(out.steps_done) : 0.0;
+  if (out.timing.step_seconds_total > 0)
+    out.timing.realtime_factor = static_cast<double>(out.steps_done) * h / out.timing.step_seconds_total;
   return out;
 }
 
