@@ -11,7 +11,8 @@
 //   - no new failures (ok in the baseline, failed now); a baseline failure that now runs is reported;
 //   - wall time only as the ratio to the timing reference (MethodInfo::timing_reference, `linear`)
 //     measured in the same repetition: the Mann-Whitney U test of this run's repetitions against
-//     the baseline's, a regression when p < 0.01 and the 99 % interval of the ratio lies above 1.05;
+//     the baseline's, a regression when p, Holm-adjusted over the run's wall-time tests, is below
+//     0.01 and the 99 % interval of the ratio lies above 1.05;
 //   - instructions per step under cachegrind (deterministic): now / baseline <= 1.01.
 // Accuracy numbers are deterministic (the same build gives bit-identical records), so the
 // baseline keeps them at full precision and a rerun always passes.
@@ -48,8 +49,9 @@ struct GateTolerances {
   double metric_factor = 1.1;  // |log(now / baseline)| <= log(metric_factor)
   double metric_floor = 1e-12;
   // wall time: a change when the Mann-Whitney U test of the repetitions' ratios (now against the
-  // baseline) gives a one-sided p < timing_alpha and the whole interval (interval_level) of the
-  // ratio of ratios lies beyond timing_effect (either way)
+  // baseline) gives a one-sided p, Holm-adjusted over the run's wall-time tests, below
+  // timing_alpha and the whole interval (interval_level) of the ratio of ratios lies beyond
+  // timing_effect (either way)
   double timing_alpha = 0.01;
   double timing_effect = 1.05;
   double interval_level = 0.99;  // of the confidence interval printed
@@ -82,14 +84,22 @@ std::string gate_text(const GateComparison& c);
 
 // The wall-time verdict of two samples of a method's timings (ratios or seconds; `now` against
 // `base`): the U test, the estimated ratio now / base with its interval, and slower / faster /
-// no change by the tolerances.
+// no change by the tolerances, as a family of one test.
 struct TimingVerdict {
   double p_slower = 1, p_faster = 1;
+  // Holm-adjusted over the family of the run's wall-time tests (each direction its own family)
+  double p_slower_adjusted = 1, p_faster_adjusted = 1;
+  size_t family = 1;
   double ratio = 1, low = 1, high = 1;
   int change = 0;  // +1 slower, -1 faster, 0 no change
-  std::string text;  // "x1.12 (99% CI 1.08..1.15), p = 2e-05"
+  std::string text;  // "x1.120, 99% CI 1.080..1.150, p = 2.1e-05 (Holm 5.3e-04 of 26 tests)"
 };
 TimingVerdict timing_verdict(const std::vector<double>& now, const std::vector<double>& base, const GateTolerances& tol);
+// Decides a family of wall-time tests together: every verdict's p-values are Holm-adjusted over
+// the family (analysis/compare.hpp), and a change needs the adjusted p below timing_alpha and the
+// whole interval beyond timing_effect. A run makes one test per timed method and size; with a
+// per-test p < alpha, the chance that one of them errs grows with their number.
+void decide_timing_family(std::vector<TimingVerdict>& family, const GateTolerances& tol);
 
 // Cachegrind's output file: the instructions (Ir) and last-level misses (ILmr + DLmr + DLmw) of
 // its summary line. InputError naming the file when it has none.
