@@ -170,22 +170,27 @@ TEST_CASE("a gate history's trend: change points listed, figures drawn", "[gate]
   {
     std::ofstream h(file);
     for (int i = 0; i < 12; ++i)
-      h << fmt::format(R"({{"commit":"c{:02}","date":"2026-11-26","build":"Release","machine":"cpu","values":{{"instructions GC4 tree:joints=63":{},"time/linear GC4 tree:joints=63":{}}}}})",
-                       i, i < 8 ? 1e6 : 1.03e6, 0.6 + 0.01 * (i % 3))
+      h << fmt::format(R"({{"commit":"c{:02}","date":"2026-11-26","build":"Release","machine":"cpu","values":{{"instructions GC4 tree:joints=63":{},"ll_misses GC4 tree:joints=63":{},"time/linear GC4 tree:joints=63":{}}}}})",
+                       i, i < 8 ? 1e6 : 1.03e6, i == 5 ? 2.0 : 0.0, 0.6 + 0.01 * (i % 3))
         << "\n";
   }
   const auto runs = mb::read_history(file);
   REQUIRE(runs.size() == 12);
   const auto series = mb::trend_series(runs);
-  REQUIRE(series.size() == 2);
+  REQUIRE(series.size() == 3);
   CHECK(series[0].name == "instructions GC4 tree:joints=63");
   REQUIRE(series[0].changes.size() == 1);
   CHECK(series[0].changes[0].index == 8);
   CHECK(series[0].changes[0].after / series[0].changes[0].before == Approx(1.03));
-  CHECK(series[1].changes.empty());  // +-1 % of wall-time noise: no change
+  // last-level misses, 0 in all runs but one (as on the gate's trees): read, drawn, no log
+  CHECK(series[1].name == "ll_misses GC4 tree:joints=63");
+  CHECK(series[1].value.size() == 12);
+  CHECK(series[1].changes.empty());
+  CHECK(series[2].changes.empty());  // +-1 % of wall-time noise: no change
   const std::string html = mb::write_trend(file, (d / "out").string());
   std::ifstream in(html);
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(page.find("c08") != std::string::npos);  // the change point's commit
   CHECK(page.find("+3.00 %") != std::string::npos);
+  CHECK(page.find("Change points not sought: the value is 0 in some runs") != std::string::npos);
 }
