@@ -602,7 +602,7 @@ GateRecord run_gate(const GateConfig& cfg) {
   }
   const auto t1 = std::chrono::steady_clock::now();
   // the cachegrind children first (in parallel: counts do not depend on the load), then the
-  // wall-time repetitions alone
+  // timed repetitions alone
   const auto counts = count_instructions(cfg, methods, g.instructions_note);
   g.timing = timing_set(cfg, methods, reference, g.unsupported);
   for (auto& t : g.timing) {
@@ -774,7 +774,7 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
   std::map<std::pair<std::string, int>, const GateTiming*> bt;
   for (const auto& t : base.timing) bt[{t.method, t.joints}] = &t;
   const std::string ratio_name = "time/" + now.timing_reference;
-  // the wall-time tests of this run, decided as one family (the reference's own ratio is 1 by
+  // the time tests of this run, decided as one family (the reference's own ratio is 1 by
   // construction: no test); keyed by the index of the timing in `now`
   const bool same_reference = base.timing_reference == now.timing_reference;
   std::vector<size_t> tested;
