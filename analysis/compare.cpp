@@ -145,6 +145,20 @@ RatioEstimate ratio_estimate(const std::vector<double>& x, const std::vector<dou
   return r;
 }
 
+std::vector<double> holm_adjust(const std::vector<double>& p) {
+  const size_t m = p.size();
+  std::vector<size_t> order(m);
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> out(m);
+  double running = 0;
+  for (size_t i = 0; i < m; ++i) {
+    running = std::max(running, std::min(1.0, static_cast<double>(m - i) * p[order[i]]));
+    out[order[i]] = running;
+  }
+  return out;
+}
+
 std::vector<size_t> change_points(const std::vector<double>& y, const ChangePointOptions& opt) {
   const size_t n = y.size();
   std::vector<size_t> out;

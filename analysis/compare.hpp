@@ -35,6 +35,13 @@ struct RatioEstimate {
 };
 RatioEstimate ratio_estimate(const std::vector<double>& x, const std::vector<double>& y, double level = 0.99);
 
+// Holm's step-down adjustment of the p-values of a family of tests: the i-th smallest p times
+// (m - i + 1), made non-decreasing in that order, at most 1. Rejecting every test whose adjusted
+// p is below alpha keeps the chance of one or more false rejections in the family at or below
+// alpha, whatever the dependence between the tests (Holm 1979; uniformly more powerful than
+// Bonferroni's m p).
+std::vector<double> holm_adjust(const std::vector<double>& p);
+
 // Change points of a series (e.g. log values over commits) under a piecewise-constant mean: the
 // segmentation that minimises the sum of squared deviations from each segment's mean plus a
 // penalty of beta sigma^2 log n per change point (optimal partitioning, the recursion PELT

@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,8 @@ const std::vector<std::string> kMetrics = {metric::ED, metric::LD, metric::CD_po
 // A timed window is always the same work: a fresh run (initial state, init, and the first 3
 // steps with the torque pulse, untimed), then kWindow timed steps (bench/harness.hpp).
 constexpr int kWindow = 4;
+// the fewest windows of a repetition, whose fastest is taken
+constexpr int kMinWindows = 3;
 
 std::vector<std::string> gate_methods(const GateConfig& cfg) {
   if (!cfg.methods.empty()) return cfg.methods;
@@ -88,22 +91,37 @@ GateCase accuracy_case(const std::string& model_spec, const std::string& method,
   return c;
 }
 
+// the CPU time this thread has run, in s
+double thread_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 struct Timed {
   std::string method;
   std::unique_ptr<StepTimer> timer;
   std::vector<double> per_step;  // one entry per repetition
   std::string failure;
-  // one repetition: fresh windows until `seconds` have passed; the wall time per timed step of
-  // the fastest window (a window the scheduler interrupted, on a loaded machine, is slower; the
-  // fastest is the step's own cost)
+  // one repetition: fresh windows until `seconds` of CPU time have passed, and at least
+  // kMinWindows; the CPU time of this thread per timed step of the fastest window. CPU time, not
+  // wall time: on a shared machine the scheduler shares a core between runnable processes in
+  // slices of a few ms, so a window longer than a slice (4 steps of LM4 on 63 joints take 6 ms,
+  // of Imp10 160 ms) waits in every window, and its wall time measures the load; the thread's CPU
+  // time leaves the waiting out. The fastest window leaves out what remains (an interrupt, a
+  // cache another process emptied), also for a method whose one window outlasts `seconds`.
   double repetition(double seconds) {
     double total = 0, fastest = 0;
+    int windows = 0;
     do {
       timer->restart();
-      const double w = timer->window(kWindow);
-      fastest = total == 0 ? w : std::min(fastest, w);
+      const double c0 = thread_cpu_seconds();
+      timer->window(kWindow);
+      const double w = thread_cpu_seconds() - c0;
+      fastest = windows == 0 ? w : std::min(fastest, w);
       total += w;
-    } while (total < seconds);
+      ++windows;
+    } while (total < seconds || windows < kMinWindows);
     return fastest / kWindow;
   }
 };
@@ -494,10 +512,21 @@ int gate_ab(const GateConfig& cfg, const std::string& other, std::ostream& out, 
   ca.exe = self;
   cb.exe = other;
   const auto ia = count_instructions(ca, methods, note_a), ib = count_instructions(cb, methods, note_b);
-  out << fmt::format("A/B: this build ({}) against {}, {} interleaved repetitions; a change: U test p < {:g} and x{:g} either way\n", self,
-                     other, cfg.timing_reps, tol.timing_alpha, tol.ab_effect);
   GateTolerances abt = tol;
   abt.timing_effect = tol.ab_effect;
+  // the tests of the timed cases, decided as one family (Holm)
+  std::map<std::pair<std::string, int>, size_t> index;
+  std::vector<TimingVerdict> verdicts;
+  for (const auto& key : order) {
+    const AB& x = t[key];
+    if (!x.failure.empty()) continue;
+    index[key] = verdicts.size();
+    verdicts.push_back(timing_verdict(x.self, x.other, abt));
+  }
+  decide_timing_family(verdicts, abt);
+  out << fmt::format("A/B: this build ({}) against {}, {} interleaved repetitions; a change: U test p < {:g} (Holm over the {} tests) and "
+                     "x{:g} either way\n",
+                     self, other, cfg.timing_reps, tol.timing_alpha, verdicts.size(), tol.ab_effect);
   for (const auto& key : order) {
     const AB& x = t[key];
     const std::string kase = fmt::format("{} tree:joints={}", key.first, key.second);
@@ -505,7 +534,7 @@ int gate_ab(const GateConfig& cfg, const std::string& other, std::ostream& out, 
     if (!x.failure.empty()) {
       line = fmt::format("{:<28} not timed: {}", kase, x.failure);
     } else {
-      const TimingVerdict v = timing_verdict(x.self, x.other, abt);
+      const TimingVerdict& v = verdicts[index.at(key)];
       line = fmt::format("{:<28} other {:10.4g} ms  this {:10.4g} ms  {:<10} this/other {}", kase, 1e3 * median(x.other),
                          1e3 * median(x.self), v.change > 0 ? "SLOWER" : v.change < 0 ? "FASTER" : "no change", v.text);
     }
@@ -573,7 +602,7 @@ GateRecord run_gate(const GateConfig& cfg) {
   }
   const auto t1 = std::chrono::steady_clock::now();
   // the cachegrind children first (in parallel: counts do not depend on the load), then the
-  // wall-time repetitions alone
+  // timed repetitions alone
   const auto counts = count_instructions(cfg, methods, g.instructions_note);
   g.timing = timing_set(cfg, methods, reference, g.unsupported);
   for (auto& t : g.timing) {
@@ -745,7 +774,28 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
   std::map<std::pair<std::string, int>, const GateTiming*> bt;
   for (const auto& t : base.timing) bt[{t.method, t.joints}] = &t;
   const std::string ratio_name = "time/" + now.timing_reference;
-  for (const auto& t : now.timing) {
+  // the time tests of this run, decided as one family (the reference's own ratio is 1 by
+  // construction: no test); keyed by the index of the timing in `now`
+  const bool same_reference = base.timing_reference == now.timing_reference;
+  std::vector<size_t> tested;
+  std::vector<TimingVerdict> verdicts;
+  for (size_t i = 0; i < now.timing.size(); ++i) {
+    const GateTiming& t = now.timing[i];
+    auto it = bt.find({t.method, t.joints});
+    if (it == bt.end() || !it->second->ratio || !t.ratio || !same_reference || t.method == now.timing_reference) continue;
+    if (it->second->status == Status::Ok && t.status != Status::Ok) continue;
+    // the repetitions of both runs (a baseline without them: its median as one value)
+    const GateTiming& b = *it->second;
+    const std::vector<double> bs = b.ratios.empty() ? std::vector<double>{*b.ratio} : b.ratios;
+    const std::vector<double> ns = t.ratios.empty() ? std::vector<double>{*t.ratio} : t.ratios;
+    tested.push_back(i);
+    verdicts.push_back(timing_verdict(ns, bs, tol));
+  }
+  decide_timing_family(verdicts, tol);
+  std::map<size_t, const TimingVerdict*> verdict_of;
+  for (size_t k = 0; k < tested.size(); ++k) verdict_of[tested[k]] = &verdicts[k];
+  for (size_t ti = 0; ti < now.timing.size(); ++ti) {
+    const GateTiming& t = now.timing[ti];
     const std::string kase = fmt::format("{} tree:joints={}", t.method, t.joints);
     auto it = bt.find({t.method, t.joints});
     if (it == bt.end()) continue;  // a new method is reported above
@@ -772,14 +822,13 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       ++c.not_measured;
       add("instructions/step", kase, fmt::format("{:.0f}", *b.instructions), "-", "-", "NOT MEASURED (see the note)", false);
     }
-    if (!b.ratio || !t.ratio || base.timing_reference != now.timing_reference) continue;
+    if (!b.ratio || !t.ratio || !same_reference) continue;
     ++c.compared;
     const double bv = *b.ratio, nv = *t.ratio;
-    // the repetitions of both runs (a baseline without them: its median as one value)
-    const std::vector<double> bs = b.ratios.empty() ? std::vector<double>{bv} : b.ratios;
-    const std::vector<double> ns = t.ratios.empty() ? std::vector<double>{nv} : t.ratios;
-    const TimingVerdict v = timing_verdict(ns, bs, tol);
-    const std::string tt = fmt::format("p<{:g}, x{:g}", tol.timing_alpha, tol.timing_effect);
+    auto vi = verdict_of.find(ti);
+    if (vi == verdict_of.end()) continue;  // the reference itself
+    const TimingVerdict& v = *vi->second;
+    const std::string tt = fmt::format("Holm p<{:g}, x{:g}", tol.timing_alpha, tol.timing_effect);
     if (v.change > 0) add(ratio_name, kase, num(bv), num(nv), tt, "REGRESSION (slower " + v.text + ")", true);
     else if (v.change < 0) add(ratio_name, kase, num(bv), num(nv), tt, "faster (" + v.text + ")", false);
     else if (bv != nv) add(ratio_name, kase, num(bv), num(nv), tt, "ok (" + v.text + ")", false);
@@ -824,12 +873,33 @@ TimingVerdict timing_verdict(const std::vector<double>& now, const std::vector<d
   v.ratio = r.ratio;
   v.low = r.low;
   v.high = r.high;
-  // slower by more than the effect with the interval's confidence, and significant
-  if (v.p_slower < tol.timing_alpha && v.low > tol.timing_effect) v.change = 1;
-  if (v.p_faster < tol.timing_alpha && v.high < 1 / tol.timing_effect) v.change = -1;
-  v.text = fmt::format("x{:.3f}, {:g}% CI {:.3f}..{:.3f}, p = {:.2g}", v.ratio, 100 * tol.interval_level, v.low, v.high,
-                       v.ratio >= 1 ? v.p_slower : v.p_faster);
-  return v;
+  std::vector<TimingVerdict> one = {v};
+  decide_timing_family(one, tol);
+  return one[0];
+}
+
+void decide_timing_family(std::vector<TimingVerdict>& family, const GateTolerances& tol) {
+  std::vector<double> ps, pf;
+  for (const auto& v : family) {
+    ps.push_back(v.p_slower);
+    pf.push_back(v.p_faster);
+  }
+  const std::vector<double> as = holm_adjust(ps), af = holm_adjust(pf);
+  for (size_t i = 0; i < family.size(); ++i) {
+    TimingVerdict& v = family[i];
+    v.p_slower_adjusted = as[i];
+    v.p_faster_adjusted = af[i];
+    v.family = family.size();
+    // slower by more than the effect with the interval's confidence, and significant
+    v.change = 0;
+    if (v.p_slower_adjusted < tol.timing_alpha && v.low > tol.timing_effect) v.change = 1;
+    if (v.p_faster_adjusted < tol.timing_alpha && v.high < 1 / tol.timing_effect) v.change = -1;
+    const bool slower = v.ratio >= 1;
+    v.text = fmt::format("x{:.3f}, {:g}% CI {:.3f}..{:.3f}, p = {:.2g}", v.ratio, 100 * tol.interval_level, v.low, v.high,
+                         slower ? v.p_slower : v.p_faster);
+    if (v.family > 1)
+      v.text += fmt::format(" (Holm {:.2g} of {} tests)", slower ? v.p_slower_adjusted : v.p_faster_adjusted, v.family);
+  }
 }
 
 std::string gate_history_line(const GateRecord& g) {

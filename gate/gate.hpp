@@ -9,9 +9,11 @@
 //     values raised to a floor of 1e-12 (below it numbers are round-off); only a change for the
 //     worse is a regression, a change for the better is reported as "improved";
 //   - no new failures (ok in the baseline, failed now); a baseline failure that now runs is reported;
-//   - wall time only as the ratio to the timing reference (MethodInfo::timing_reference, `linear`)
+//   - time (the CPU time of the gate's thread per step, the fastest of a repetition's windows)
+//     only as the ratio to the timing reference (MethodInfo::timing_reference, `linear`)
 //     measured in the same repetition: the Mann-Whitney U test of this run's repetitions against
-//     the baseline's, a regression when p < 0.01 and the 99 % interval of the ratio lies above 1.05;
+//     the baseline's, a regression when p, Holm-adjusted over the run's time tests, is below
+//     0.01 and the 99 % interval of the ratio lies above 1.05;
 //   - instructions per step under cachegrind (deterministic): now / baseline <= 1.01.
 // Accuracy numbers are deterministic (the same build gives bit-identical records), so the
 // baseline keeps them at full precision and a rerun always passes.
@@ -47,9 +49,10 @@ struct GateTolerances {
   double order_abs = 0.1;
   double metric_factor = 1.1;  // |log(now / baseline)| <= log(metric_factor)
   double metric_floor = 1e-12;
-  // wall time: a change when the Mann-Whitney U test of the repetitions' ratios (now against the
-  // baseline) gives a one-sided p < timing_alpha and the whole interval (interval_level) of the
-  // ratio of ratios lies beyond timing_effect (either way)
+  // time: a change when the Mann-Whitney U test of the repetitions' ratios (now against the
+  // baseline) gives a one-sided p, Holm-adjusted over the run's time tests, below
+  // timing_alpha and the whole interval (interval_level) of the ratio of ratios lies beyond
+  // timing_effect (either way)
   double timing_alpha = 0.01;
   double timing_effect = 1.05;
   double interval_level = 0.99;  // of the confidence interval printed
@@ -80,16 +83,24 @@ struct GateComparison {
 GateComparison compare_gate(const GateRecord& baseline, const GateRecord& now, const GateTolerances& tol = {});
 std::string gate_text(const GateComparison& c);
 
-// The wall-time verdict of two samples of a method's timings (ratios or seconds; `now` against
+// The time verdict of two samples of a method's timings (ratios or seconds; `now` against
 // `base`): the U test, the estimated ratio now / base with its interval, and slower / faster /
-// no change by the tolerances.
+// no change by the tolerances, as a family of one test.
 struct TimingVerdict {
   double p_slower = 1, p_faster = 1;
+  // Holm-adjusted over the family of the run's time tests (each direction its own family)
+  double p_slower_adjusted = 1, p_faster_adjusted = 1;
+  size_t family = 1;
   double ratio = 1, low = 1, high = 1;
   int change = 0;  // +1 slower, -1 faster, 0 no change
-  std::string text;  // "x1.12 (99% CI 1.08..1.15), p = 2e-05"
+  std::string text;  // "x1.120, 99% CI 1.080..1.150, p = 2.1e-05 (Holm 5.3e-04 of 26 tests)"
 };
 TimingVerdict timing_verdict(const std::vector<double>& now, const std::vector<double>& base, const GateTolerances& tol);
+// Decides a family of time tests together: every verdict's p-values are Holm-adjusted over
+// the family (analysis/compare.hpp), and a change needs the adjusted p below timing_alpha and the
+// whole interval beyond timing_effect. A run makes one test per timed method and size; with a
+// per-test p < alpha, the chance that one of them errs grows with their number.
+void decide_timing_family(std::vector<TimingVerdict>& family, const GateTolerances& tol);
 
 // Cachegrind's output file: the instructions (Ir) and last-level misses (ILmr + DLmr + DLmw) of
 // its summary line. InputError naming the file when it has none.
@@ -103,7 +114,7 @@ CachegrindCounts parse_cachegrind(const std::string& text, const std::string& fi
 //   gate-steps METHOD JOINTS STEPS: builds tree:joints=JOINTS and steps METHOD through the timing
 //     harness (3 untimed warm-up steps, then windows of 4), for the instruction counts;
 //   gate-serve: reads lines "METHOD JOINTS SECONDS" from stdin and answers each with one line, the
-//     wall time per step of one repetition (windows until SECONDS have passed) or "error: ...",
+//     CPU time per step of one repetition (windows until SECONDS have passed) or "error: ...",
 //     for the A/B timing. Timers live until stdin closes.
 bool is_gate_child(const std::string& command);
 int gate_child(int argc, char** argv);

@@ -45,8 +45,9 @@ std::vector<HistoryRun> read_history(const std::string& file) {
     r.machine = j["machine"].get<std::string>();
     if (!j.contains("values") || !j["values"].is_object()) throw InputError(file, line_no, "values", "missing or not an object");
     for (const auto& [k, v] : j["values"].items()) {
-      if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
-        throw InputError(file, line_no, "values." + k, "expected a positive number");
+      // >= 0: a count of last-level misses is 0 on trees whose working set fits the cache
+      if (!v.is_number() || !(v.get<double>() >= 0) || !std::isfinite(v.get<double>()))
+        throw InputError(file, line_no, "values." + k, "expected a number >= 0");
       r.values[k] = v.get<double>();
     }
     runs.push_back(std::move(r));
@@ -65,6 +66,11 @@ std::vector<TrendSeries> trend_series(const std::vector<HistoryRun>& runs) {
     }
   std::vector<TrendSeries> out;
   for (auto& [k, s] : by_name) {
+    // change points are sought on log values: not in a series with a 0 in it
+    if (*std::min_element(s.value.begin(), s.value.end()) <= 0) {
+      out.push_back(std::move(s));
+      continue;
+    }
     std::vector<double> logs;
     for (double v : s.value) logs.push_back(std::log(v));
     // instruction counts are deterministic: a smaller floor; wall-time ratios move by a few %
@@ -117,6 +123,8 @@ std::string write_trend(const std::string& history, const std::string& dir) {
     if (!fig.svg_file.empty()) body += fmt::format("<img width=\"{}\" height=\"{}\" alt=\"{}\" src=\"{}\">\n", kFigureWidth, kFigureHeight,
                                                    html_escape(s.name), html_escape(fig.svg_file));
     else body += fmt::format("<p>{}</p>\n", html_escape(fig.note));
+    if (*std::min_element(s.value.begin(), s.value.end()) <= 0)
+      body += "<p>Change points not sought: the value is 0 in some runs (they are sought on log values).</p>\n";
     for (const auto& c : s.changes) {
       const size_t r = s.run[c.index];
       changes += fmt::format("<tr><td>{}</td><td>{} ({})</td><td>{:.6g}</td><td>{:.6g}</td><td>{:+.2f} %</td></tr>\n", html_escape(s.name),

@@ -88,6 +88,40 @@ TEST_CASE("the ratio estimate of two samples and its interval", "[gate][stats]")
   CHECK(mb::timing_verdict(slight, base, tol).change == 0);
 }
 
+TEST_CASE("Holm's adjustment and the wall-time tests decided as a family", "[gate][stats]") {
+  // the textbook example: sorted p 0.01, 0.04, 0.03, 0.005 -> 4 x 0.005, 3 x 0.01, 2 x 0.03,
+  // then max(0.06, 1 x 0.04): monotone in the order of the raw p-values
+  const std::vector<double> adj = mb::holm_adjust({0.01, 0.04, 0.03, 0.005});
+  REQUIRE(adj.size() == 4);
+  CHECK(adj[0] == Approx(0.03).epsilon(1e-12));
+  CHECK(adj[1] == Approx(0.06).epsilon(1e-12));
+  CHECK(adj[2] == Approx(0.06).epsilon(1e-12));
+  CHECK(adj[3] == Approx(0.02).epsilon(1e-12));
+  CHECK(mb::holm_adjust({0.5, 0.9})[1] == 1.0);  // capped at 1
+  CHECK(mb::holm_adjust({}).empty());
+  // 9 repetitions against 9: U = 75 of 81 gives p = 6.2e-4, a change for one test but not within
+  // a family of 26 tests, where U = 81 (p = 1 / 48620, the smallest there is) still is
+  const std::vector<double> base = {1.00, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.08};
+  std::vector<double> full, partial;
+  for (double b : base) full.push_back(1.3 * b);
+  // 8 values above every baseline value, one (1.025) above 3 of them: U = 72 + 3 = 75
+  partial = {1.025, 1.5, 1.51, 1.52, 1.53, 1.54, 1.55, 1.56, 1.57};
+  mb::GateTolerances tol;
+  tol.interval_level = 0.9;  // an interval narrow enough to lie above 1.05 for both
+  const mb::TimingVerdict alone = mb::timing_verdict(partial, base, tol);
+  CHECK(alone.p_slower == Approx(0.0006170300287947347).epsilon(1e-9));
+  CHECK(alone.change == 1);
+  std::vector<mb::TimingVerdict> family(26, mb::timing_verdict(base, base, tol));
+  family[0] = alone;
+  family[1] = mb::timing_verdict(full, base, tol);
+  mb::decide_timing_family(family, tol);
+  CHECK(family[1].change == 1);  // 26 / 48620 = 5.3e-4 < 0.01
+  CHECK(family[1].p_slower_adjusted == Approx(26.0 / 48620).epsilon(1e-9));
+  CHECK(family[1].text.find("(Holm 0.00053 of 26 tests)") != std::string::npos);
+  CHECK(family[0].p_slower_adjusted == Approx(25 * 0.0006170300287947347).epsilon(1e-9));  // the second smallest
+  CHECK(family[0].change == 0);
+}
+
 TEST_CASE("change points of a synthetic step series", "[gate][stats]") {
   std::mt19937 rng(7);
   std::normal_distribution<double> noise(0, 0.01);
@@ -136,22 +170,27 @@ TEST_CASE("a gate history's trend: change points listed, figures drawn", "[gate]
   {
     std::ofstream h(file);
     for (int i = 0; i < 12; ++i)
-      h << fmt::format(R"({{"commit":"c{:02}","date":"2026-11-26","build":"Release","machine":"cpu","values":{{"instructions GC4 tree:joints=63":{},"time/linear GC4 tree:joints=63":{}}}}})",
-                       i, i < 8 ? 1e6 : 1.03e6, 0.6 + 0.01 * (i % 3))
+      h << fmt::format(R"({{"commit":"c{:02}","date":"2026-11-26","build":"Release","machine":"cpu","values":{{"instructions GC4 tree:joints=63":{},"ll_misses GC4 tree:joints=63":{},"time/linear GC4 tree:joints=63":{}}}}})",
+                       i, i < 8 ? 1e6 : 1.03e6, i == 5 ? 2.0 : 0.0, 0.6 + 0.01 * (i % 3))
         << "\n";
   }
   const auto runs = mb::read_history(file);
   REQUIRE(runs.size() == 12);
   const auto series = mb::trend_series(runs);
-  REQUIRE(series.size() == 2);
+  REQUIRE(series.size() == 3);
   CHECK(series[0].name == "instructions GC4 tree:joints=63");
   REQUIRE(series[0].changes.size() == 1);
   CHECK(series[0].changes[0].index == 8);
   CHECK(series[0].changes[0].after / series[0].changes[0].before == Approx(1.03));
-  CHECK(series[1].changes.empty());  // +-1 % of wall-time noise: no change
+  // last-level misses, 0 in all runs but one (as on the gate's trees): read, drawn, no log
+  CHECK(series[1].name == "ll_misses GC4 tree:joints=63");
+  CHECK(series[1].value.size() == 12);
+  CHECK(series[1].changes.empty());
+  CHECK(series[2].changes.empty());  // +-1 % of wall-time noise: no change
   const std::string html = mb::write_trend(file, (d / "out").string());
   std::ifstream in(html);
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(page.find("c08") != std::string::npos);  // the change point's commit
   CHECK(page.find("+3.00 %") != std::string::npos);
+  CHECK(page.find("Change points not sought: the value is 0 in some runs") != std::string::npos);
 }

@@ -8,6 +8,8 @@
 #include <optional>
 #include <thread>
 
+#include <time.h>
+
 #include "core/error.hpp"
 
 namespace mbtest {
@@ -16,11 +18,11 @@ using namespace mb;
 
 namespace {
 
-enum class Kind { Bias, Fail, Sleep, Slow3, Slow10 };
+enum class Kind { Bias, Fail, Sleep, Slow10, Spin };
 
 class TestMethod final : public Method {
  public:
-  explicit TestMethod(Kind k) : kind_(k), info_(describe(k)) {
+  TestMethod(Kind k, long iterations) : kind_(k), info_(describe(k)), iterations_(iterations) {
     inner_ = make_method(k == Kind::Sleep ? "linear:tol_p=1e-6,tol_v=1e-6" : "GC4");
     if (slow_percent() > 0) scratch_ = make_method("GC4");
   }
@@ -43,17 +45,23 @@ class TestMethod final : public Method {
         i.name = "test-sleep";
         i.description = "test only: linear (tol 1e-6) that sleeps 20 ms in each step (a timing regression)";
         break;
-      case Kind::Slow3:
       case Kind::Slow10:
-        i.name = k == Kind::Slow3 ? "test-gc4-slow3" : "test-gc4-slow10";
-        i.description = "test only: GC4 with a busy loop after each step, calibrated at init to a share of GC4's step time";
+        i.name = "test-gc4-slow10";
+        i.description = "test only: GC4 with a busy loop after each step, calibrated at init to 10 % of GC4's step time";
         i.timing_table = true;  // timed and counted like GC4
         i.timing_max_joints = find_method("GC4")->info.timing_max_joints;
+        break;
+      case Kind::Spin:
+        i.name = "test-gc4-spin";
+        i.description = "test only: GC4 with a busy loop of a given number of iterations after each step (instructions)";
+        i.timing_table = true;
+        i.timing_max_joints = find_method("GC4")->info.timing_max_joints;
+        i.options = {OptionInfo::integer("iterations", "0", "iterations of the busy loop after each step", 0, 1e9)};
         break;
     }
     return i;
   }
-  double slow_percent() const { return kind_ == Kind::Slow3 ? 3 : kind_ == Kind::Slow10 ? 10 : 0; }
+  double slow_percent() const { return kind_ == Kind::Slow10 ? 10 : 0; }
   const MethodInfo& info() const override { return info_; }
 
  private:
@@ -66,22 +74,27 @@ class TestMethod final : public Method {
     }
     sink_ = x;
   }
-  // the loop's iterations per step: percent of the median time of GC4's step on a scratch copy
+  // the loop's iterations per step: percent of the median CPU time of GC4's step on a scratch
+  // copy (CPU time of this thread, as the gate times: the waiting for a core left out)
+  static double cpu_now() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+  }
   void calibrate(const Model& model, const State& state) {
-    using clock = std::chrono::steady_clock;
     scratch_->init(model, state);
     State s = state;
     StepStats st;
     std::vector<double> step, loop;
     constexpr long kProbe = 20000;
     for (int r = 0; r < 15; ++r) {
-      auto t0 = clock::now();
+      const double t0 = cpu_now();
       scratch_->step(model, s, 1.0 / 30, st);
-      auto t1 = clock::now();
+      const double t1 = cpu_now();
       spin(kProbe);
-      auto t2 = clock::now();
-      step.push_back(std::chrono::duration<double>(t1 - t0).count());
-      loop.push_back(std::chrono::duration<double>(t2 - t1).count() / kProbe);
+      const double t2 = cpu_now();
+      step.push_back(t1 - t0);
+      loop.push_back((t2 - t1) / kProbe);
     }
     std::sort(step.begin(), step.end());
     std::sort(loop.begin(), loop.end());
@@ -108,8 +121,8 @@ class TestMethod final : public Method {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         inner_->step(model, state, h, stats);
         break;
-      case Kind::Slow3:
       case Kind::Slow10:
+      case Kind::Spin:
         inner_->step(model, state, h, stats);
         spin(iterations_);
         break;
@@ -119,25 +132,30 @@ class TestMethod final : public Method {
   MethodInfo info_;
   std::unique_ptr<Method> inner_;
   std::optional<Model> biased_;
-  std::unique_ptr<Method> scratch_;  // Slow*: the calibration's GC4
-  long iterations_ = -1;             // Slow*: the loop per step (-1: not calibrated yet)
+  std::unique_ptr<Method> scratch_;  // Slow10: the calibration's GC4
+  long iterations_ = -1;             // the loop per step (Slow10: -1 until calibrated)
   unsigned long sink_ = 1;
 };
 
 }  // namespace
 
+namespace {
+template <Kind K>
+std::unique_ptr<Method> make_test_method(const Spec& s) {
+  return std::make_unique<TestMethod>(K, K == Kind::Spin ? s.get_int("iterations", 0) : -1);
+}
+template <Kind K>
+MethodEntry entry() {
+  return {TestMethod::describe(K), &make_test_method<K>};
+}
+}  // namespace
+
 std::vector<MethodEntry> test_method_entries() {
-  return {
-      {TestMethod::describe(Kind::Bias), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Bias); }},
-      {TestMethod::describe(Kind::Fail), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Fail); }},
-      {TestMethod::describe(Kind::Sleep), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Sleep); }},
-      {TestMethod::describe(Kind::Slow3), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Slow3); }},
-      {TestMethod::describe(Kind::Slow10), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<TestMethod>(Kind::Slow10); }},
-  };
+  return {entry<Kind::Bias>(), entry<Kind::Fail>(), entry<Kind::Sleep>(), entry<Kind::Slow10>(), entry<Kind::Spin>()};
 }
 
 bool is_gate_test_method(const std::string& name) {
-  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep" || name == "test-gc4-slow3" || name == "test-gc4-slow10";
+  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep" || name == "test-gc4-slow10" || name == "test-gc4-spin";
 }
 
 }  // namespace mbtest
