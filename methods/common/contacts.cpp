@@ -24,6 +24,7 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
                         ArticulationCoupling* coupling) {
   rows_.clear();
   coupling_ = coupling;
+  model_ = &model;
   pending_any_ = false;
   if (!enabled_) return;
   const auto t0 = Clock::now();
@@ -163,7 +164,14 @@ void ContactSet::prepare(const Model& model, Row& r) {
   add(c.b, r.rb);
   r.K = r.P * W * r.P.transpose();
   r.Y.resize(0, 3);
-  if (!coupling_) return;
+  r.coupled = coupling_ == nullptr;
+}
+
+void ContactSet::couple(Row& r) {
+  if (r.coupled) return;
+  r.coupled = true;
+  const Model& model = *model_;
+  const Contact& c = r.c;
   // the rows' Jacobian blocks: u = P (v_b + w_b x r_b) - P (v_a + w_a x r_a)
   auto jacobian = [&](int body, const Vec3& lever, double sign) {
     Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
@@ -182,6 +190,7 @@ void ContactSet::prepare(const Model& model, Row& r) {
 
 void ContactSet::refresh(const Model& model, const State& state) {
   if (rows_.empty()) return;
+  model_ = &model;
   update_inertia(model, state);
   // at the end of the step the contact points are where the bodies now are
   for (Row& r : rows_) {
@@ -345,6 +354,7 @@ double ContactSet::collision_sweep(State& state, double tol) {
     // keep the bound and direction of an early sweep)
     if (err <= tol && r.members.empty()) continue;
     const Vec3 du(r.members.empty() ? r.target_n - u(0) : 0.0, -u(1), -u(2));
+    couple(r);
     apply(r, project(r, du), state);
   }
   flush(state);
@@ -379,6 +389,7 @@ double ContactSet::position_sweep(const Model& model, const StepLoads& loads, do
     // which the velocity phase (u_n >= 0) keeps: a resting body would hop, gaining energy.
     if (err == 0 && r.members.empty()) continue;  // a patch's friction row: always (collision_sweep)
     const Vec3 du(r.members.empty() ? -gap / h : 0.0, -slide(1) / h, -slide(2) / h);
+    couple(r);
     apply(r, project(r, du), state);
   }
   flush(state);

@@ -109,13 +109,19 @@ class ContactSet {
     Vec3 lambda = Vec3::Zero();                 // accumulated impulse of the current phase
     double target_n = 0;                        // collision phase: the separating velocity sought
     bool active = true;
+    bool coupled = false;  // Y and S formed (couple())
     bool normal_only = false;  // a member of a patch: its friction is the patch's row
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
   };
   void update_inertia(const Model& model, const State& state);
   void merge_start(const Model& model, const State& state);
-  // K and (coupled) Y and S of a row at `state` (its lever arms set)
+  // K of a row at `state` (its lever arms set); its coupling (Y, and S in K) waits for couple()
   void prepare(const Model& model, Row& r);
+  // Y and S of a row, through the coupling's factorization, when a phase first projects an impulse
+  // of it: many rows of a phase never do (speculative contacts, feet lifting off, rows apart at
+  // the step's end), and the coupling solves are the contacts' largest cost. The factorization and the row's lever arms and inertias do not change
+  // within a phase, so a row coupled late has the numbers it would have had at once.
+  void couple(Row& r);
   Vec3 relative_velocity(const Row& r, const State& s);
   // A sweep applies each contact's own impulse to its bodies at once and sums the joint impulses
   // that come with it (-Y dlambda) into pending_, which reaches every body only when the sweep ends
@@ -137,6 +143,7 @@ class ContactSet {
   bool enabled_ = false;
   bool from_start_ = false;
   ArticulationCoupling* coupling_ = nullptr;
+  const Model* model_ = nullptr;  // the model of the last detect() or refresh(), for couple()
   Eigen::VectorXd pending_;  // the sweep's joint impulses not yet applied (joint rows)
   bool pending_any_ = false;
   std::unique_ptr<CollisionDetector> detector_;
