@@ -183,8 +183,9 @@ class ConstraintSystem {
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
   // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: its products
   // would weigh on the particles' path)
-  // one side of a block's impulse on its body (apply_block_impulse)
-  void apply_side_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
+  // one side of a block's impulse on its body (apply_block_impulse; inline: the joint-by-joint
+  // sweeps call it for every joint)
+  [[gnu::always_inline]] inline void apply_side_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
   [[gnu::noinline]] void rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
   template <class F>
   void for_each_block_pair(bool lower, F&& f) const;
