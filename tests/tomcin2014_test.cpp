@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -146,4 +147,27 @@ TEST_CASE("records: a step series with a non-integer count is bad input naming t
   } catch (const mb::InputError& e) {
     CHECK_THAT(std::string(e.what()), Catch::Contains("bad.jsonl:3") && Catch::Contains("step_series.pos_iterations[0]"));
   }
+}
+
+// Figure 5's point on the Strandbeest (s.5): splitting the bodies that every leg shares breaks the
+// clique they make in A, so the factor's fill-in falls from the whole mechanism's to a fraction of
+// it. The nonzeros are deterministic (AMD ordering, CHOLMOD's symbolic analysis); these are the
+// numbers of docs/findings.md ("The paper's configuration") and docs/performance.md ("CHOLMOD").
+TEST_CASE("tomcin2014: the 50-leg Strandbeest's nonzeros of A and L, whole and split", "[tomcin2014]") {
+  const mb::Model m = mb::build_model("strandbeest:legs=50");
+  auto nonzeros = [&](const std::string& method) {
+    auto meth = mb::make_method(method);
+    mb::State s = mb::initial_state(m);
+    meth->init(m, s);
+    mb::StepStats st;
+    meth->step(m, s, 0.02, st);
+    return std::make_pair(st.nnz_a, st.nnz_l);
+  };
+  const auto split = nonzeros("tomcin:split=auto,eps_T=1e-12");
+  CHECK(split.first == 65112);
+  CHECK(split.second == 101398);
+  const auto whole = nonzeros("tomcin:eps_T=1e-12");
+  CHECK(whole.first == 446890);
+  CHECK(whole.second == 666890);
+  CHECK(whole.second > 6 * split.second);
 }

@@ -434,30 +434,46 @@ inline void ball_impulse(double inv_m, const Mat3& W, const Vec3& r, int side, c
 }  // namespace
 
 void ConstraintSystem::apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const {
-  for (int side = 0; side < 2; ++side) {
-    const int k = b.body[side];
-    if (k < 0) continue;
-    const int n = body_dim_[k];
-    if (n == 6 && b.ball) {
-      ball_impulse(mass_[k].inv_m, mass_[k].Iinv, b.lever[side], side, x.head<3>(), s.bodies[k]);
-      continue;
-    }
-    if (n == 6) {
-      rigid_impulse(b, side, x, s.bodies[k]);
-      continue;
-    }
-    // a particle: M^-1 = 1/m (diagonal, set by the constructor), so M^-1 J^T x is J^T x scaled, and
-    // for one row (a rod) J^T x is one product per entry: the numbers of the general products,
-    // without their dispatch
-    const double inv_m = mass_[k].inv_m;
-    if (b.dim == 1) {
-      s.bodies[k].v += inv_m * (b.J_kept[side].row(0).head<3>().transpose() * x[0]);  // a rod: not a ball
-      continue;
-    }
-    const Vec3 y = b.J_kept[side].topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);  // kept on a particle
-    s.bodies[k].v += inv_m * y;
+  for (int side = 0; side < 2; ++side)
+    if (const int k = b.body[side]; k >= 0) apply_side_impulse(b, side, x, s.bodies[k]);
+}
+
+void ConstraintSystem::apply_side_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const {
+  const int k = b.body[side];
+  const int n = body_dim_[k];
+  if (n == 6 && b.ball) {
+    ball_impulse(mass_[k].inv_m, mass_[k].Iinv, b.lever[side], side, x.head<3>(), body);
+    return;
+  }
+  if (n == 6) {
+    rigid_impulse(b, side, x, body);
+    return;
+  }
+  // a particle: M^-1 = 1/m (diagonal, set by the constructor), so M^-1 J^T x is J^T x scaled, and
+  // for one row (a rod) J^T x is one product per entry: the numbers of the general products,
+  // without their dispatch
+  const double inv_m = mass_[k].inv_m;
+  if (b.dim == 1) {
+    body.v += inv_m * (b.J_kept[side].row(0).head<3>().transpose() * x[0]);  // a rod: not a ball
+    return;
+  }
+  const Vec3 y = b.J_kept[side].topLeftCorner(b.dim, 3).transpose() * x.head(b.dim);  // kept on a particle
+  body.v += inv_m * y;
+}
+
+// GCC 12 cannot see that a block's dim is at most 6 and, with the particle path inlined, warns of a
+// read past the local Vec6 (-Warray-bounds); the constructor gives every block 1 to 6 rows.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+void ConstraintSystem::apply_impulse_to_body(const Eigen::VectorXd& x, int body, BodyState& out) const {
+  Vec6 xb = Vec6::Zero();
+  for (int bi : touching_[static_cast<size_t>(body)]) {
+    const JointBlock& b = blocks_[static_cast<size_t>(bi)];
+    xb.head(b.dim) = x.segment(b.row, b.dim);
+    apply_side_impulse(b, b.body[0] == body ? 0 : 1, xb, out);
   }
 }
+#pragma GCC diagnostic pop
 
 void ConstraintSystem::rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const {
   // fixed-size products (the rows of J past dim are zero; the entries of x past dim are ignored

@@ -141,6 +141,9 @@ class ConstraintSystem {
   // V += M^-1 J^T x for all blocks (x has rows entries) or for one block (x has its dim entries).
   void apply_impulse(const Eigen::VectorXd& x, State& s) const;
   void apply_block_impulse(const JointBlock& b, const Vec6& x, State& s) const;
+  // body += M^-1 J^T x restricted to one body: the part of apply_impulse(x) that reaches it (the
+  // same products; summed block by block, so equal to apply_impulse's to round-off)
+  void apply_impulse_to_body(const Eigen::VectorXd& x, int body, BodyState& out) const;
 
   // A_ij = J_i M^-1 J_j^T for blocks i, j (dim_i x dim_j, top-left part valid).
   Mat6 coupling(const JointBlock& i, const JointBlock& j) const;
@@ -180,6 +183,9 @@ class ConstraintSystem {
   std::vector<std::vector<int>> touching_;  // per body: the blocks that act on it
   // V += M^-1 J^T x of a block other than a ball joint on its rigid body (out of line: its products
   // would weigh on the particles' path)
+  // one side of a block's impulse on its body (apply_block_impulse; inline: the joint-by-joint
+  // sweeps call it for every joint)
+  [[gnu::always_inline]] inline void apply_side_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
   [[gnu::noinline]] void rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
   template <class F>
   void for_each_block_pair(bool lower, F&& f) const;

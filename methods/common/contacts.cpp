@@ -24,6 +24,8 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
                         ArticulationCoupling* coupling) {
   rows_.clear();
   coupling_ = coupling;
+  model_ = &model;
+  pending_any_ = false;
   if (!enabled_) return;
   const auto t0 = Clock::now();
   detector_->detect(model, preview, found_);
@@ -162,7 +164,14 @@ void ContactSet::prepare(const Model& model, Row& r) {
   add(c.b, r.rb);
   r.K = r.P * W * r.P.transpose();
   r.Y.resize(0, 3);
-  if (!coupling_) return;
+  r.coupled = coupling_ == nullptr;
+}
+
+void ContactSet::couple(Row& r) {
+  if (r.coupled) return;
+  r.coupled = true;
+  const Model& model = *model_;
+  const Contact& c = r.c;
   // the rows' Jacobian blocks: u = P (v_b + w_b x r_b) - P (v_a + w_a x r_a)
   auto jacobian = [&](int body, const Vec3& lever, double sign) {
     Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
@@ -181,6 +190,7 @@ void ContactSet::prepare(const Model& model, Row& r) {
 
 void ContactSet::refresh(const Model& model, const State& state) {
   if (rows_.empty()) return;
+  model_ = &model;
   update_inertia(model, state);
   // at the end of the step the contact points are where the bodies now are
   for (Row& r : rows_) {
@@ -190,16 +200,31 @@ void ContactSet::refresh(const Model& model, const State& state) {
   }
 }
 
-Vec3 ContactSet::relative_velocity(const Row& r, const State& s) const {
-  auto point_velocity = [&](int body, const Vec3& lever) -> Vec3 {
-    if (body == kWorld) return Vec3::Zero();
-    const BodyState& b = s.bodies[static_cast<size_t>(body)];
-    return b.v + b.w.cross(lever);
-  };
-  return r.P * (point_velocity(r.c.b, r.rb) - point_velocity(r.c.a, r.ra));
+const BodyState& ContactSet::body(const State& s, int k, BodyState& scratch) {
+  const BodyState& stored = s.bodies[static_cast<size_t>(k)];
+  if (!pending_any_) return stored;
+  scratch = stored;
+  coupling_->joint_impulse_on_body(pending_, k, scratch);
+  return scratch;
 }
 
-void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) const {
+void ContactSet::flush(State& s) {
+  if (!pending_any_) return;
+  coupling_->apply_joint_impulse(pending_, s);
+  pending_.setZero();
+  pending_any_ = false;
+}
+
+Vec3 ContactSet::relative_velocity(const Row& r, const State& s) {
+  auto point_velocity = [&](int k, const Vec3& lever, BodyState& scratch) -> Vec3 {
+    if (k == kWorld) return Vec3::Zero();
+    const BodyState& b = body(s, k, scratch);
+    return b.v + b.w.cross(lever);
+  };
+  return r.P * (point_velocity(r.c.b, r.rb, vb_) - point_velocity(r.c.a, r.ra, va_));
+}
+
+void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) {
   const Vec3 p = r.P.transpose() * dlambda;  // world impulse on b; -p on a
   auto push = [&](int body, const Vec3& lever, const Vec3& impulse) {
     if (body == kWorld || inv_mass_[static_cast<size_t>(body)] == 0) return;
@@ -210,8 +235,9 @@ void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) const {
   push(r.c.b, r.rb, p);
   push(r.c.a, r.ra, -p);
   if (r.Y.rows() > 0) {
-    x_.noalias() = -r.Y * dlambda;
-    coupling_->apply_joint_impulse(x_, s);
+    if (!pending_any_) pending_.setZero(r.Y.rows());
+    pending_.noalias() -= r.Y * dlambda;
+    pending_any_ = true;
   }
 }
 
@@ -328,8 +354,10 @@ double ContactSet::collision_sweep(State& state, double tol) {
     // keep the bound and direction of an early sweep)
     if (err <= tol && r.members.empty()) continue;
     const Vec3 du(r.members.empty() ? r.target_n - u(0) : 0.0, -u(1), -u(2));
+    couple(r);
     apply(r, project(r, du), state);
   }
+  flush(state);
   return worst;
 }
 
@@ -340,13 +368,13 @@ double ContactSet::position_sweep(const Model& model, const StepLoads& loads, do
     Vec3 now_a = r.c.local_a, now_b = r.c.local_b, pred_a = now_a, pred_b = now_b;
     if (r.c.a != kWorld) {
       const size_t k = static_cast<size_t>(r.c.a);
-      free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pa_);
+      free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, body(state, r.c.a, va_), pa_);
       now_a = body_point(state, r.c.a, r.c.local_a);
       pred_a = pa_.x + pa_.q * r.c.local_a;
     }
     if (r.c.b != kWorld) {
       const size_t k = static_cast<size_t>(r.c.b);
-      free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, state.bodies[k], pb_);
+      free_motion_body(model.bodies[k], loads.force[k], loads.torque[k], h, body(state, r.c.b, vb_), pb_);
       now_b = body_point(state, r.c.b, r.c.local_b);
       pred_b = pb_.x + pb_.q * r.c.local_b;
     }
@@ -361,8 +389,10 @@ double ContactSet::position_sweep(const Model& model, const StepLoads& loads, do
     // which the velocity phase (u_n >= 0) keeps: a resting body would hop, gaining energy.
     if (err == 0 && r.members.empty()) continue;  // a patch's friction row: always (collision_sweep)
     const Vec3 du(r.members.empty() ? -gap / h : 0.0, -slide(1) / h, -slide(2) / h);
+    couple(r);
     apply(r, project(r, du), state);
   }
+  flush(state);
   return worst;
 }
 

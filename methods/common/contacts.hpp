@@ -40,6 +40,8 @@ class ArticulationCoupling {
                       Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) = 0;
   // V += M^-1 J^T x for joint impulses x (joint rows)
   virtual void apply_joint_impulse(const Eigen::VectorXd& x, State& s) = 0;
+  // The part of apply_joint_impulse(x) that reaches one body, added to `b` (the same to round-off)
+  virtual void joint_impulse_on_body(const Eigen::VectorXd& x, int body, BodyState& b) = 0;
   // The joints' response to body velocity changes: dV holds one change per column, [v; w] of body k
   // in rows 6k..6k+5 (a particle's w rows ignored). Fills PhiDV = J dV (joint rows x columns), the
   // joint rows' velocity change, and Y = A^-1 PhiDV: the joint impulses -Y cancel it, and the change
@@ -107,35 +109,50 @@ class ContactSet {
     Vec3 lambda = Vec3::Zero();                 // accumulated impulse of the current phase
     double target_n = 0;                        // collision phase: the separating velocity sought
     bool active = true;
+    bool coupled = false;  // Y and S formed (couple())
     bool normal_only = false;  // a member of a patch: its friction is the patch's row
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
   };
   void update_inertia(const Model& model, const State& state);
   void merge_start(const Model& model, const State& state);
-  // K and (coupled) Y and S of a row at `state` (its lever arms set)
+  // K of a row at `state` (its lever arms set); its coupling (Y, and S in K) waits for couple()
   void prepare(const Model& model, Row& r);
-  Vec3 relative_velocity(const Row& r, const State& s) const;
+  // Y and S of a row, through the coupling's factorization, when a phase first projects an impulse
+  // of it: many rows of a phase never do (speculative contacts, feet lifting off, rows apart at
+  // the step's end), and the coupling solves are the contacts' largest cost. The factorization and the row's lever arms and inertias do not change
+  // within a phase, so a row coupled late has the numbers it would have had at once.
+  void couple(Row& r);
+  Vec3 relative_velocity(const Row& r, const State& s);
+  // A sweep applies each contact's own impulse to its bodies at once and sums the joint impulses
+  // that come with it (-Y dlambda) into pending_, which reaches every body only when the sweep ends
+  // (flush): a contact reads its bodies with the pending joint impulses added (body), so each
+  // contact sees every impulse before it, as if each had been applied to every body, and a sweep
+  // applies one joint impulse instead of one per contact.
+  const BodyState& body(const State& s, int k, BodyState& scratch);
+  void flush(State& s);
   double normal_impulse(const Row& r) const;  // a patch row: its members' sum
   void activate_patches();
   // the error of a row in a phase from its normal violation (with and without impulse) and its
   // tangential motion; false when the row has nothing to do
   bool row_error(const Row& r, double normal_with_impulse, double normal_without, const Eigen::Vector2d& tangential,
                  double& err) const;
-  void apply(const Row& r, const Vec3& dlambda, State& s) const;
+  void apply(const Row& r, const Vec3& dlambda, State& s);
   // projects lambda + d onto the friction cone (normal first); returns the change applied
   Vec3 project(Row& r, const Vec3& du);
 
   bool enabled_ = false;
   bool from_start_ = false;
   ArticulationCoupling* coupling_ = nullptr;
-  mutable Eigen::VectorXd x_;
+  const Model* model_ = nullptr;  // the model of the last detect() or refresh(), for couple()
+  Eigen::VectorXd pending_;  // the sweep's joint impulses not yet applied (joint rows)
+  bool pending_any_ = false;
   std::unique_ptr<CollisionDetector> detector_;
   std::vector<Contact> found_, start_found_, merged_;
   std::vector<char> at_start_;  // per merged_ contact: found at the step's start (else on the preview)
   std::vector<Row> rows_;
   std::vector<double> inv_mass_;          // per body (0: static)
   std::vector<Mat3> inv_inertia_;         // per body, world frame, at detect()
-  BodyState pa_, pb_;
+  BodyState pa_, pb_, va_, vb_;
 };
 
 }  // namespace mb

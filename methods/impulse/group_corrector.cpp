@@ -93,6 +93,10 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     predicted_ = nullptr;
     groups_[0].cs.apply_impulse(x, s);
   }
+  void joint_impulse_on_body(const Eigen::VectorXd& x, int body, BodyState& b) override {
+    const ConstraintSystem& cs = groups_[0].cs;
+    if (body >= 0 && cs.body_dim(body) > 0) cs.apply_impulse_to_body(x, body, b);
+  }
   bool joint_response(const Eigen::MatrixXd& dV, Eigen::MatrixXd& PhiDV, Eigen::MatrixXd& Y) override {
     Group& g = groups_[0];
     factor_deferred(g);
