@@ -1,7 +1,9 @@
 // Motors (models/model.hpp, Motor): the scene table round-trips; a velocity motor turns a
 // pendulum at constant speed against gravity, a position motor follows a ramp and a sine, a
 // bounded motor saturates (its work is then max_force times the angle, which must equal the
-// energy change); every method that does not claim motors refuses them by name.
+// energy change); GC4 and ref (prescribed motion: hybrid dynamics) drive a double pendulum as the
+// Lagrange multiplier method does, through a target table's jumps in rate too; every method that
+// does not claim motors refuses them by name.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -85,7 +87,9 @@ const Claimer kClaimers[] = {{"iterative:tol_p=1e-10,tol_v=1e-10", 1e-8},
                              {"LM4", 1e-6},
                              {"LMBS4", 1e-6},
                              {"LMVD4", 1e-8},
-                             {"ode", 1e-3}};
+                             {"ode", 1e-3},
+                             {"GC4", 1e-12},
+                             {"ref", 1e-12}};
 std::vector<Claimer> claimers() {
   std::vector<Claimer> v;
   for (const Claimer& c : kClaimers)
@@ -199,9 +203,95 @@ TEST_CASE("motors: a bounded motor saturates, and its work max_force * angle is 
     CHECK(std::abs(mb::kinetic_energy(m, last) - tau * theta) <= tau * omega * 0.01);
     CHECK(theta == Approx(0.5 * tau / inertia * t * t).epsilon(2e-2));
   }
-  // the multiplier methods and Imp refuse a bound by name
-  CHECK_THROWS_WITH(run(m, "LM4", 0.01, 0.01, [](const mb::State&) {}), Catch::Contains("motor 'drive' has a force bound"));
-  CHECK_THROWS_WITH(run(m, "Imp4", 0.01, 0.01, [](const mb::State&) {}), Catch::Contains("motor 'drive' has a force bound"));
+  // the multiplier methods, Imp and the prescribed motion of GC4 and ref refuse a bound by name
+  for (const char* spec : {"LM4", "Imp4", "GC4", "ref"})
+    CHECK_THROWS_WITH(run(m, spec, 0.01, 0.01, [](const mb::State&) {}), Catch::Contains("motor 'drive' has a force bound"));
+}
+
+namespace {
+
+// two rods of length 1 and mass 1 (the rod above), the second hinged to the first's end about z;
+// the motor on the shoulder (joint 0, the first turning at omega0 with the second rigidly) or on
+// the elbow (joint 1, the second turning at omega0 relative to the first, at rest)
+mb::Model double_rod(double omega0, const mb::MotorTarget& target, int joint = 0) {
+  mb::Model m = rod(false, joint == 0 ? omega0 : 0);
+  mb::Body b = m.bodies[0];
+  b.name = "rod2";
+  b.position = mb::Vec3(1.5, 0, 0);
+  b.velocity = mb::Vec3(0, 0, omega0).cross(joint == 0 ? b.position : mb::Vec3(0.5, 0, 0));
+  b.angular_velocity = mb::Vec3(0, 0, omega0);
+  m.bodies.push_back(b);
+  mb::Joint j = m.joints[0];
+  j.name = "elbow";
+  j.a = 0;
+  j.b = 1;
+  j.anchor_a = mb::Vec3(0.5, 0, 0);
+  j.anchor_b = mb::Vec3(-0.5, 0, 0);
+  m.joints.push_back(j);
+  m.motors.push_back(motor(mb::MotorMode::Position, target));
+  m.motors.back().joint = joint;
+  return m;
+}
+
+// the second rod's centre after t_end
+mb::Vec3 elbow_end(const mb::Model& m, const std::string& spec, double h, double t_end) {
+  mb::State last;
+  run(m, spec, h, t_end, [&](const mb::State& s) { last = s; });
+  return last.bodies[1].x;
+}
+
+}  // namespace
+
+TEST_CASE("motors: GC4 and ref drive a double pendulum as the Lagrange multiplier method does", "[motors]") {
+  // the shoulder follows a sine; the elbow swings free under gravity and the shoulder's motion
+  mb::MotorTarget sine;
+  sine.kind = mb::TargetKind::Sine;
+  sine.amplitude = 0.8;
+  sine.frequency = 1.0;
+  const mb::Model m = double_rod(sine.rate_at(0), sine);
+  const mb::Vec3 lm = elbow_end(m, "LMVD4", 1e-3, 1.0);
+  const mb::Vec3 gc4 = elbow_end(m, "GC4", 1e-3, 1.0);
+  const mb::Vec3 ref = elbow_end(m, "ref", 1e-3, 1.0);
+  CHECK((gc4 - ref).norm() < 1e-9);  // fourth order at h = 1 ms
+  CHECK((lm - ref).norm() < 1e-6);   // an independent formulation: a rheonomic constraint row
+  // the motor matters: free, the shoulder falls and the elbow ends elsewhere
+  mb::Model free = m;
+  free.motors.clear();
+  CHECK((elbow_end(free, "ref", 1e-3, 1.0) - ref).norm() > 0.1);
+
+  // the elbow driven, the shoulder free: the driven link's articulated inertia and bias reach its parent
+  const mb::Model me = double_rod(sine.rate_at(0), sine, 1);
+  const mb::Vec3 lm_e = elbow_end(me, "LMVD4", 1e-3, 1.0), ref_e = elbow_end(me, "ref", 1e-3, 1.0);
+  CHECK((elbow_end(me, "GC4", 1e-3, 1.0) - ref_e).norm() < 1e-9);
+  CHECK((lm_e - ref_e).norm() < 1e-6);
+  CHECK((elbow_end(me, "ref", 1e-3, 0.5) - elbow_end(me, "LMVD4", 1e-3, 0.5)).norm() < 1e-6);
+
+  // a table: the shoulder's rate jumps at 0.3 s and 0.6 s (points inside GC4's steps of 7 ms),
+  // and each jump passes its impulse to the elbow
+  mb::MotorTarget table;
+  table.kind = mb::TargetKind::Table;
+  table.times = {0, 0.3, 0.6, 1.0};
+  table.values = {0, 0.6, 0.1, 0.1};
+  const mb::Model mt = double_rod(table.rate_at(0), table);
+  const mb::Vec3 ref_t = elbow_end(mt, "ref", 1e-2, 1.0);
+  const mb::Vec3 gc4_t = elbow_end(mt, "GC4", 7e-3, 1.001);
+  const mb::Vec3 sle_t = elbow_end(mt, "sle:tol_p=1e-12,tol_v=1e-12", 1e-4, 1.0);
+  INFO("ref " << ref_t.transpose() << " GC4 " << gc4_t.transpose() << " sle " << sle_t.transpose());
+  CHECK((gc4_t - elbow_end(mt, "ref", 1.001 / 100, 1.001)).norm() < 1e-7);
+  CHECK((sle_t - ref_t).norm() < 1e-6);  // first order at h = 0.1 ms (5e-8 m)
+
+  // ref takes a model with closed loops in maximal coordinates, where motors are not built
+  mb::Model loop = double_rod(0, constant(0), 0);
+  loop.motors.back().mode = mb::MotorMode::Velocity;
+  mb::Joint close = loop.joints[0];
+  close.name = "close";
+  close.type = mb::JointType::Ball;
+  close.b = 1;
+  close.anchor_a = mb::Vec3(2, 0, 0);
+  close.anchor_b = mb::Vec3(0.5, 0, 0);
+  loop.joints.push_back(close);
+  CHECK_THROWS_WITH(run(loop, "ref", 0.01, 0.01, [](const mb::State&) {}), Catch::Contains("motors are prescribed motion"));
+  CHECK_THROWS_WITH(run(loop, "GC4", 0.01, 0.01, [](const mb::State&) {}), Catch::Contains("closes a kinematic loop"));
 }
 
 TEST_CASE("motors: every method that does not claim motors refuses them by name", "[motors]") {

@@ -77,7 +77,9 @@ void aba(const TreeModel& model, TreeData& data) {
     LinkWork& W = data.work[i];
     Mat6 Ia = tv.IA(i);
     Vec6 pa = W.pA;
-    if (L.nd > 0)
+    if (!model.is_prescribed.empty() && model.is_prescribed[i])  // qdd given: the parent carries I^A whole
+      pa += Ia * (W.c + tv.S(i) * tv.qdd(i));
+    else if (L.nd > 0)
       articulate<Eigen::Dynamic>(tv, i, Ia, pa);
     else
       pa += Ia * W.c;
@@ -101,7 +103,9 @@ void aba(const TreeModel& model, TreeData& data) {
     }
     LinkWork& W = data.work[i];
     const Vec6 a1 = tv.parent_motion(i, L.parent >= 0 ? data.work[L.parent].a : Vec6(Vec6::Zero())) + W.c;
-    if (L.nd > 0)
+    if (!model.is_prescribed.empty() && model.is_prescribed[i])
+      W.a = a1 + tv.S(i) * tv.qdd(i);
+    else if (L.nd > 0)
       accelerate<Eigen::Dynamic>(tv, i, a1);
     else
       W.a = a1;

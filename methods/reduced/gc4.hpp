@@ -5,7 +5,9 @@
 // fixed joints, and trees of point masses on rods (planar: rod angles, the pendulum family; spatial: swing joints).
 // Applied torques are averaged over each step
 // (average_torques, as the impulse methods' StepLoads), so runs at any h see the same impulse;
-// quaternions are renormalised after each step (projection: keeps order 4).
+// quaternions are renormalised after each step (projection: keeps order 4). Motors are prescribed
+// motion (hybrid dynamics, tree_model.hpp): a step ends a sub-step at a target table's point, and
+// after each (sub-)step the motors' coordinates are set to their targets (ReducedSystem::prescribe).
 #pragma once
 #include <memory>
 #include <vector>

@@ -8,7 +8,85 @@ ReducedSystem ReducedSystem::extract(const Model& model) {
   ReducedSystem r;
   r.model_ = TreeModel::build(model);
   r.data_ = TreeData(r.model_);
+  for (const TreePrescribed& p : r.model_.prescribed) {
+    const Motor& mo = model.motors[static_cast<size_t>(p.motor)];
+    r.drives_.push_back({p.link, mo.mode, mo.target, p.sign});
+  }
   return r;
+}
+
+void ReducedSystem::target(const Drive& d, double t, double& q, double& v, double& a) const {
+  // a table's slope: its segment's over the interval (set_interval), also at the interval's ends
+  const double ts = d.target.kind == TargetKind::Table ? segment_t_ : t;
+  if (d.mode == MotorMode::Position) {
+    q = d.sign * d.target.at(t);
+    v = d.sign * d.target.rate_at(ts);
+    a = d.sign * d.target.accel_at(t);
+  } else {
+    q = 0;
+    v = d.sign * d.target.at(t);
+    a = d.sign * d.target.rate_at(ts);
+  }
+}
+
+void ReducedSystem::drive_derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t, const double* qdd) {
+  xs_ = x;
+  const TreeView tv{model_, data_};
+  for (size_t k = 0; k < drives_.size(); ++k) {
+    const Drive& d = drives_[k];
+    const TreeLink& L = model_.link[static_cast<size_t>(d.link)];
+    double q, v, a;
+    target(d, t, q, v, a);
+    if (d.mode == MotorMode::Position) xs_[static_cast<size_t>(L.iq)] = q;
+    xs_[static_cast<size_t>(model_.nq + L.iv)] = v;
+    tv.qdd(d.link)[0] = qdd ? qdd[k] : a;
+  }
+  tree_derivative(model_, data_, xs_, dxdt);
+}
+
+void ReducedSystem::derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t) {
+  if (drives_.empty())
+    tree_derivative(model_, data_, x, dxdt);
+  else
+    drive_derivative(x, dxdt, t, nullptr);
+}
+
+void ReducedSystem::prescribe(std::vector<double>& x, double t) {
+  if (drives_.empty()) return;
+  segment_t_ = t;  // a table's rate from t on: at one of its points, the next segment's
+  qdd_.assign(drives_.size(), 0.0);
+  bool jump = false;
+  for (size_t k = 0; k < drives_.size(); ++k) {
+    const Drive& d = drives_[k];
+    const TreeLink& L = model_.link[static_cast<size_t>(d.link)];
+    double q, v, a;
+    target(d, t, q, v, a);
+    if (d.mode == MotorMode::Position) x[static_cast<size_t>(L.iq)] = q;
+    qdd_[k] = v - x[static_cast<size_t>(model_.nq + L.iv)];
+    jump = jump || qdd_[k] != 0;
+  }
+  if (!jump) return;
+  drive_derivative(x, d1_, t, qdd_.data());
+  std::fill(qdd_.begin(), qdd_.end(), 0.0);
+  drive_derivative(x, d0_, t, qdd_.data());
+  for (int i = 0; i < model_.nv; ++i) x[static_cast<size_t>(model_.nq + i)] += d1_[static_cast<size_t>(model_.nq + i)] - d0_[static_cast<size_t>(model_.nq + i)];
+  // the driven rates exactly at their targets
+  for (const Drive& d : drives_) {
+    double q, v, a;
+    target(d, t, q, v, a);
+    x[static_cast<size_t>(model_.nq + model_.link[static_cast<size_t>(d.link)].iv)] = v;
+  }
+}
+
+std::vector<double> motor_breaks(const Model& model, double t0, double t1) {
+  std::vector<double> b;
+  for (const Motor& mo : model.motors)
+    if (mo.target.kind == TargetKind::Table)
+      for (double tb : mo.target.times)
+        if (tb > t0 && tb < t1) b.push_back(tb);
+  std::sort(b.begin(), b.end());
+  b.erase(std::unique(b.begin(), b.end()), b.end());
+  return b;
 }
 
 void ReducedSystem::set_loads(const Model& model, double t, double h) {

@@ -25,14 +25,47 @@ class ReducedSystem {
   void write(const std::vector<double>& x, State& s) { write_state(model_, data_, x, s); }
   // applied torques averaged over [t, t + h] (average_torques), held until the next call
   void set_loads(const Model& model, double t, double h);
-  void derivative(const std::vector<double>& x, std::vector<double>& dxdt) { tree_derivative(model_, data_, x, dxdt); }
+  // x' at (x, t); a motor's coordinate, rate and acceleration are its target's at t
+  void derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t);
+  // the same at t = 0 (a model without motors does not depend on t)
+  void derivative(const std::vector<double>& x, std::vector<double>& dxdt) { derivative(x, dxdt, 0); }
   // unit quaternions after an (accepted) step
   void normalize(std::vector<double>& x) const { model_.normalize(x); }
 
+  // Motors (prescribed links, tree_model.hpp).
+  bool has_motors() const { return !drives_.empty(); }
+  // The interval [a, b] the next evaluations lie in, free of a target table's points inside: a
+  // table's slope is its segment's over the interval, also at a point that ends it.
+  void set_interval(double a, double b) { segment_t_ = 0.5 * (a + b); }
+  // The motors' coordinates of x set to their targets at t (a position motor's coordinate and
+  // rate, a velocity motor's rate). A rate that changes passes its impulse to the rest of the tree:
+  // the other rates change by -M_ff^-1 M_fp dv_p, the difference of two evaluations' accelerations
+  // with qdd_p = dv_p and 0 (the velocity terms cancel). After every step and at the start (an
+  // initial rate other than the target's). At a table's point the rate is the next segment's.
+  void prescribe(std::vector<double>& x, double t);
+
  private:
+  struct Drive {
+    int link;
+    MotorMode mode;
+    MotorTarget target;
+    double sign;
+  };
+  // the target's coordinate, rate and acceleration at t, in tree coordinates
+  void target(const Drive& d, double t, double& q, double& v, double& a) const;
+  // x with the drives' coordinates set at t, and their qdd; the derivative of that
+  void drive_derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t, const double* qdd);
+
   TreeModel model_;
   TreeData data_;
+  std::vector<Drive> drives_;
+  std::vector<double> xs_, d0_, d1_, qdd_;
+  double segment_t_ = 0;
 };
+
+// Times in (t0, t1) where a motor's target table has a point (its rate jumps there): GC4 and `ref`
+// end their (internal) steps there.
+std::vector<double> motor_breaks(const Model& model, double t0, double t1);
 
 // Times in (t0, t1) where an applied torque of the model switches on or off, sorted: `ref` ends
 // internal steps there so the discontinuous forcing is integrated exactly.

@@ -1,7 +1,9 @@
 #include "methods/reduced/ref.hpp"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <boost/numeric/odeint/stepper/bulirsch_stoer.hpp>
 #include <boost/numeric/odeint/stepper/controlled_runge_kutta.hpp>
@@ -27,7 +29,7 @@ MethodInfo Ref::describe() {
                                   "1e-12 on rigid-body trees)",
                                   0, 1, true, {"auto"}),
                OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers | kMotors;
   i.reference = true;
   i.fixed_step = false;
   return i;
@@ -53,6 +55,8 @@ const MethodInfo& Ref::info() const {
 void Ref::do_init(const Model& model, const State& state) {
   loops_.reset();
   if (model_features(model) & (kLoops | kForces)) {
+    if (!model.motors.empty())
+      throw UnsupportedModel("ref: motors are prescribed motion in reduced coordinates, which take no closed loops or force elements");
     if (model_features(model) & kMasslessFrames)
       throw UnsupportedModel("ref: a model with massless frames is integrated in reduced coordinates, which take no closed loops or force elements");
     loops_ = std::make_unique<MaximalSystem>(MaximalSystem::extract(model));
@@ -64,13 +68,20 @@ void Ref::do_init(const Model& model, const State& state) {
   }
   sys_ = ReducedSystem::extract(model);
   sys_.read(state, x_);
+  sys_.prescribe(x_, state.t);
   tol_ = tol_option_ > 0 ? tol_option_ : (sys_.point_masses() ? 1e-13 : 1e-12);
   dt_ = 1e-3;
 }
 
 template <class System, class Stepper>
 void Ref::advance(System& system, Stepper& stepper, double t, double t_end, StepStats& stats) {
-  auto sys = [&system](const Vec& x, Vec& dxdt, double) { system.derivative(x, dxdt); };
+  auto sys = [&system](const Vec& x, Vec& dxdt, double tx) {
+    if constexpr (std::is_same_v<System, ReducedSystem>)
+      system.derivative(x, dxdt, tx);
+    else
+      system.derivative(x, dxdt);
+  };
+  if constexpr (std::is_same_v<System, ReducedSystem>) system.set_interval(t, t_end);
   long tries = 0;
   while (t < t_end) {
     // shorten the last internal step so that the step ends exactly at t_end
@@ -82,6 +93,7 @@ void Ref::advance(System& system, Stepper& stepper, double t, double t_end, Step
       ++stats.internal_steps;
       system.normalize(x_);
       t = last ? t_end : tt;
+      if constexpr (std::is_same_v<System, ReducedSystem>) system.prescribe(x_, t);
       if (!last || dt > dt_) dt_ = dt;  // keep the controller's suggestion, not the shortened step
     } else {
       ++stats.rejected_steps;
@@ -102,6 +114,9 @@ void Ref::step_system(System& sys, const Model& model, State& state, double h, S
   auto t0 = std::chrono::steady_clock::now();
   // sub-intervals between the switching times of the applied torques: constant forcing in each
   std::vector<double> ends = load_breaks(model, state.t, state.t + h);
+  for (double b : motor_breaks(model, state.t, state.t + h)) ends.push_back(b);
+  std::sort(ends.begin(), ends.end());
+  ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
   ends.push_back(state.t + h);
   double a = state.t;
   for (double b : ends) {

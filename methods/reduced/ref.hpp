@@ -6,7 +6,9 @@
 // A step of any length lands exactly on its end time (the last internal step is shortened), so
 // samples fall exactly on requested times; a step is also split where an applied torque switches
 // on or off (the tree's pulse ends at 1/30 s), so the discontinuous forcing is integrated exactly
-// (the exact torque, not a step average). Quaternions are renormalised after every accepted
+// (the exact torque, not a step average). Motors are prescribed motion (tree_model.hpp): a step is
+// split at a target table's point too, and the motors' coordinates are set to their targets after
+// every accepted internal step (a projection by the local error). Quaternions are renormalised after every accepted
 // internal step (a projection by the local error, far below tol).
 // A model with a closed loop is integrated in maximal coordinates instead (maximal_system.hpp:
 // Lagrange multipliers by a minimum-norm solve, so redundant constraints are fine, and a projection

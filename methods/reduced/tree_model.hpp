@@ -42,6 +42,12 @@
 // point masses (or a point mass to a fixed point), a point mass hangs only on rods, and a rigid
 // body never on a rod. Point masses carry no applied torque. Closed kinematic loops are refused
 // (UnsupportedModel naming the joint that closes the loop).
+// Motors (Model::motors) are prescribed motion of their hinge's or slider's coordinate (hybrid
+// dynamics, featherstone2008 s.9.2): the coordinate, its rate and its acceleration follow the
+// target; pass 2 hands the parent the link's whole I^A and the bias p^A + I^A (c + S qdd) (no
+// projection: the joint transmits every force the motion needs), pass 3 adds S qdd. A motor's
+// coordinate is the tree coordinate times `sign` (-1 where the tree's child is the joint's body a).
+// A bounded motor (max_force) is refused: prescribed motion takes whatever force it needs.
 // Child positions follow from the coordinates: the initial state is read through the joints
 // (joint points coincide by construction, velocities the joints forbid are dropped).
 //
@@ -91,6 +97,13 @@ struct LinkSetup {
   double damping = 0;            // hinge or slider: the joint damper's coefficient (Joint::damping)
 };
 
+// A motor on a tree link's hinge or slider.
+struct TreePrescribed {
+  int link = 0;      // the driven link
+  int motor = 0;     // Model::motors index
+  double sign = 1;   // tree coordinate = sign * the motor's coordinate
+};
+
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
   // free/ball/hinge/slider/fixed joints nor a tree of point masses on rods. pair_balls: ball
@@ -109,6 +122,8 @@ struct TreeModel {
   bool point_masses = false;  // every link a rod or a swing
   bool damped = false;        // a hinge or slider has a damper: the joint force -damping qd enters u
   Vec3 gravity = Vec3::Zero();
+  std::vector<TreePrescribed> prescribed;  // the motors
+  std::vector<char> is_prescribed;         // (links, or empty without motors) the link's motion is prescribed
 
   int size() const { return nq + nv; }
   int links() const { return static_cast<int>(link.size()); }
