@@ -25,11 +25,13 @@ Paper read_paper(const std::string& path) {
     throw InputError(path, 0, "", "this is an experiment file, not published values: run it with `mbbench sweep` (`mbbench bench` "
                                   "for kind = \"timing\"); --paper takes a file of results/paper/");
   bool sections = false;
-  for (const char* k : {"table", "figure", "timing", "claim", "speedup", "percent"}) sections = sections || root.contains(k);
+  for (const char* k : {"table", "figure", "timing", "claim", "speedup", "percent", "run"}) sections = sections || root.contains(k);
   if (!sections)
     throw InputError(path, 0, "table", "this paper file has no tables a report sets beside records ([[table]], [[figure]], "
-                                       "[[timing]], [[claim]], [[speedup]] or [[percent]]); the tests citing it read its values");
-  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim", "speedup", "percent"});
+                                       "[[timing]], [[claim]], [[speedup]], [[percent]] or [[run]]); the tests citing it read its values");
+  // [[count]], [[statement]] and [figure3]: values the tests compare with (tests/tomcin2014_test.cpp), not the report
+  TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim", "speedup", "percent", "run",
+                                 "count", "statement", "figure3"});
   Paper p;
   p.file = path;
   p.citation = r.str("citation");
@@ -88,7 +90,76 @@ Paper read_paper(const std::string& path) {
                     t.positive("percent")};
     p.percents.push_back(std::move(pp));
   }
+  auto runs = r.tables("run");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    TableReader t(*runs[i], path, fmt::format("run[{}]", i),
+                  {"experiment", "model", "method", "paper_method", "h", "duration", "tc_ms", "metric", "error_max", "error", "source"});
+    PaperRun pr{t.str("experiment"), t.str("model"), t.str("method"), t.str("paper_method"), t.str("metric"),
+                t.str("source"), t.positive("h"), t.positive("duration"), t.positive("tc_ms"), std::nullopt, std::nullopt};
+    if (t.has("error_max") == t.has("error")) t.fail("error", "give the published error either as a bound (error_max) or as a value (error)");
+    if (t.has("error_max")) pr.error_max = t.positive("error_max");
+    else pr.error = t.positive("error");
+    p.runs.push_back(std::move(pr));
+  }
   return p;
+}
+
+const char* to_string(RunComparison::Verdict v) {
+  switch (v) {
+    case RunComparison::Verdict::Within: return "below the bound";
+    case RunComparison::Verdict::Exceeds: return "above the bound";
+    case RunComparison::Verdict::NoBound: return "no bound published";
+    case RunComparison::Verdict::Failed: return "failed";
+    case RunComparison::Verdict::NotRun: return "not run";
+  }
+  return "?";
+}
+
+std::vector<RunComparison> compare_runs(const std::vector<CaseRecord>& records, const std::vector<PaperRun>& runs,
+                                        const std::vector<std::string>& metrics) {
+  std::set<std::string> experiments;
+  for (const auto& r : records)
+    if (r.experiment) experiments.insert(r.experiment->name);
+  std::vector<RunComparison> out;
+  for (const PaperRun& p : runs) {
+    if (!experiments.count(p.experiment)) continue;
+    RunComparison c;
+    c.paper = p;
+    const CaseRecord* ours = nullptr;
+    for (const auto& r : records)
+      if (r.model.spec == p.model && r.method.spec == p.method && std::abs(r.h_requested - p.h) <= 1e-9 * p.h &&
+          std::abs(r.duration - p.duration) <= 1e-9 * p.duration)
+        ours = &r;
+    if (ours) {
+      const double tc = p.tc_ms / 1e3;
+      if (ours->timing.step_seconds_total > 0) {
+        c.step_s = ours->timing.step_seconds_total;
+        c.step_ratio = *c.step_s / tc;
+      }
+      if (ours->timing.cpu_seconds_total > 0) {
+        c.cpu_s = ours->timing.cpu_seconds_total;
+        c.cpu_ratio = *c.cpu_s / tc;
+      }
+      c.error = ours->metrics.get(p.metric);
+      if (c.error && p.error) c.error_ratio = *c.error / *p.error;
+      for (const auto& m : metrics)
+        if (m != p.metric)
+          if (auto v = ours->metrics.get(m)) c.metrics.emplace_back(m, *v);
+      if (!ours->ok()) {
+        c.verdict = RunComparison::Verdict::Failed;
+        c.note = ours->reason;
+      } else if (!c.error) {
+        c.verdict = RunComparison::Verdict::Failed;
+        c.note = "no value of " + p.metric;
+      } else if (!p.error_max) {
+        c.verdict = RunComparison::Verdict::NoBound;
+      } else {
+        c.verdict = c.error && *c.error < *p.error_max ? RunComparison::Verdict::Within : RunComparison::Verdict::Exceeds;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 const char* to_string(Verdict v) {
@@ -347,6 +418,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
   d.provenance = provenance_summary(d.records, d.failed);
   d.work_precision = work_precision(d.records);
   d.contacts = contact_timing(d.records);
+  if (d.paper) d.runs = compare_runs(d.records, d.paper->runs, d.metrics);
   return d;
 }
 

@@ -53,6 +53,14 @@ struct PaperClaim {
   std::string model = "";       // the model variant it is about ("": the experiment's only one)
   std::string experiment = "";  // the timing experiment (name) it is checked in ("": any)
 };
+// A published whole run (tomcin2014 s.7's table): the paper's method ran `duration` s at step h
+// in tc_ms of computation, with its largest `metric` printed as a bound (error_max: "< 1e-6") or
+// as a value (error). model, method: our case set beside it; experiment: the experiment that runs it.
+struct PaperRun {
+  std::string experiment, model, method, paper_method, metric, source;
+  double h = 0, duration = 0, tc_ms = 0;
+  std::optional<double> error_max, error;
+};
 struct Paper {
   std::string file, citation, title, fit;
   std::vector<PaperTable> tables;
@@ -62,6 +70,7 @@ struct Paper {
   std::vector<PaperClaim> claims;
   std::vector<PaperSpeedup> speedups;
   std::vector<PaperPercent> percents;
+  std::vector<PaperRun> runs;
 };
 Paper read_paper(const std::string& path);
 
@@ -170,6 +179,25 @@ struct OptionSeries {
   std::vector<Point> points;  // by x
 };
 
+// A published whole run beside our record of the same model, method, h and duration: the step
+// time (the driver's clock) and the CPU time over the paper's tc, our `metric` against its bound
+// (Within: below error_max) or over its value, and the experiment's other metrics.
+struct RunComparison {
+  enum class Verdict { Within, Exceeds, NoBound, Failed, NotRun };
+  PaperRun paper;
+  Verdict verdict = Verdict::NotRun;
+  std::string note;  // Failed: the reason
+  std::optional<double> step_s, cpu_s;            // ours, s
+  std::optional<double> step_ratio, cpu_ratio;    // ours / the paper's tc
+  std::optional<double> error, error_ratio;       // our metric; / the paper's value (error)
+  std::vector<std::pair<std::string, double>> metrics;  // the experiment's other metrics with a value
+};
+const char* to_string(RunComparison::Verdict v);
+// The published runs of the experiments in `records` beside their cases (a run of another
+// experiment is left out: a report of the drop has no ODE records).
+std::vector<RunComparison> compare_runs(const std::vector<CaseRecord>& records, const std::vector<PaperRun>& runs,
+                                        const std::vector<std::string>& metrics);
+
 struct ReportData {
   std::vector<CaseRecord> records;      // deduplicated, in case order
   std::vector<Series> series;
@@ -183,6 +211,7 @@ struct ReportData {
   ProvenanceSummary provenance;
   WorkPrecision work_precision;         // of the records whose experiment asks for mescd
   std::vector<ContactTiming> contacts;  // of the records that found contacts
+  std::vector<RunComparison> runs;      // the paper's whole runs beside ours
   long failed = 0;
 };
 

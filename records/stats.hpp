@@ -113,6 +113,7 @@ struct StatsSummary {
 struct CaseTiming {
   double step_seconds_total = 0, step_seconds_mean = 0;
   double realtime_factor = 0;  // simulated s per wall s of the steps: steps_done h / step_seconds_total (0: none timed)
+  double cpu_seconds_total = 0;  // CPU time of the running thread over the whole loop (steps and metrics), s
   double assembly = 0, factorization = 0, solve = 0, integration = 0;
   double analysis = 0;  // symbolic analysis of a sparse factorization
   double contact = 0;   // contact detection and the contact impulses (docs/contacts.md)
@@ -126,6 +127,7 @@ struct CaseTiming {
     v(summary_field("step_seconds_total", &S::step_seconds_total, none, Merge::Sum));
     v(summary_field("step_seconds_mean", &S::step_seconds_mean, none, Merge::Last));
     v(summary_field("realtime_factor", &S::realtime_factor, none, Merge::Last, P::Optional));
+    v(summary_field("cpu_seconds_total", &S::cpu_seconds_total, none, Merge::Sum, P::IfSet));
     v(summary_field("assembly", &S::assembly, &StepStats::t_assembly, Merge::Sum));
     v(summary_field("factorization", &S::factorization, &StepStats::t_factorization, Merge::Sum));
     v(summary_field("solve", &S::solve, &StepStats::t_solve, Merge::Sum));

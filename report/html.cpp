@@ -101,7 +101,12 @@ std::string table_html(const TextTable& t) {
 
 // the long tables (every reading, every two-point pair, every fit, every timing case): folded in
 // the appendix, after the summary, the figures and the paper's tables
-bool appendix_table(const std::string& id) { return id == "readings" || id == "pairs" || id == "fits" || id == "timing-cases"; }
+bool appendix_table(const std::string& id) {
+  // "timing-cases", or "<experiment>-timing-cases" in a report of several timing experiments
+  const std::string cases = "timing-cases";
+  const bool timing_cases = id.size() >= cases.size() && id.compare(id.size() - cases.size(), cases.size(), cases) == 0;
+  return id == "readings" || id == "pairs" || id == "fits" || timing_cases;
+}
 
 // the tables of the records' own step times: shown under Timing, beside `mbbench bench`'s tables
 bool timing_section_table(const std::string& id) { return id == "realtime"; }

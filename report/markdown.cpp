@@ -103,6 +103,57 @@ std::vector<TextTable> report_tables(const ReportData& d) {
       out.push_back(std::move(tt));
     }
 
+  // the paper's whole runs (computation time and error of a run) beside ours
+  if (d.paper && !d.runs.empty()) {
+    TextTable rn;
+    rn.id = "paper-runs";
+    rn.title = fmt::format("Whole runs beside the paper's ({})", d.paper->citation);
+    std::string machine = "not given";
+    for (const auto& [k, v] : d.paper->context)
+      if (k == "machine") machine = v;
+    rn.caption = fmt::format(
+        "Each published run (model, step h, duration) with its computation time tc and its largest error as printed, beside our "
+        "case of the same model, step and duration: the wall time of its steps (the driver's clock), the CPU time of its "
+        "thread (steps and metrics), each over the paper's tc (context only: the paper's machine is {}), and our value of the "
+        "paper's error metric against its bound. Times in s.",
+        machine);
+    std::vector<std::string> others;
+    for (const auto& c : d.runs)
+      for (const auto& [m, v] : c.metrics)
+        if (std::find(others.begin(), others.end(), m) == others.end()) others.push_back(m);
+    rn.header = {"Model", "h", "paper: method", "paper: tc", "ours: method", "ours: step time", "ours: CPU time", "step time / tc",
+                 "CPU time / tc", "error metric", "paper: error", "ours: error", "verdict"};
+    rn.header.insert(rn.header.end(), others.begin(), others.end());
+    auto value = [](const std::optional<double>& x, const char* missing) { return x ? Cell(sig3(*x)) : Cell(missing, "na"); };
+    for (const auto& c : d.runs) {
+      const PaperRun& p = c.paper;
+      std::vector<Cell> row = {p.model, h_text(p.h), p.paper_method, sig3(p.tc_ms / 1e3), p.method};
+      if (c.verdict == RunComparison::Verdict::NotRun) {
+        row.insert(row.end(), {Cell("not run", "na"), Cell("not run", "na"), Cell("n/a", "na"), Cell("n/a", "na")});
+      } else {
+        row.insert(row.end(), {value(c.step_s, "not timed"), value(c.cpu_s, "not recorded"), value(c.step_ratio, "n/a"),
+                               value(c.cpu_ratio, "n/a")});
+      }
+      row.push_back(p.metric);
+      row.push_back(p.error_max ? Cell("< " + sig3(*p.error_max)) : value(p.error, "n/a"));
+      std::string ours = c.error ? sig3(*c.error) : "n/a";
+      if (c.error_ratio) ours += fmt::format(" ({} x the paper's)", sig3(*c.error_ratio));
+      row.push_back(ours);
+      std::string style = c.verdict == RunComparison::Verdict::Within   ? "ok"
+                          : c.verdict == RunComparison::Verdict::Exceeds || c.verdict == RunComparison::Verdict::Failed ? "bad"
+                                                                                                                       : "na";
+      row.push_back(Cell(std::string(to_string(c.verdict)) + (c.note.empty() ? "" : ": " + c.note), style));
+      for (const auto& m : others) {
+        Cell cell("n/a", "na");
+        for (const auto& [name, v] : c.metrics)
+          if (name == m) cell = Cell(sig3(v));
+        row.push_back(cell);
+      }
+      rn.rows.push_back(std::move(row));
+    }
+    out.push_back(std::move(rn));
+  }
+
   // findings: for each published row we ran, the reading closest to it and whether any reproduces it
   if (d.paper) {
     TextTable fd;

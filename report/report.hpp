@@ -59,7 +59,9 @@ std::vector<TextTable> timing_tables(const TimingData& d);
 std::string timing_markdown(const TimingData& d);
 // One line for the report's summary: the published statements by verdict, the published times measured.
 std::string timing_summary(const TimingData& d);
-std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note = nullptr);
+// id: the files' name, DIR/plots/<id>.{dat,gp,svg}
+std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note = nullptr,
+                              const std::string& id = "timing");
 // gnuplot on PATH, or "" if absent
 std::string find_gnuplot();
 // A file name from a label: every character but letters, digits, '_' and '-' becomes '_'.
@@ -119,9 +121,11 @@ std::vector<TrendSeries> trend_series(const std::vector<HistoryRun>& runs);
 std::string write_trend(const std::string& history, const std::string& dir);
 
 // Writes tables.md, records.csv, plots/ and report.html into dir; returns report.html's path.
-// timing_dir: the output folder of `mbbench bench`; its bench.json is analysed again
-// (analyse_bench_dir) into the timing tables and the log-log plot of time per step; empty for none.
+// timing_dirs: output folders of `mbbench bench`; each bench.json is analysed again
+// (analyse_bench_dir) into its timing tables, compared with the paper its experiment names, and
+// its log-log plot of time per step. With several, each table's id and title and each plot are
+// prefixed with the timing experiment's name.
 std::string write_report(const std::vector<std::string>& record_files, const std::string& dir,
-                         const std::string& paper_file, const std::string& timing_dir = "");
+                         const std::string& paper_file, const std::vector<std::string>& timing_dirs = {});
 
 }  // namespace mb

@@ -242,7 +242,7 @@ std::string timing_markdown(const TimingData& d) {
   return o;
 }
 
-std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note) {
+std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note, const std::string& id) {
   fs::path plots = fs::path(dir) / "plots";
   fs::create_directories(plots);
   std::string dat, plot_cmd;
@@ -256,7 +256,7 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     if (rows.empty()) continue;
     dat += fmt::format("# {}\n{}\n\n", s.spec, rows);
     std::string title = s.spec + (s.fit ? fmt::format(" (p = {:.2f})", s.fit->order) : "");
-    plot_cmd += fmt::format("{}'timing.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", idx ? ", \\\n  " : "", idx,
+    plot_cmd += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", idx ? ", \\\n  " : "", id, idx,
                             method_style(labels, s.spec), gnuplot_string(title));
     ++idx;
   }
@@ -273,7 +273,7 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
     if (note) *note = "no timing case was measured";
     return "";
   }
-  const std::string gp = gnuplot_header("timing",
+  const std::string gp = gnuplot_header(id,
                                         d.paper ? fmt::format("Time per step over model size ({}), fitted exponents p", d.paper->citation)
                                                 : "Time per step over model size, fitted exponents p",
                                         "joints",
@@ -281,15 +281,15 @@ std::string write_timing_plot(const TimingData& d, const std::string& dir, std::
                          // the key below the plot area, never over a line; the extreme points off the frame
                          "set key outside below center horizontal maxcols 2 Left reverse width 1 font ',10'\n"
                          "set autoscale fix\nset offsets graph 0.06, graph 0.06, graph 0.1, graph 0.1\nset format x '%g'\n" + xtics + "plot " + plot_cmd + "\n";
-  write_file_atomic((plots / "timing.dat").string(), dat);
-  write_file_atomic((plots / "timing.gp").string(), gp);
+  write_file_atomic((plots / (id + ".dat")).string(), dat);
+  write_file_atomic((plots / (id + ".gp")).string(), gp);
   const std::string gnuplot = find_gnuplot();
   if (gnuplot.empty()) {
-    if (note) *note = "gnuplot not found: plots/timing.gp and timing.dat written, not drawn";
+    if (note) *note = fmt::format("gnuplot not found: plots/{}.gp and {}.dat written, not drawn", id, id);
     return "";
   }
-  if (!run_gnuplot(gnuplot, plots.string(), "timing", note)) return "";
-  return (plots / "timing.svg").string();
+  if (!run_gnuplot(gnuplot, plots.string(), id, note)) return "";
+  return (plots / (id + ".svg")).string();
 }
 
 }  // namespace mb

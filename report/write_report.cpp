@@ -55,7 +55,7 @@ std::string records_paper(const std::vector<CaseRecord>& records, const std::vec
 }
 
 std::string write_report(const std::vector<std::string>& record_files, const std::string& dir, const std::string& paper_file,
-                         const std::string& timing_dir) {
+                         const std::vector<std::string>& timing_dirs) {
   auto records = read_records(record_files);
   if (records.empty()) throw InputError(record_files.front(), 0, "", "no records");
   // the published values: --paper, or the file the experiment names
@@ -65,28 +65,38 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   ReportData d = analyse(std::move(records), paper);
 
   fs::create_directories(dir);
-  write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d));
-  write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
+  std::string tables_md = markdown_tables(d);
   auto figures = write_plots(d, dir);
   for (auto& f : write_work_precision_plots(d, dir)) figures.push_back(std::move(f));
   for (auto& f : write_step_series_plots(d, dir)) figures.push_back(std::move(f));
-  // the timing of `mbbench bench` (its bench.json analysed again): tables and plot in this report
+  // the timing of `mbbench bench` (each bench.json analysed again): tables and plot in this report
   std::vector<TextTable> timing;
   std::string timing_line;
-  if (!timing_dir.empty()) {
+  for (const auto& timing_dir : timing_dirs) {
     const TimingData td = analyse_bench_dir(timing_dir);
-    timing = timing_tables(td);
-    timing_line = timing_summary(td);
+    std::string name = td.context.value("mbbench_experiment_name", std::string());
+    if (name.empty()) name = fs::path(timing_dir).lexically_normal().filename().string();
+    const bool several = timing_dirs.size() > 1;
+    for (auto t : timing_tables(td)) {
+      if (several) {
+        t.id = plot_id(name) + "-" + t.id;
+        t.title = name + ": " + t.title;
+      }
+      timing.push_back(std::move(t));
+    }
+    const std::string line = timing_summary(td);
+    timing_line += (timing_line.empty() ? "" : "; ") + (several ? name + ": " + line : line);
     Figure f;
-    f.id = "timing";
-    f.title = "Time per step over joints (bender2007 s.6, Fig. 4), with the fitted scaling exponents";
-    f.paper_figure = "fig. 4";
+    f.id = several ? "timing-" + plot_id(name) : "timing";
+    f.title = fmt::format("Time per step over the model's size ({}), with the fitted scaling exponents", name);
     std::string note;
-    if (write_timing_plot(td, dir, &note).empty()) f.note = note;
-    else f.svg_file = "plots/timing.svg";
+    if (write_timing_plot(td, dir, &note, f.id).empty()) f.note = note;
+    else f.svg_file = "plots/" + f.id + ".svg";
     figures.push_back(f);
-    write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d) + "\n" + timing_markdown(td));
+    tables_md += "\n" + timing_markdown(td);
   }
+  write_file_atomic((fs::path(dir) / "tables.md").string(), tables_md);
+  write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
   std::string html = (fs::path(dir) / "report.html").string();
   write_file_atomic(html, report_html(d, figures, dir, timing, timing_line));
   return html;

@@ -414,8 +414,9 @@ int main(int argc, char** argv) {
   report->add_option("records", record_files, "files of JSON-line records")->required();
   report->add_option("--out,-o", report_dir, "output folder")->required();
   report->add_option("--paper", paper_file, "published values (default: the file the experiment names)");
-  std::string report_timing;
-  report->add_option("--timing", report_timing, "output folder of `mbbench bench` whose timing table and plot to include");
+  std::vector<std::string> report_timing;
+  report->add_option("--timing", report_timing, "output folder of `mbbench bench` whose timing tables and plot to include (repeatable)")
+      ->allow_extra_args(false);
 
   GateArgs gate_args;
   mb::GateConfig gate_cfg;
