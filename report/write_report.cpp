@@ -93,7 +93,8 @@ std::string write_report(const std::vector<std::string>& record_files, const std
     if (write_timing_plot(td, dir, &note, f.id).empty()) f.note = note;
     else f.svg_file = "plots/" + f.id + ".svg";
     figures.push_back(f);
-    tables_md += "\n" + timing_markdown(td);
+    tables_md += '\n';
+    tables_md += timing_markdown(td);
   }
   write_file_atomic((fs::path(dir) / "tables.md").string(), tables_md);
   write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
