@@ -85,7 +85,8 @@ const Claimer kClaimers[] = {{"iterative:tol_p=1e-10,tol_v=1e-10", 1e-8},
                              {"LM4", 1e-6},
                              {"LMBS4", 1e-6},
                              {"LMVD4", 1e-8},
-                             {"ode", 1e-3}};
+                             {"ode", 1e-3},
+                             {"bullet", 1e-3}};
 std::vector<Claimer> claimers() {
   std::vector<Claimer> v;
   for (const Claimer& c : kClaimers)
