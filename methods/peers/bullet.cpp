@@ -6,7 +6,8 @@
 // its centre of mass, with point_inertia). A link's frame is its principal axes (Bullet takes a
 // diagonal inertia). A step is btMultiBodyDynamicsWorld::stepSimulation(h, 0): one step of h, the
 // articulated-body algorithm and semi-implicit Euler (order 1). A ball joint or hinge that closes a
-// loop is a btMultiBodyPoint2Point constraint (close_loops).
+// loop is a btMultiBodyPoint2Point constraint (close_loops). A motor on a tree joint is a
+// btMultiBodyJointMotor (add_motors).
 // Traps (docs/peers.md): the headers must see BT_USE_DOUBLE_PRECISION and the program link the
 // -float64 libraries (else btScalar is float); a btMultiBody comes with linear and angular damping
 // 0.04, joint speeds clamped at 100 (maxCoordinateVelocity) and sleeping on: all switched off;
@@ -15,6 +16,7 @@
 #include <BulletDynamics/Featherstone/btMultiBody.h>
 #include <BulletDynamics/Featherstone/btMultiBodyConstraintSolver.h>
 #include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
+#include <BulletDynamics/Featherstone/btMultiBodyJointMotor.h>
 #include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
 #include <BulletDynamics/Featherstone/btMultiBodyPoint2Point.h>
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
@@ -33,6 +35,7 @@
 #include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
 #include "models/collision.hpp"
+#include "models/kinematics.hpp"
 
 static_assert(std::is_same_v<btScalar, double>, "bullet: build with BT_USE_DOUBLE_PRECISION and the bullet-float64 libraries");
 
@@ -101,6 +104,9 @@ class Bullet final : public Method {
   };
 
   void reset() {
+    for (auto& m : motors_)
+      if (world_) world_->removeMultiBodyConstraint(m.constraint.get());
+    motors_.clear();
     for (auto& c : constraints_)
       if (world_) world_->removeMultiBodyConstraint(c.get());
     constraints_.clear();
@@ -274,8 +280,9 @@ class Bullet final : public Method {
       multibodies_.push_back(std::move(mbp));
       members_.push_back(g);
     }
-    add_colliders(model, state, !tree.closing.empty());
+    add_colliders(model, state, !tree.closing.empty() || !model.motors.empty());
     close_loops(model, state, joints, tree);
+    add_motors(model, joints, tree);
     torque_.assign(n, Vec3::Zero());
     force_.assign(n, Vec3::Zero());
   }
@@ -428,8 +435,50 @@ class Bullet final : public Method {
   }
 
 
+  // Each motor as a btMultiBodyJointMotor on the link its joint leads to: a velocity-level row that
+  // asks the joint's rate for the rate the motor wants at the end of the step, its impulse bounded by
+  // the motor's max_force times h (no bound: the largest double). Every link has a collider
+  // (add_colliders), for the solver skips a constraint outside the islands of colliders. A motor
+  // on a joint that closes a loop has no link to drive and is refused.
+  void add_motors(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    for (size_t mi = 0; mi < model.motors.size(); ++mi) {
+      const Motor& mo = model.motors[mi];
+      int child = -1;
+      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
+        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      if (child < 0)
+        throw UnsupportedModel(fmt::format("bullet: motor '{}' drives joint '{}', which closes a loop; btMultiBodyJointMotor drives "
+                                           "a joint of a multibody's tree only",
+                                           mo.name, model.joints[static_cast<size_t>(mo.joint)].name));
+      const size_t u = static_cast<size_t>(child);
+      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
+      const Place& p = places_[u];
+      // Bullet's joint coordinate turns (moves) the child link relative to its parent about (along)
+      // the axis it was set up with; ours b relative to a about (along) axis_a
+      double sign = tree.flip[u] ? -1.0 : 1.0;
+      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      auto c = std::make_unique<btMultiBodyJointMotor>(multibodies_[static_cast<size_t>(p.multibody)].get(), p.link, 0.0,
+                                                       std::numeric_limits<double>::max());
+      world_->addMultiBodyConstraint(c.get());
+      motors_.push_back({static_cast<int>(mi), j.type == JointType::Slider, sign, std::move(c)});
+    }
+  }
+
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
+    // motors: the rate they ask for at the end of the step (a position motor: the rate that
+    // reaches f(t + h) from where the joint is), their impulse bound over the step or none
+    for (const BulletMotor& bm : motors_) {
+      const Motor& mo = model.motors[static_cast<size_t>(bm.motor)];
+      const double t1 = state.t + h;
+      double rate = mo.target.at(t1);
+      if (mo.mode == MotorMode::Position) {
+        const double gap = mo.target.at(t1) - motor_coordinate(model, state, mo);
+        rate = (bm.slider ? gap : wrap_angle(gap)) / h;
+      }
+      bm.constraint->setVelocityTarget(bm.sign * rate);
+      bm.constraint->setMaxAppliedImpulse(mo.limited() ? mo.max_force * h : std::numeric_limits<double>::max());
+    }
     if (!model.loads.empty()) {
       average_torques(model, state.t, h, torque_);
       std::fill(force_.begin(), force_.end(), Vec3::Zero());
@@ -475,6 +524,13 @@ class Bullet final : public Method {
   std::unique_ptr<btMultiBodyDynamicsWorld> world_;
   std::vector<std::unique_ptr<btMultiBody>> multibodies_;
   std::vector<std::unique_ptr<btMultiBodyPoint2Point>> constraints_;  // the loops' closures
+  struct BulletMotor {
+    int motor;  // Model::motors index
+    bool slider;
+    double sign;  // Bullet's joint rate = sign q'
+    std::unique_ptr<btMultiBodyJointMotor> constraint;
+  };
+  std::vector<BulletMotor> motors_;
   std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders_;  // with shapes or loops (add_colliders)
   std::vector<std::unique_ptr<btCollisionObject>> statics_;          // the world's and static bodies' shapes
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;
@@ -502,7 +558,7 @@ MethodInfo describe_bullet() {
   i.source = "coumans2015 (Bullet)";
   i.options = {point_inertia_option("1e-12")};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMotors;
   i.fixed_step = true;
   return i;
 }

@@ -4,6 +4,7 @@
 // UniversalJoint, and a rod to a point mass a UniversalJoint at the pivot with both axes
 // perpendicular to the rod (the point mass is the body's centre of mass, its frame at the pivot).
 // A step is World::step(): forward dynamics (articulated bodies), then semi-implicit Euler (order 1).
+// A motor is its joint's servo actuator (add_motors).
 // Traps (docs/peers.md): the umbrella header dart/dart.hpp needs libdart-external-ikfast-dev (we
 // include the parts); DART's World defaults to gravity (0, 0, -9.81) and a time step of 1 ms: both
 // are set from the model and h.
@@ -34,6 +35,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -41,6 +43,7 @@
 #include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
 #include "models/collision.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -232,7 +235,39 @@ class Dart final : public Method {
     world_->addSkeleton(skel_);
     close_loops(model, joints, tree);
     add_shapes(model, state);
+    add_motors(model, joints, tree);
     torque_.assign(n, Vec3::Zero());
+  }
+
+  // Each motor as DART's servo actuator on the joint to its tree child (Joint::SERVO: a
+  // velocity-level row in the constraint solver asking the joint's rate for the command, its impulse
+  // within the force limits times h; no bound: DART's infinite limits). The command each step is
+  // the rate the motor wants at the step's end (a position motor: the gap to f(t + h) over h). A
+  // motor on a joint that closes a loop has no joint of the skeleton to drive and is refused.
+  void add_motors(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    motors_.clear();
+    for (size_t mi = 0; mi < model.motors.size(); ++mi) {
+      const Motor& mo = model.motors[mi];
+      int child = -1;
+      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
+        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      if (child < 0)
+        throw UnsupportedModel(fmt::format("dart: motor '{}' drives joint '{}', which closes a loop; DART's servo actuator drives a "
+                                           "joint of the skeleton only",
+                                           mo.name, model.joints[static_cast<size_t>(mo.joint)].name));
+      const size_t u = static_cast<size_t>(child);
+      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
+      // DART's joint coordinate turns (moves) the child relative to the parent about (along) the
+      // axis it was built with; ours b relative to a about (along) axis_a
+      double sign = tree.flip[u] ? -1.0 : 1.0;
+      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      dd::Joint* joint = nodes_[u]->getParentJoint();
+      joint->setActuatorType(dd::Joint::SERVO);
+      const double f = mo.limited() ? mo.max_force : std::numeric_limits<double>::infinity();
+      joint->setForceUpperLimit(0, f);
+      joint->setForceLowerLimit(0, -f);
+      motors_.push_back({static_cast<int>(mi), j.type == JointType::Slider, sign, joint});
+    }
   }
 
   // What DART's contacts cannot express, refused before anything is built: a convex shape (its
@@ -368,6 +403,16 @@ class Dart final : public Method {
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     world_->setTimeStep(h);
+    for (const DartMotor& dm : motors_) {
+      const Motor& mo = model.motors[static_cast<size_t>(dm.motor)];
+      const double t1 = state.t + h;
+      double rate = mo.target.at(t1);
+      if (mo.mode == MotorMode::Position) {
+        const double gap = mo.target.at(t1) - motor_coordinate(model, state, mo);
+        rate = (dm.slider ? gap : wrap_angle(gap)) / h;
+      }
+      dm.joint->setCommand(0, dm.sign * rate);
+    }
     if (!model.loads.empty()) {  // the step's average loads, world axes: a force at the centre of mass, a torque
       average_torques(model, state.t, h, torque_);
       force_.assign(nodes_.size(), Vec3::Zero());
@@ -396,6 +441,13 @@ class Dart final : public Method {
   std::vector<dd::BodyNode*> nodes_;  // (nbody), null for a static body
   std::vector<Frame> frames_;         // (nbody)
   std::vector<Vec3> torque_, force_;
+  struct DartMotor {
+    int motor;  // Model::motors index
+    bool slider;
+    double sign;  // DART's joint rate = sign q'
+    dd::Joint* joint;
+  };
+  std::vector<DartMotor> motors_;
 };
 
 }  // namespace
@@ -413,7 +465,7 @@ MethodInfo describe_dart() {
                                   "shapes (primitive)",
                                   {"mesh", "primitive"})};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers | kMotors;
   i.fixed_step = true;
   return i;
 }

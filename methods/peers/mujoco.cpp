@@ -6,7 +6,8 @@
 // perpendicular to the rod at its pivot (the point mass is the inertial offset of a body framed at
 // the pivot; its frame turns with the rod); a joint that closes a loop is an equality constraint
 // (loop_closures), a massless frame (Body::frame) no MuJoCo body: its joint joins the joints of the
-// massive body below it (write_frame), and the model's shapes geoms colliding in explicit pairs (contact_geoms). Integrators: Euler (MuJoCo's semi-implicit Euler,
+// massive body below it (write_frame), the model's shapes geoms colliding in explicit pairs
+// (contact_geoms), and a motor an equality constraint on its joint's coordinate (motor_equalities). Integrators: Euler (MuJoCo's semi-implicit Euler,
 // order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
 // mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
 // mj_step leaves is from the step's start) and written as our Cartesian State.
@@ -130,6 +131,10 @@ class Mujoco final : public Method {
                         fb.q.conjugate() * (f.origin - fb.origin)});
     }
     initial_velocities(state, joints, tree);
+    for (MujocoMotor& mm : motors_) {
+      mm.eq = mj_name2id(mjm_, mjOBJ_EQUALITY, fmt::format("motor{}", mm.motor).c_str());
+      mm.integral = 0;
+    }
     solref_set_ = false;
     xfrc_ = !model.loads.empty();
   }
@@ -243,8 +248,9 @@ class Mujoco final : public Method {
     x += "</worldbody>\n";
     if (!loops.tendons.empty()) x += "<tendon>\n" + loops.tendons + "</tendon>\n";
     if (!geoms.pairs.empty()) x += "<contact>\n" + geoms.pairs + "</contact>\n";
-    if (!loops.equalities.empty())
-      x += fmt::format("<default><equality solref=\"{} 1\"/></default>\n<equality>\n{}</equality>\n", num(eq_timeconst_), loops.equalities);
+    if (!loops.equalities.empty()) x += fmt::format("<default><equality solref=\"{} 1\"/></default>\n", num(eq_timeconst_));
+    const std::string motors = motor_equalities(model, joints, tree);
+    if (!loops.equalities.empty() || !motors.empty()) x += "<equality>\n" + loops.equalities + motors + "</equality>\n";
     x += "</mujoco>\n";
     return x;
   }
@@ -305,6 +311,67 @@ class Mujoco final : public Method {
       }
     }
     return l;
+  }
+
+  // The motors as MuJoCo joint equality constraints: the joint's coordinate (from its initial value)
+  // held at eq_data[0], which each step sets to where the motor wants it (motor_reference). MuJoCo's
+  // actuators are explicit forces, and a servo stiff enough to carry the walker on legs of 1e-4
+  // kg m^2 is unstable at h = 0.01 s; the constraint solver's soft equality is stable at any
+  // stiffness down to its time constant of 2 h. Its time constant is eq_timeconst, its impedance
+  // kMotorImpedance (nearly hard); MuJoCo's equalities have no force limit, so a bounded motor is
+  // refused, and a motor on a joint that closes a loop (no MuJoCo joint) too.
+  static constexpr double kMotorImpedance = 0.9999;
+  std::string motor_equalities(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    motors_.clear();
+    std::string x;
+    for (size_t mi = 0; mi < model.motors.size(); ++mi) {
+      const Motor& mo = model.motors[mi];
+      const std::string& jname = model.joints[static_cast<size_t>(mo.joint)].name;
+      if (mo.limited())
+        throw UnsupportedModel(fmt::format("mujoco: motor '{}' has a force bound; it is an equality constraint here, and MuJoCo's "
+                                           "equality constraints have no force limit",
+                                           mo.name));
+      int child = -1;
+      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
+        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      if (child < 0)
+        throw UnsupportedModel(fmt::format("mujoco: motor '{}' drives joint '{}', which closes a loop; a MuJoCo joint equality needs "
+                                           "a joint of the tree",
+                                           mo.name, jname));
+      const size_t u = static_cast<size_t>(child);
+      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
+      // MuJoCo's joint coordinate turns (moves) the child relative to its parent about (along) the
+      // axis it was written with; ours b relative to a about (along) axis_a
+      double sign = tree.flip[u] ? -1.0 : 1.0;
+      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      x += fmt::format("<joint name=\"motor{}\" joint1=\"j{}\" polycoef=\"0 0 0 0 0\" solref=\"{} 1\" solimp=\"{} {} 0.001 0.5 2\"/>\n", mi,
+                       child, num(eq_timeconst_), num(kMotorImpedance), num(kMotorImpedance));
+      motors_.push_back({static_cast<int>(mi), -1, sign, 0});
+    }
+    return x;
+  }
+
+  // Where each motor's equality holds its joint over the step from t: the motor's coordinate f at
+  // the time the step's forces see on average (the step's start for Euler, its middle for RK4)
+  // plus (b f' + f'') / k, so that q = f satisfies MuJoCo's soft constraint, which accelerates the
+  // joint by -b q' - k (q - eq_data) (b = 2 / (d tc), k = 1 / (d tc)^2, tc the effective time
+  // constant, d the impedance). A velocity motor holds the integral of its target (trapezoids over
+  // the steps).
+  void motor_reference(const Model& model, double t, double h) {
+    const double tc = std::max(eq_timeconst_, 2 * h);  // MuJoCo's own floor (refsafe)
+    const double te = rk4_ ? t + h / 2 : t;
+    for (MujocoMotor& mm : motors_) {
+      const MotorTarget& f = model.motors[static_cast<size_t>(mm.motor)].target;
+      double q = 0, rate = 0, accel = 0;
+      if (model.motors[static_cast<size_t>(mm.motor)].mode == MotorMode::Position) {
+        q = f.at(te), rate = f.rate_at(te), accel = f.accel_at(te);
+      } else {
+        q = mm.integral + (te - t) * (f.at(t) + f.at(te)) / 2, rate = f.at(te), accel = f.rate_at(te);
+        mm.integral += h * (f.at(t) + f.at(t + h)) / 2;
+      }
+      const double dtc = kMotorImpedance * tc;
+      mjm_->eq_data[mjNEQDATA * mm.eq] = mm.sign * (q + 2 * dtc * rate + dtc * dtc * accel);
+    }
   }
 
   // The model's shapes as MuJoCo geoms (in their body's frame; the world's and static bodies' in the
@@ -436,6 +503,7 @@ class Mujoco final : public Method {
         if (ids_[i] >= 0)
           for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + k] = force_[i][k], data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
     }
+    motor_reference(model, state.t, h);
     mj_step(mjm_, data_);
     // mj_step leaves the kinematics of the step's start: recompute them at its end
     mj_kinematics(mjm_, data_);
@@ -512,6 +580,13 @@ class Mujoco final : public Method {
   std::vector<Vec3> torque_, force_;
   std::vector<double> zeta_;  // per contact pair
   bool solref_set_ = false;
+  struct MujocoMotor {
+    int motor;        // Model::motors index
+    int eq;           // its MuJoCo equality
+    double sign;      // MuJoCo's joint coordinate = sign q
+    double integral;  // a velocity motor: the integral of its target up to now
+  };
+  std::vector<MujocoMotor> motors_;
 };
 
 }  // namespace
@@ -528,15 +603,16 @@ MethodInfo describe_mujoco() {
                OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree)", 1, 1e6),
                point_inertia_option("1e-12"),
                OptionInfo::number("eq_timeconst", "0.02",
-                                  "loops: the time constant of the equality constraints that close them, s (MuJoCo's solref, damping "
-                                  "ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
+                                  "loops and motors: the time constant of the equality constraints that close them and hold the motors' "
+                                  "joints, s (MuJoCo's solref, damping ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
                                   1e-9, 1e3),
                OptionInfo::number("contact_timeconst", "0.02",
                                   "contacts: MuJoCo's soft contacts as springs of natural frequency 1 / contact_timeconst, s, damped to "
                                   "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers |
+               kMotors;
   i.fixed_step = true;
   return i;
 }

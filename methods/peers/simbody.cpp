@@ -10,7 +10,8 @@
 // forces; docs/peers.md, "Simbody's compliant contacts"): the pairs our detector tests, with
 // stiffness `contact_stiffness`, the pair's restitution e as the dissipation c = (1 - e) /
 // `restitution_speed` (Simbody's e = 1 - c v) and its Coulomb coefficients in Simbody's smoothed
-// (Stribeck) friction.
+// (Stribeck) friction. A motor is a prescribed Motion of its mobilizer (Prescribed): q(t) for a
+// position motor, u(t) for a velocity motor.
 // Trap (docs/peers.md): Simbody's pkg-config file forces -std=c++11 on its users; CMake uses its
 // CMake config (SimbodyConfig.cmake) instead.
 #include <Simbody.h>
@@ -45,6 +46,27 @@ Quat frame_z(const Vec3& z) {  // any rotation whose z axis is z
 }
 
 // the applied torques (world frame) of the current step, held constant over it
+// A motor as Simbody's prescribed motion of its mobilizer's one coordinate: a position motor q(t)
+// = s f(t) with its exact derivatives, a velocity motor u(t) = s f(t) (s: the sign taking our
+// coordinate to the mobilizer's)
+class Prescribed final : public SimTK::Motion::Custom::Implementation {
+ public:
+  Prescribed(const Motor& motor, double sign) : target_(motor.target), position_(motor.mode == MotorMode::Position), sign_(sign) {}
+  SimTK::Motion::Level getLevel(const SimTK::State&) const override { return position_ ? SimTK::Motion::Position : SimTK::Motion::Velocity; }
+  void calcPrescribedPosition(const SimTK::State& s, int, SimTK::Real* q) const override { q[0] = sign_ * target_.at(s.getTime()); }
+  void calcPrescribedPositionDot(const SimTK::State& s, int, SimTK::Real* qd) const override { qd[0] = sign_ * target_.rate_at(s.getTime()); }
+  void calcPrescribedPositionDotDot(const SimTK::State& s, int, SimTK::Real* qdd) const override {
+    qdd[0] = sign_ * target_.accel_at(s.getTime());
+  }
+  void calcPrescribedVelocity(const SimTK::State& s, int, SimTK::Real* u) const override { u[0] = sign_ * target_.at(s.getTime()); }
+  void calcPrescribedVelocityDot(const SimTK::State& s, int, SimTK::Real* ud) const override { ud[0] = sign_ * target_.rate_at(s.getTime()); }
+
+ private:
+  MotorTarget target_;
+  bool position_;
+  double sign_;
+};
+
 class Torques final : public SimTK::Force::Custom::Implementation {
  public:
   Torques(const std::vector<SimTK::MobilizedBody>* mobods, const std::vector<Vec3>* torque) : mobods_(mobods), torque_(torque) {}
@@ -174,6 +196,7 @@ class Simbody final : public Method {
         throw UnsupportedModel(fmt::format("simbody: the damped joint '{}' closes a loop; its constraint has no damper",
                                            model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].name));
     close_loops(model, joints, tree);
+    add_motors(model, joints, tree);
     fixed_ = fixed_option_ == "yes" || (fixed_option_ == "auto" && model.shapes.empty());
     if (!model.shapes.empty()) map_contacts(model, state);
     state_ = system_->realizeTopology();
@@ -218,6 +241,32 @@ class Simbody final : public Method {
     steps_ = 0;
     state_.setTime(0);
     initialized_ = false;
+  }
+
+  // The motors as prescribed motions of their mobilizers (Prescribed). A prescribed motion takes no
+  // force bound, so a bounded motor is refused; so is a motor on a joint that closes a loop (no
+  // mobilizer).
+  void add_motors(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    for (const Motor& mo : model.motors) {
+      if (mo.limited())
+        throw UnsupportedModel(fmt::format("simbody: motor '{}' has a force bound; it is a prescribed motion here, and Simbody's "
+                                           "prescribed motion has no force limit",
+                                           mo.name));
+      int child = -1;
+      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
+        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      if (child < 0)
+        throw UnsupportedModel(fmt::format("simbody: motor '{}' drives joint '{}', which closes a loop; a prescribed motion needs a "
+                                           "mobilizer of the tree",
+                                           mo.name, model.joints[static_cast<size_t>(mo.joint)].name));
+      const size_t u = static_cast<size_t>(child);
+      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
+      // the Pin turns (the Slider moves) the child relative to its parent about (along) the
+      // mobilizer's z (x): ax_parent (axis_a); ours b relative to a about (along) axis_a
+      double sign = tree.flip[u] ? -1.0 : 1.0;
+      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      SimTK::Motion::Custom(mobods_[u], new Prescribed(mo, sign));
+    }
   }
 
   // The joints that close loops, as Simbody's constraints (holonomic, enforced with the
@@ -491,7 +540,7 @@ MethodInfo describe_simbody() {
                                   1e300, true)};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kJointDampers;
+  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kJointDampers | kMotors;
   i.fixed_step = true;
   return i;
 }
