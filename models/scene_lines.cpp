@@ -179,10 +179,18 @@ class Lexer {
 
 }  // namespace
 
+namespace {
+// a == b for short keys: most keys of a table differ in their first character
+bool same_key(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a.compare(b) == 0));
+}
+}  // namespace
+
 bool lex_part(std::string_view text, int line_offset, LexedPart& out) {
   out.tables.clear();
   out.fields.clear();
   out.values.clear();
+  const bool has_cr = text.find('\r') != std::string_view::npos;  // else no line needs the CR checks
   size_t pos = 0;
   int line = line_offset;
   while (pos < text.size()) {
@@ -192,8 +200,10 @@ bool lex_part(std::string_view text, int line_offset, LexedPart& out) {
     std::string_view l = text.substr(pos, eol - pos);
     pos = eol + 1;
     ++line;
-    if (has_newline && !l.empty() && l.back() == '\r') l.remove_suffix(1);  // CRLF
-    if (l.find('\r') != std::string_view::npos) return false;               // a lone CR
+    if (has_cr) {
+      if (has_newline && !l.empty() && l.back() == '\r') l.remove_suffix(1);  // CRLF
+      if (l.find('\r') != std::string_view::npos) return false;               // a lone CR
+    }
     Lexer lx(l, line, out);
     if (lx.at_end()) continue;  // blank or a comment
     size_t i = 0;
@@ -209,7 +219,7 @@ bool lex_part(std::string_view text, int line_offset, LexedPart& out) {
     if (!lx.key(f.key) || !lx.value(f.value, 0) || !lx.at_end()) return false;
     LexedTable& t = out.tables.back();
     for (unsigned k = t.first; k < t.first + t.count; ++k)
-      if (out.fields[k].key == f.key) return false;  // a key given twice: toml++'s error
+      if (same_key(out.fields[k].key, f.key)) return false;  // a key given twice: toml++'s error
     out.fields.push_back(f);
     ++t.count;
   }
@@ -243,7 +253,7 @@ void LineTable::fail(std::string_view key, const std::string& msg) const {
 
 const LineValue* LineTable::get(std::string_view key) const {
   for (unsigned k = t_.first; k < t_.first + t_.count; ++k)
-    if (part_.fields[k].key == key) return &part_.fields[k].value;
+    if (same_key(part_.fields[k].key, key)) return &part_.fields[k].value;
   return nullptr;
 }
 
