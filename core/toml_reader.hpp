@@ -3,6 +3,7 @@
 // line and the list of valid keys, before a missing key could be reported in their place.
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/toml.hpp"
@@ -13,9 +14,9 @@ int toml_line(const toml::node& n);  // 1-based source line of a node
 
 // The characters mbbench's TOML files may hold (ASCII, no control characters but tab and line
 // breaks); anything else is an InputError with its line (toml++ 3.3 misbehaves on the rest).
-void check_toml_characters(const std::string& text, const std::string& file);
+void check_toml_characters(std::string_view text, const std::string& file);
 // Parses TOML text; a syntax error is an InputError with the file and line.
-toml::table parse_toml(const std::string& text, const std::string& file);
+toml::table parse_toml(std::string_view text, const std::string& file);
 // Reads a whole file and parses it; a missing file is an InputError.
 toml::table read_toml_file(const std::string& path);
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_set>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/name_index.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -234,33 +234,34 @@ void check_motor(const Model& m, size_t i, const std::string& src, std::vector<b
 }  // namespace
 
 void check_model(const Model& m, const std::string& src) {
-  std::unordered_set<std::string> names;
-  names.reserve(m.bodies.size());
+  // the field names of a message are formatted only when there is one
+  NameIndex names(m.bodies.size());
+  const auto body_name = [&](long k) -> const std::string& { return m.bodies[static_cast<size_t>(k)].name; };
   for (size_t i = 0; i < m.bodies.size(); ++i) {
     const Body& b = m.bodies[i];
-    std::string f = fmt::format("body[{}] '{}'", i, b.name);
+    const auto f = [&] { return fmt::format("body[{}] '{}'", i, b.name); };
     if (b.name.empty()) throw InputError(src, 0, fmt::format("body[{}].name", i), "empty body name");
-    if (!names.insert(b.name).second) throw InputError(src, 0, f + ".name", "duplicated body name");
+    if (names.insert(static_cast<long>(i), body_name) >= 0) throw InputError(src, 0, f() + ".name", "duplicated body name");
     if (b.frame) {
-      if (b.is_static || b.particle) throw InputError(src, 0, f + ".type", "a massless frame is a moving rigid body");
-      if (b.mass != 0 || b.inertia != Mat3::Zero()) throw InputError(src, 0, f + ".mass", "a massless frame has mass 0 and inertia 0");
+      if (b.is_static || b.particle) throw InputError(src, 0, f() + ".type", "a massless frame is a moving rigid body");
+      if (b.mass != 0 || b.inertia != Mat3::Zero()) throw InputError(src, 0, f() + ".mass", "a massless frame has mass 0 and inertia 0");
     } else if (!b.is_static && !(b.mass > 0 && std::isfinite(b.mass))) {
-      throw InputError(src, 0, f + ".mass", fmt::format("mass must be positive and finite, got {}", b.mass));
+      throw InputError(src, 0, f() + ".mass", fmt::format("mass must be positive and finite, got {}", b.mass));
     }
     if (!b.is_static && !b.particle && !b.frame && !is_spd(b.inertia))
-      throw InputError(src, 0, f + ".inertia", "inertia tensor is not symmetric positive definite");
+      throw InputError(src, 0, f() + ".inertia", "inertia tensor is not symmetric positive definite");
     if (!(std::abs(b.orientation.norm() - 1) <= 1e-12))
-      throw InputError(src, 0, f + ".orientation", "orientation is not a unit quaternion");
-    if (!b.position.allFinite()) throw InputError(src, 0, f + ".position", "position must be finite");
-    if (!b.velocity.allFinite() || !b.angular_velocity.allFinite()) throw InputError(src, 0, f + ".velocity", "velocities must be finite");
-    if (!b.box.allFinite()) throw InputError(src, 0, f + ".box", "box must be finite");
+      throw InputError(src, 0, f() + ".orientation", "orientation is not a unit quaternion");
+    if (!b.position.allFinite()) throw InputError(src, 0, f() + ".position", "position must be finite");
+    if (!b.velocity.allFinite() || !b.angular_velocity.allFinite()) throw InputError(src, 0, f() + ".velocity", "velocities must be finite");
+    if (!b.box.allFinite()) throw InputError(src, 0, f() + ".box", "box must be finite");
   }
   // joint, spring, shape and material names are unique within their kind (a scene names them)
   auto unique_names = [&](const auto& items, const char* kind) {
-    std::unordered_set<std::string> seen;
-    seen.reserve(items.size());
+    NameIndex seen(items.size());
+    const auto name_of = [&](long k) -> const std::string& { return items[static_cast<size_t>(k)].name; };
     for (size_t i = 0; i < items.size(); ++i)
-      if (!seen.insert(items[i].name).second)
+      if (seen.insert(static_cast<long>(i), name_of) >= 0)
         throw InputError(src, 0, fmt::format("{}[{}].name", kind, i), fmt::format("duplicated {} name '{}'", kind, items[i].name));
   };
   unique_names(m.joints, "joint");
@@ -297,32 +298,32 @@ void check_model(const Model& m, const std::string& src) {
   }
   for (size_t j = 0; j < m.joints.size(); ++j) {
     const Joint& J = m.joints[j];
-    std::string f = fmt::format("joint[{}]", j);
+    const auto f = [&] { return fmt::format("joint[{}]", j); };
     int n = static_cast<int>(m.bodies.size());
     if (J.a < kWorld || J.a >= n || J.b < kWorld || J.b >= n)
-      throw InputError(src, 0, f, "joint names a body that does not exist");
-    if (J.a == J.b) throw InputError(src, 0, f, "joint connects a body to itself");
-    if (!J.anchor_a.allFinite() || !J.anchor_b.allFinite()) throw InputError(src, 0, f + ".anchor_a", "anchors must be finite");
-    if (!J.axis_a.allFinite() || !J.axis_b.allFinite()) throw InputError(src, 0, f + ".axis_a", "axes must be finite");
+      throw InputError(src, 0, f(), "joint names a body that does not exist");
+    if (J.a == J.b) throw InputError(src, 0, f(), "joint connects a body to itself");
+    if (!J.anchor_a.allFinite() || !J.anchor_b.allFinite()) throw InputError(src, 0, f() + ".anchor_a", "anchors must be finite");
+    if (!J.axis_a.allFinite() || !J.axis_b.allFinite()) throw InputError(src, 0, f() + ".axis_a", "axes must be finite");
     if (!(std::abs(J.rel_orientation.norm() - 1) <= 1e-12))
-      throw InputError(src, 0, f + ".rel_orientation", "rel_orientation is not a unit quaternion");
+      throw InputError(src, 0, f() + ".rel_orientation", "rel_orientation is not a unit quaternion");
     const JointParts parts = joint_parts(J.type);
     const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
     if ((parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist) &&
         !(J.axis_a.norm() > 0))
-      throw InputError(src, 0, f + ".axis_a", "axis must be non-zero");
-    if (two_axes && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f + ".axis_b", "axis must be non-zero");
+      throw InputError(src, 0, f() + ".axis_a", "axis must be non-zero");
+    if (two_axes && !(J.axis_b.norm() > 0)) throw InputError(src, 0, f() + ".axis_b", "axis must be non-zero");
     if (J.type == JointType::Distance && !(J.length > 0 && std::isfinite(J.length)))
-      throw InputError(src, 0, f + ".length", fmt::format("rod length must be positive, got {}", J.length));
+      throw InputError(src, 0, f() + ".length", fmt::format("rod length must be positive, got {}", J.length));
     if (!(J.damping >= 0 && std::isfinite(J.damping)) || (J.damping != 0 && J.type != JointType::Hinge && J.type != JointType::Slider))
-      throw InputError(src, 0, f + ".damping",
+      throw InputError(src, 0, f() + ".damping",
                        fmt::format("damping must be finite and >= 0, and only a hinge or a slider has it; got {} on a {} joint", J.damping,
                                    joint_type_name(J.type)));
     if (!(J.extensibility >= 0 && std::isfinite(J.extensibility)) || (J.extensibility != 0 && J.type != JointType::Distance))
-      throw InputError(src, 0, f + ".extensibility",
+      throw InputError(src, 0, f() + ".extensibility",
                        fmt::format("extensibility must be a finite fraction >= 0 of a distance joint's length, got {}", J.extensibility));
     auto fixed = [&](int k) { return k == kWorld || m.bodies[static_cast<size_t>(k)].is_static; };
-    if (fixed(J.a) && fixed(J.b)) throw InputError(src, 0, f, "a joint between two bodies that never move constrains nothing");
+    if (fixed(J.a) && fixed(J.b)) throw InputError(src, 0, f(), "a joint between two bodies that never move constrains nothing");
   }
   std::vector<bool> driven(m.joints.size(), false);
   for (size_t i = 0; i < m.motors.size(); ++i) check_motor(m, i, src, driven);

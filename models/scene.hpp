@@ -10,6 +10,7 @@
 // Every problem is an InputError naming the file, the line and the field.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "models/model.hpp"
 
@@ -22,7 +23,7 @@ Model read_scene(const std::string& path);
 // All three give the same model and the same error (tests/scene_test.cpp); the default is the
 // fastest, the others are there for the tests.
 enum class SceneParse { lines, toml_parts, toml_whole };
-Model parse_scene(const std::string& text, const std::string& path_for_messages, SceneParse how = SceneParse::lines);
+Model parse_scene(std::string_view text, const std::string& path_for_messages, SceneParse how = SceneParse::lines);
 std::string scene_to_toml(const Model& model);
 void write_scene(const Model& model, const std::string& path);  // atomic
 

@@ -21,6 +21,9 @@ bool ends_value(std::string_view l, size_t i) { return i == l.size() || is_space
 
 constexpr size_t kMaxElements = 16;  // of one array (longer ones go to toml++)
 constexpr size_t kMaxNumberChars = 40;
+// 10^k, exact in a double for k <= 22
+constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                             1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 class Lexer {
  public:
@@ -83,34 +86,54 @@ class Lexer {
   bool number(LineValue& v) {
     const size_t s = i_;
     size_t i = i_;
+    const bool negative = l_[i] == '-';
     if (l_[i] == '+' || l_[i] == '-') ++i;
     const size_t d0 = i;
     if (i == l_.size() || !is_digit(l_[i])) return false;
+    // the digits as an integer m (while it has at most 19 of them) and the count of fraction digits
+    std::uint64_t m = 0;
+    size_t digits = 0, fraction_digits = 0;
+    const auto digit = [&](char c) {
+      if (digits < 19) m = 10 * m + static_cast<std::uint64_t>(c - '0');
+      if (m != 0 || digits != 0) ++digits;  // leading zeros do not count
+    };
     if (l_[i] == '0') ++i;
     else
-      while (i < l_.size() && is_digit(l_[i])) ++i;
+      while (i < l_.size() && is_digit(l_[i])) digit(l_[i++]);
     const size_t int_digits = i - d0;
     bool is_float = false;
     if (i < l_.size() && l_[i] == '.') {
       ++i;
       if (i == l_.size() || !is_digit(l_[i])) return false;
-      while (i < l_.size() && is_digit(l_[i])) ++i;
+      while (i < l_.size() && is_digit(l_[i])) {
+        digit(l_[i++]);
+        ++fraction_digits;
+      }
       is_float = true;
     }
+    bool has_exponent = false;
     if (i < l_.size() && (l_[i] == 'e' || l_[i] == 'E')) {
       ++i;
       if (i < l_.size() && (l_[i] == '+' || l_[i] == '-')) ++i;
       if (i == l_.size() || !is_digit(l_[i])) return false;
       while (i < l_.size() && is_digit(l_[i])) ++i;
       is_float = true;
+      has_exponent = true;
     }
     if (!ends_value(l_, i) || i - s > kMaxNumberChars) return false;  // 012, 1_000, 0x1f, dates, ...
     const char* first = l_.data() + (l_[s] == '+' ? s + 1 : s);
     const char* last = l_.data() + i;
     if (is_float) {
       double x = 0;
-      const auto r = std::from_chars(first, last, x);
-      if (r.ec != std::errc{} || r.ptr != last || !std::isfinite(x)) return false;
+      if (!has_exponent && digits <= 15 && fraction_digits <= 22) {
+        // m < 10^15 < 2^53 and 10^k (k <= 22) are exact doubles, so one correctly rounded division
+        // gives the correctly rounded value from_chars gives (Clinger's fast path)
+        x = static_cast<double>(m) / kPow10[fraction_digits];
+        if (negative) x = -x;
+      } else {
+        const auto r = std::from_chars(first, last, x);
+        if (r.ec != std::errc{} || r.ptr != last || !std::isfinite(x)) return false;
+      }
       v.kind = LineValue::Kind::Float;
       v.number = x;
     } else {
@@ -156,10 +179,18 @@ class Lexer {
 
 }  // namespace
 
+namespace {
+// a == b for short keys: most keys of a table differ in their first character
+bool same_key(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || (a[0] == b[0] && a.compare(b) == 0));
+}
+}  // namespace
+
 bool lex_part(std::string_view text, int line_offset, LexedPart& out) {
   out.tables.clear();
   out.fields.clear();
   out.values.clear();
+  const bool has_cr = text.find('\r') != std::string_view::npos;  // else no line needs the CR checks
   size_t pos = 0;
   int line = line_offset;
   while (pos < text.size()) {
@@ -169,8 +200,10 @@ bool lex_part(std::string_view text, int line_offset, LexedPart& out) {
     std::string_view l = text.substr(pos, eol - pos);
     pos = eol + 1;
     ++line;
-    if (has_newline && !l.empty() && l.back() == '\r') l.remove_suffix(1);  // CRLF
-    if (l.find('\r') != std::string_view::npos) return false;               // a lone CR
+    if (has_cr) {
+      if (has_newline && !l.empty() && l.back() == '\r') l.remove_suffix(1);  // CRLF
+      if (l.find('\r') != std::string_view::npos) return false;               // a lone CR
+    }
     Lexer lx(l, line, out);
     if (lx.at_end()) continue;  // blank or a comment
     size_t i = 0;
@@ -186,22 +219,22 @@ bool lex_part(std::string_view text, int line_offset, LexedPart& out) {
     if (!lx.key(f.key) || !lx.value(f.value, 0) || !lx.at_end()) return false;
     LexedTable& t = out.tables.back();
     for (unsigned k = t.first; k < t.first + t.count; ++k)
-      if (out.fields[k].key == f.key) return false;  // a key given twice: toml++'s error
+      if (same_key(out.fields[k].key, f.key)) return false;  // a key given twice: toml++'s error
     out.fields.push_back(f);
     ++t.count;
   }
   return true;
 }
 
-LineTable::LineTable(const LexedPart& part, const LexedTable& t, const std::string& file, std::string ctx,
+LineTable::LineTable(const LexedPart& part, const LexedTable& t, const std::string& file, std::string_view kind, size_t index,
                      const std::vector<std::string>& valid)
-    : part_(part), t_(t), file_(file), ctx_(std::move(ctx)) {
+    : part_(part), t_(t), file_(file), kind_(kind), index_(index) {
   // the first unknown key in key order, as TableReader (toml++'s tables are ordered by key)
   const LineField* unknown = nullptr;
   for (unsigned k = t.first; k < t.first + t.count; ++k) {
     const LineField& f = part.fields[k];
     bool known = false;
-    for (const std::string& v : valid) known = known || v == f.key;
+    for (size_t k2 = 0; k2 < valid.size() && !known; ++k2) known = valid[k2] == f.key;
     if (!known && (!unknown || f.key < unknown->key)) unknown = &f;
   }
   if (unknown)
@@ -210,7 +243,7 @@ LineTable::LineTable(const LexedPart& part, const LexedTable& t, const std::stri
 }
 
 std::string LineTable::field(std::string_view key) const {
-  return ctx_.empty() ? std::string(key) : ctx_ + "." + std::string(key);
+  return fmt::format("{}[{}].{}", kind_, index_, key);
 }
 
 void LineTable::fail(std::string_view key, const std::string& msg) const {
@@ -220,7 +253,7 @@ void LineTable::fail(std::string_view key, const std::string& msg) const {
 
 const LineValue* LineTable::get(std::string_view key) const {
   for (unsigned k = t_.first; k < t_.first + t_.count; ++k)
-    if (part_.fields[k].key == key) return &part_.fields[k].value;
+    if (same_key(part_.fields[k].key, key)) return &part_.fields[k].value;
   return nullptr;
 }
 

@@ -57,7 +57,8 @@ bool lex_part(std::string_view text, int line_offset, LexedPart& out);
 // One lexed table with TableReader's interface and messages (the subset the scene reader uses).
 class LineTable {
  public:
-  LineTable(const LexedPart& part, const LexedTable& t, const std::string& file, std::string ctx,
+  // the table `kind`[index] (e.g. body[2]: its fields are body[2].mass, ...)
+  LineTable(const LexedPart& part, const LexedTable& t, const std::string& file, std::string_view kind, size_t index,
             const std::vector<std::string>& valid);
 
   [[noreturn]] void fail(std::string_view key, const std::string& msg) const;
@@ -87,7 +88,8 @@ class LineTable {
   const LexedPart& part_;
   const LexedTable& t_;
   const std::string& file_;
-  std::string ctx_;
+  std::string_view kind_;  // a message's field is kind_[index_].key, formatted only for a message
+  size_t index_;
 };
 
 }  // namespace mb

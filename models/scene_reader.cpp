@@ -1,6 +1,10 @@
 #include "models/scene.hpp"
 
 #include <cmath>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fstream>
 #include <algorithm>
 #include <optional>
@@ -12,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/name_index.hpp"
 #include "core/toml_reader.hpp"
 #include "models/kinematics.hpp"
 #include "models/scene_lines.hpp"
@@ -35,6 +40,14 @@ template <class R>
 Vec3 vec3(const R& r, const std::string& key) {
   auto v = r.numbers(key, 3);
   return Vec3(v[0], v[1], v[2]);
+}
+// the same for a line table, without a vector
+Vec3 vec3(const LineTable& r, const std::string& key) {
+  const LineValue& a = r.array(key);
+  if (a.count != 3) throw InputError(r.file(), r.at(a), r.field(key), fmt::format("expected 3 numbers, got {}", a.count));
+  Vec3 v;
+  for (size_t k = 0; k < 3; ++k) v[static_cast<Eigen::Index>(k)] = r.number(r.element(a, k), key);
+  return v;
 }
 template <class R>
 Vec3 vec3(const R& r, const std::string& key, const Vec3& fallback) {
@@ -117,8 +130,8 @@ class SceneBuilder {
   void reserve(const SceneCounts& c) {
     m.bodies.reserve(c.bodies);
     m.joints.reserve(c.joints);
-    index.reserve(c.bodies);
-    joint_names.reserve(c.joints);
+    index = NameIndex(c.bodies);
+    joint_names = NameIndex(c.joints);
   }
 
   void model_table(const TableReader& top) {
@@ -160,14 +173,14 @@ class SceneBuilder {
   void body(const toml::table& t, int line_offset) {
     body(TableReader(t, file, fmt::format("body[{}]", m.bodies.size()), kBodyKeys, line_offset));
   }
-  void body(const LexedPart& p, const LexedTable& t) { body(LineTable(p, t, file, fmt::format("body[{}]", m.bodies.size()), kBodyKeys)); }
+  void body(const LexedPart& p, const LexedTable& t) { body(LineTable(p, t, file, "body", m.bodies.size(), kBodyKeys)); }
   template <class R>
   void body(const R& br) {
     const size_t i = m.bodies.size();
     Body b;
     b.name = br.str("name");
     if (b.name.empty() || b.name == "world") br.fail("name", fmt::format("invalid body name '{}'", b.name));
-    if (!index.emplace(b.name, static_cast<int>(i)).second) br.fail("name", fmt::format("duplicated body name '{}'", b.name));
+    if (find_body(b.name) >= 0) br.fail("name", fmt::format("duplicated body name '{}'", b.name));
     std::string type = br.str("type");
     if (type != "particle" && type != "rigid" && type != "frame")
       br.fail("type", fmt::format("must be \"particle\", \"rigid\" or \"frame\" (a massless joint frame), got \"{}\"", type));
@@ -196,7 +209,8 @@ class SceneBuilder {
     b.orientation = br.has("orientation") ? quat(br, "orientation") : Quat::Identity();
     b.velocity = vec3(br, "velocity", Vec3::Zero());
     b.angular_velocity = vec3(br, "angular_velocity", Vec3::Zero());
-    m.bodies.push_back(b);
+    m.bodies.push_back(std::move(b));
+    index.insert(static_cast<long>(i), body_name());
   }
 
   // after the last body
@@ -212,13 +226,14 @@ class SceneBuilder {
   void joint(const toml::table& t, int line_offset) {
     joint(TableReader(t, file, fmt::format("joint[{}]", m.joints.size()), kJointKeys, line_offset));
   }
-  void joint(const LexedPart& p, const LexedTable& t) { joint(LineTable(p, t, file, fmt::format("joint[{}]", m.joints.size()), kJointKeys)); }
+  void joint(const LexedPart& p, const LexedTable& t) { joint(LineTable(p, t, file, "joint", m.joints.size(), kJointKeys)); }
   template <class R>
   void joint(const R& jr) {
     const size_t i = m.joints.size();
     Joint j;
-    j.name = jr.str("name", fmt::format("joint{}", i + 1));
-    unique_name(jr, joint_names, j.name, "joint");
+    j.name = jr.has("name") ? jr.str("name") : fmt::format("joint{}", i + 1);
+    const auto joint_name = [&](long k) -> const std::string& { return static_cast<size_t>(k) == i ? j.name : m.joints[static_cast<size_t>(k)].name; };
+    if (joint_names.insert(static_cast<long>(i), joint_name) >= 0) duplicate_name(jr, j.name, "joint");
     std::string type = jr.str("type");
     if (!joint_type_from_name(type, j.type)) {
       std::string names;
@@ -268,7 +283,7 @@ class SceneBuilder {
       if (!(j.damping >= 0 && std::isfinite(j.damping)))
         jr.fail("damping", fmt::format("damping must be finite and >= 0, got {}", j.damping));
     }
-    m.joints.push_back(j);
+    m.joints.push_back(std::move(j));
   }
 
   // [[torque]] and [[force]]: an applied load (AppliedLoad) on a body from t_begin; no t_end: constant
@@ -279,7 +294,7 @@ class SceneBuilder {
          is_force);
   }
   void torque(const LexedPart& p, const LexedTable& t) {
-    load(LineTable(p, t, file, fmt::format("torque[{}]", n_loads_[0]), kTorqueKeys), false);
+    load(LineTable(p, t, file, "torque", n_loads_[0], kTorqueKeys), false);
   }
   template <class R>
   void load(const R& tr, bool is_force) {
@@ -397,7 +412,7 @@ class SceneBuilder {
   void spring(const toml::table& t, int line_offset) {
     spring(TableReader(t, file, fmt::format("spring[{}]", m.springs.size()), kSpringKeys, line_offset));
   }
-  void spring(const LexedPart& p, const LexedTable& t) { spring(LineTable(p, t, file, fmt::format("spring[{}]", m.springs.size()), kSpringKeys)); }
+  void spring(const LexedPart& p, const LexedTable& t) { spring(LineTable(p, t, file, "spring", m.springs.size(), kSpringKeys)); }
   template <class R>
   void spring(const R& sr) {
     const size_t i = m.springs.size();
@@ -489,18 +504,19 @@ class SceneBuilder {
 
   Model finish() {
     // the name tables are done with: their memory is free for check_model's
-    index = {};
-    joint_names = {};
+    index = NameIndex();
+    joint_names = NameIndex();
     check_model(m, file);
     return std::move(m);
   }
 
  private:
   size_t n_loads_[2] = {0, 0};  // [[torque]] and [[force]] tables read so far
-  int find_body(const std::string& name) const {
-    auto it = index.find(name);
-    return it == index.end() ? -1 : it->second;
+  // the bodies' names by index, for `index`
+  auto body_name() const {
+    return [this](long k) -> const std::string& { return m.bodies[static_cast<size_t>(k)].name; };
   }
+  int find_body(const std::string& name) const { return static_cast<int>(index.find(name, body_name())); }
   // the body a joint or spring names in `key` ("world" or a body's name)
   template <class R>
   int body_ref(const R& r, const std::string& key) const {
@@ -520,7 +536,10 @@ class SceneBuilder {
   // must not be one given to another table either)
   template <class R>
   static void unique_name(const R& r, std::unordered_set<std::string>& seen, const std::string& name, const char* kind) {
-    if (seen.insert(name).second) return;
+    if (!seen.insert(name).second) duplicate_name(r, name, kind);
+  }
+  template <class R>
+  [[noreturn]] static void duplicate_name(const R& r, const std::string& name, const char* kind) {
     r.fail("name", r.has("name") ? fmt::format("duplicated {} name '{}'", kind, name)
                                  : fmt::format("this {} has no name and its default name '{}' is another {}'s; name it", kind, name, kind));
   }
@@ -544,9 +563,10 @@ class SceneBuilder {
 
   std::string file;
   Model m;
-  std::unordered_map<std::string, int> index, materials, joint_index;
+  NameIndex index, joint_names;  // the bodies and the joints read so far, by name
+  std::unordered_map<std::string, int> materials, joint_index;
   std::unordered_map<int, std::string> driven;  // joint index -> the name of its motor
-  std::unordered_set<std::string> joint_names, shape_names, spring_names, motor_names;
+  std::unordered_set<std::string> shape_names, spring_names, motor_names;
   std::string tracked;
   int tracked_line = 0;
 };
@@ -629,7 +649,7 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
 
 }  // namespace
 
-Model parse_scene(const std::string& text, const std::string& file, SceneParse how) {
+Model parse_scene(std::string_view text, const std::string& file, SceneParse how) {
   check_toml_characters(text, file);
   if (how != SceneParse::toml_whole) {
     SceneCounts counts;
@@ -654,27 +674,46 @@ Model parse_scene(const std::string& text, const std::string& file, SceneParse h
   return b.finish();
 }
 
+namespace {
+// A regular file's text mapped read-only (no copy of it, no zeroed buffer); empty when the file
+// cannot be mapped (a pipe, an empty file), and then it is read as a stream.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      if (p != MAP_FAILED) {
+        data_ = p;
+        size_ = static_cast<size_t>(st.st_size);
+      }
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(data_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  bool mapped() const { return data_ != nullptr; }
+  std::string_view text() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+}  // namespace
+
 Model read_scene(const std::string& path) {
+  if (const MappedFile mapped(path); mapped.mapped()) return parse_scene(mapped.text(), path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, 0, "", "cannot open scene file");
-  // read into one string of the file's size (a stringstream would hold the text twice)
-  std::string text;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size > 0) {
-    text.resize(static_cast<size_t>(size));
-    in.read(text.data(), size);
-    text.resize(static_cast<size_t>(in.gcount()));
-  }
-  if (size < 0) {  // not seekable (a pipe): read it as a stream
-    in.clear();
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
+  std::stringstream ss;
+  ss << in.rdbuf();
   if (in.bad()) throw InputError(path, 0, "", "cannot read scene file");
-  return parse_scene(text, path);
+  return parse_scene(ss.str(), path);
 }
 
 }  // namespace mb

@@ -7,6 +7,7 @@ bool is_space(char c) { return c == ' ' || c == '\t'; }
 }  // namespace
 
 std::string_view array_header(std::string_view line) {
+  if (line.empty() || (line[0] != '[' && !is_space(line[0]))) return {};  // most lines: a key
   size_t i = 0;
   while (i < line.size() && is_space(line[i])) ++i;
   if (line.compare(i, 2, "[[") != 0) return {};

@@ -10,7 +10,8 @@ TreeData::TreeData(const TreeModel& model) {
     work[i].blocks = nblocks;
     nblocks += link_block_size(model.link[i]);
   }
-  IA.assign(nia, Mat6::Zero());
+  // uninitialized: tree_kinematics sets every I^A (the spatial inertia at o) before a pass reads it
+  IA.resize(nia);
   blocks.assign(nblocks, 0.0);
   tau.assign(static_cast<size_t>(model.nbody), Vec3::Zero());
   if (model.damped) joint_force.assign(model.link.size(), 0.0);
