@@ -153,7 +153,7 @@ const Row kRows[] = {
     {"scenes/motor_position_start.toml", "run {} iterative --duration 1", "field 'motor[0].target': a position motor's target at t = 0 is 0.5; it must be 0", 30},
     {"scenes/motor_key_of_other_target.toml", "run {} iterative --duration 1", "field 'motor[0].frequency': a constant target has no frequency", 32},
     {"scenes/motor_zero_max_force.toml", "run {} iterative --duration 1", "field 'motor[0].max_force': must be positive, got 0", 32},
-    {"", "run {root}/tests/data/motors/pendulum_motor.toml GC4 --duration 1", "GC4 does not support motors", 0},
+    {"", "run {root}/tests/data/motors/pendulum_motor.toml baraff --duration 1", "baraff does not support motors", 0},
     {"", "run nosuchmodel GC4", "unknown model 'nosuchmodel'", 0},
     {"", "run tests/data/robots/ur5.urdf:base=floating GC4", "option 'base' of model 'tests/data/robots/ur5.urdf': not one of the choices", 0},
     {"", "run tests/data/robots/ur5.urdf:friction=on GC4", "unknown option 'friction' for model 'tests/data/robots/ur5.urdf'; valid options: base, collisions, damping, limits", 0},
