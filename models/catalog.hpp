@@ -88,7 +88,12 @@ double incline_cube_mu(int i);
 Model make_spider(int legs, const std::string& name);
 Model make_scissor_lift(int segments, bool slider_foot, const std::string& name);
 // drop > 0: a floor drop m below the lowest foot, the feet spheres (tomcin2014 s.7's drop)
-Model make_strandbeest(int legs, double k_frame, const std::string& name, double drop = 0);
+// motor: a velocity motor turns the crank at 1 rev/s relative to the frame, the feet on a floor
+// (or, with fixed, the frame static and no floor)
+Model make_strandbeest(int legs, double k_frame, const std::string& name, double drop = 0, bool motor = false, bool fixed = false);
+// Jansen's stride: the horizontal extent, m, of the foot's path (the frame fixed) where the foot
+// is within `band` m of its lowest point (the ground phase)
+double strandbeest_stride(double band);
 Model make_octahedron_tube(int rings, int around, const std::string& name);
 Model make_octahedron_cube(int n, const std::string& name);
 Model build_spider(const Spec&);

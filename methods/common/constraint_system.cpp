@@ -536,6 +536,16 @@ void ConstraintSystem::assemble_dense(Eigen::MatrixXd& A) const {
   });
 }
 
+void ConstraintSystem::assemble_dense_lower(Eigen::MatrixXd& A) const {
+  // a block's rows all follow those of the blocks before it: the pairs j <= i cover the lower
+  // triangle (a diagonal block whole)
+  A.setZero(nrows_, nrows_);
+  for_each_block_pair(true, [&](int i, int j, const Mat6& Aij) {
+    const JointBlock &bi = blocks_[i], &bj = blocks_[j];
+    A.block(bi.row, bj.row, bi.dim, bj.dim) = Aij.topLeftCorner(bi.dim, bj.dim);
+  });
+}
+
 long ConstraintSystem::redundant_rows() const {
   if (nrows_ == 0) return 0;
   Eigen::SparseMatrix<double> L;

@@ -153,6 +153,9 @@ class ConstraintSystem {
   void for_each_coupling(F&& f) const;
   // Dense A = J M^-1 J^T (rows x rows).
   void assemble_dense(Eigen::MatrixXd& A) const;
+  // Its lower triangle only, the strictly upper part zero (for a factorization that reads the
+  // lower triangle, as Eigen's LDLT<.., Lower>): the entries assemble_dense writes there, bit for bit.
+  void assemble_dense_lower(Eigen::MatrixXd& A) const;
   // Sparse A, lower triangle only (rows x rows). Its pattern is the blocks' structure (a pair of
   // blocks with a common body), fixed for the system: entries that are zero by value stay stored.
   void assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const;

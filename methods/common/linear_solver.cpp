@@ -30,8 +30,9 @@ class DenseLdlt final : public LinearSolver {
  public:
   void analyze(const ConstraintSystem&) override {}
   void factor(const ConstraintSystem& cs) override {
-    cs.assemble_dense(A_);
-    ldlt_ = std::make_unique<Eigen::LDLT<Eigen::MatrixXd>>(A_);
+    cs.assemble_dense_lower(A_);  // LDLT<.., Lower> reads the lower triangle only
+    if (!ldlt_) ldlt_ = std::make_unique<Eigen::LDLT<Eigen::MatrixXd>>(A_.rows());
+    ldlt_->compute(A_);  // into the storage of the last factorization
     if (ldlt_->info() != Eigen::Success) throw SimulationError("dense LDL^T of A failed");
   }
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = ldlt_->solve(b); }

@@ -251,7 +251,23 @@ std::array<P2, 7> jansen_nodes(const Jansen& J, double t) {
 
 }  // namespace
 
-Model make_strandbeest(int legs, double k_frame, const std::string& name, double drop) {
+double strandbeest_stride(double band) {
+  // the foot G of a leg over one crank turn (the frame fixed), in m
+  const Jansen J;
+  constexpr int kSamples = 3600;
+  std::vector<P2> g;
+  double low = INFINITY;
+  for (int i = 0; i < kSamples; ++i) {
+    g.push_back(0.01 * jansen_nodes(J, 2 * M_PI * i / kSamples)[6]);
+    low = std::min(low, g.back().y());
+  }
+  double lo = INFINITY, hi = -INFINITY;
+  for (const P2& p : g)
+    if (p.y() <= low + band) lo = std::min(lo, p.x()), hi = std::max(hi, p.x());
+  return hi - lo;
+}
+
+Model make_strandbeest(int legs, double k_frame, const std::string& name, double drop, bool motor, bool fixed) {
   Model m;
   const Jansen J;
   const double unit = 0.01, w = 0.01, dz = 0.04, omega = 2 * M_PI;
@@ -267,10 +283,19 @@ Model make_strandbeest(int legs, double k_frame, const std::string& name, double
                                               e.x() * e.x() + e.y() * e.y())).asDiagonal();
   }
   frame.position = Vec3(0, -J.l * unit, zmid);
+  frame.is_static = fixed;
   const int fr = add_body(m, frame);
   const int crank = add_body(m, bar("crank", Vec3(0, 0, zmid - length / 2), Vec3(0, 0, zmid + length / 2), 0.02, kAluminiumDensity));
   m.bodies[static_cast<size_t>(crank)].angular_velocity = Vec3(0, 0, omega);
   hinge_at(m, "bearing", fr, crank, Vec3(0, 0, zmid), Vec3::UnitZ());
+  if (motor) {  // the crank's drive: 1 rev/s relative to the frame, the speed it starts with
+    Motor drive;
+    drive.name = "crank";
+    drive.joint = static_cast<int>(m.joints.size()) - 1;
+    drive.mode = MotorMode::Velocity;
+    drive.target.value = omega;
+    m.motors.push_back(drive);
+  }
   // links by their end nodes (0 A, 1 B, 2 C, 3 D, 4 E, 5 F, 6 G)
   struct Link {
     const char* name;
@@ -324,7 +349,7 @@ Model make_strandbeest(int legs, double k_frame, const std::string& name, double
     pin("F_g", body[f_], body[g_], 5);
     pin("F_h", body[f_], body[h_], 5);
     pin("G_i", body[h_], body[i_], 6);
-    if (drop > 0) {  // the foot: a sphere at node G on link h
+    if (drop > 0 || (motor && !fixed)) {  // the foot: a sphere at node G on link h
       const Body& hb = m.bodies[static_cast<size_t>(body[h_])];
       Shape foot;
       foot.name = fmt::format("foot{}", leg + 1);
@@ -336,7 +361,7 @@ Model make_strandbeest(int legs, double k_frame, const std::string& name, double
       lowest = std::min(lowest, P[6].y() - foot_radius);
     }
   }
-  if (drop > 0) {
+  if (drop > 0 || (motor && !fixed)) {  // motor: the floor touches the lowest foot
     m.materials.push_back({"ground", 0.0, 0.6, 0.6});
     Shape floor;
     floor.name = "floor";
@@ -353,10 +378,14 @@ Model make_strandbeest(int legs, double k_frame, const std::string& name, double
       "crank turning at 1 rev/s; rows 75 N + 5 = {}{}",
       legs, k_frame, 75 * legs + 5,
       drop > 0 ? fmt::format("; dropped from {} m onto a floor (feet: spheres of {} m, friction 0.6)", drop, foot_radius) : "");
-  m.info.duration = drop > 0 ? 5 : 2;
-  m.info.default_h = drop > 0 ? 0.02 : 0.002;
+  if (motor)
+    m.info.description += fixed ? "; a velocity motor turns the crank at 1 rev/s, the frame fixed"
+                                : fmt::format("; a velocity motor turns the crank at 1 rev/s, its feet (spheres of {} m) on a floor (friction 0.6)", foot_radius);
+  m.info.tracked_body = motor && !fixed ? fr : -1;
+  m.info.duration = drop > 0 || motor ? 5 : 2;
+  m.info.default_h = drop > 0 ? 0.02 : motor ? 0.01 : 0.002;
   m.info.h_grid = default_h_grid();
-  m.info.energy_conserved = drop <= 0;
+  m.info.energy_conserved = drop <= 0 && !motor;
   return m;
 }
 
@@ -507,7 +536,11 @@ Model build_strandbeest(const Spec& s) {
   if (!(k >= 0 && k <= 1e6)) s.fail(fmt::format("strandbeest: frame mass factor k must be in [0, 1e6], got {}", k));
   const double drop = s.get_double("drop", 0);
   if (!(drop >= 0 && drop <= 100)) s.fail(fmt::format("strandbeest: drop height must be in [0, 100] m, got {}", drop));
-  return make_strandbeest(static_cast<int>(n), k, spec_name(s, "strandbeest:legs=8"), drop);
+  const std::string motor = s.get_string("motor", "off"), fixed = s.get_string("fixed", "off");
+  if (motor != "on" && motor != "off") s.fail(fmt::format("strandbeest: motor must be on or off, got '{}'", motor));
+  if (fixed != "on" && fixed != "off") s.fail(fmt::format("strandbeest: fixed must be on or off, got '{}'", fixed));
+  if (motor == "on" && drop > 0) s.fail("strandbeest: motor=on stands on its floor; drop must be 0");
+  return make_strandbeest(static_cast<int>(n), k, spec_name(s, "strandbeest:legs=8"), drop, motor == "on", fixed == "on");
 }
 
 Model build_octahedron_tube(const Spec& s) {
