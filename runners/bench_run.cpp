@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "bench/step_benchmark.hpp"
+#include "core/error.hpp"
 #include "core/io.hpp"
 #include "experiments/experiment.hpp"
 #include "records/record.hpp"
@@ -69,8 +70,14 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
-  benchmark::RunSpecifiedBenchmarks();
+  const size_t ran = benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (ran == 0 && !filter.empty())
+    throw InputError("command line", 0, "filter",
+                     fmt::format("'{}' matches none of the {} timing cases of {} (their names: step/METHOD/MODEL/...)", filter,
+                                 timing_grid(e).size(), e.file));
+  if (ran == 0)
+    throw InputError("command line", 0, "max_joints", fmt::format("{} is below every timing case's size in {}", max_joints, e.file));
 
   std::ifstream in(raw);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -167,6 +167,7 @@ const Row kRows[] = {
     {"", "gate --timing-joints 2.5 --models none", "field 'timing_joints': tree sizes are whole numbers in [1, 1e6], got 2.5", 0},
     {"", "bench {root}/results/experiments/bender2007.toml --repetitions -1 --out {out}", "field 'repetitions': must be at least 1", 0},
     {"", "bench {root}/results/experiments/bender2007.toml --max-joints 0 --out {out}", "field 'max_joints': must be at least 1", 0},
+    {"", "bench {root}/results/experiments/bender2007.toml --filter nosuchcase --out {out}", "field 'filter': 'nosuchcase' matches none of the", 0},
     {"", "sweep /nonexistent/experiment.toml", "cannot open", 0},
     {"", "sweep results/experiments/schmitt2005.toml --jobs 0", "field 'jobs': must be at least 1", 0},
     {"", "sweep results/experiments/schmitt2005.toml --shard 4/3", "field 'shard': expected k/N with 1 <= k <= N", 0},
