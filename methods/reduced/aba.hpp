@@ -7,9 +7,9 @@
 //   pass 3 (root->leaves): a' = X a_p + c_i, qdd_i = D^-1 (u - U^T a'), a_i = a' + S qdd_i
 // O(n) per evaluation; gyroscopic terms enter through v x* I v; external forces: gravity
 // (d x m g, m g) and the applied torque (tau, 0); joint forces Q: a hinge's or slider's damper,
-// -damping qd (zero elsewhere). A prescribed link (a motor's hinge or slider, tree_model.hpp) has its
-// qdd set before pass 2: I^a = I^A, p^a = p^A + I^A (c + S qdd), a = a' + S qdd. Ball joints take these passes as a 3 x 3 Schur
-// complement (ball_kernels.hpp).
+// -damping qd (zero elsewhere). A prescribed link (a motor's hinge or slider, tree_model.hpp) has
+// its qdd set before pass 2: I^a = I^A, p^a = p^A + I^A (c + S qdd), a = a' + S qdd. Ball joints
+// take these passes as a 3 x 3 Schur complement (ball_kernels.hpp).
 #pragma once
 #include <vector>
 
