@@ -43,7 +43,7 @@
 // body never on a rod. Point masses carry no applied torque. Closed kinematic loops are refused
 // (UnsupportedModel naming the joint that closes the loop).
 // Motors (Model::motors) are prescribed motion of their hinge's or slider's coordinate (hybrid
-// dynamics, featherstone2008 s.9.2): the coordinate, its rate and its acceleration follow the
+// dynamics, featherstone2008 ch. 9): the coordinate, its rate and its acceleration follow the
 // target; pass 2 hands the parent the link's whole I^A and the bias p^A + I^A (c + S qdd) (no
 // projection: the joint transmits every force the motion needs), pass 3 adds S qdd. A motor's
 // coordinate is the tree coordinate times `sign` (-1 where the tree's child is the joint's body a).
