@@ -513,9 +513,11 @@ class SceneBuilder {
  private:
   size_t n_loads_[2] = {0, 0};  // [[torque]] and [[force]] tables read so far
   // the bodies' names by index, for `index`
-  auto body_name() const {
-    return [this](long k) -> const std::string& { return m.bodies[static_cast<size_t>(k)].name; };
-  }
+  struct BodyName {
+    const Model* m;
+    const std::string& operator()(long k) const { return m->bodies[static_cast<size_t>(k)].name; }
+  };
+  BodyName body_name() const { return {&m}; }
   int find_body(const std::string& name) const { return static_cast<int>(index.find(name, body_name())); }
   // the body a joint or spring names in `key` ("world" or a body's name)
   template <class R>
