@@ -52,6 +52,8 @@ class JointCorrector final : public Corrector {
         units_.push_back({static_cast<int>(i), -1, 1});
       }
     }
+    merged_ = false;
+    for (size_t i = 0; i < units_.size(); ++i) merged_ = merged_ || units_[i].block != static_cast<int>(i) || units_[i].motor >= 0;
     impulse_.assign(blocks.size(), 0.0);
     inv_.assign(units_.size(), Mat6::Zero());
     pred_ = State();
@@ -82,7 +84,34 @@ class JointCorrector final : public Corrector {
 
   double correct_position(int g, const Model& model, const StepLoads& loads, double h, State& state, double tol,
                           StepStats&) override {
-    const Unit& u = units_[static_cast<size_t>(g)];
+    return merged_ ? position<true>(g, model, loads, h, state, tol) : position<false>(g, model, loads, h, state, tol);
+  }
+  double correct_velocity(int g, State& state, double tol, StepStats&) override {
+    return merged_ ? velocity<true>(g, state, tol) : velocity<false>(g, state, tol);
+  }
+  bool times_parts() const override { return false; }  // a clock read costs about one joint's correction
+  void begin_step(const Model& model, const State& start, double h) override {
+    if (cs_.has_motors()) cs_.begin_motor_step(model, start, h);
+  }
+  void begin_position_phase() override { std::fill(impulse_.begin(), impulse_.end(), 0.0); }
+  MotorRows motor_rows() const override { return rows_; }
+
+ private:
+  // a joint's block and its unbounded motor's row (-1: none), dim rows in all; or a motor alone
+  struct Unit {
+    int block = -1, motor = -1, dim = 0;
+  };
+  // unit g; kUnits false: every unit is block g alone (no motor merged into a joint's block), and
+  // the passes compile without the merged motor's rows
+  template <bool kUnits>
+  Unit unit(int g) const {
+    if constexpr (kUnits) return units_[static_cast<size_t>(g)];
+    else return {g, -1, 0};  // dim: the block's (apply reads it there)
+  }
+
+  template <bool kUnits>
+  double position(int g, const Model& model, const StepLoads& loads, double h, State& state, double tol) {
+    const Unit u = unit<kUnits>(g);
     const JointBlock& b = cs_.blocks()[static_cast<size_t>(u.block)];
     // predict the joint's two bodies (a body unchanged since its last prediction keeps it)
     if (pred_.bodies.size() != state.bodies.size()) {
@@ -100,43 +129,33 @@ class JointCorrector final : public Corrector {
     }
     cs_.block_position_error(model, pred_, b, e_);
     double err = ConstraintSystem::joint_norm(b, e_);
-    if (u.motor >= 0) {
+    if (kUnits && u.motor >= 0) {
       cs_.block_position_error(model, pred_, cs_.blocks()[static_cast<size_t>(u.motor)], em_);
       e_[b.dim] = em_[0];
       err = std::max(err, std::abs(em_[0]));
     }
     span_ = h;
-    if (err > tol && !apply(u, g, -e_ / h, state)) return 0.0;  // held at its bound
+    if (err > tol && !apply<kUnits>(u, g, -e_ / h, state)) return 0.0;  // held at its bound
     return err;
   }
 
-  double correct_velocity(int g, State& state, double tol, StepStats&) override {
-    const Unit& u = units_[static_cast<size_t>(g)];
+  template <bool kUnits>
+  double velocity(int g, State& state, double tol) {
+    const Unit u = unit<kUnits>(g);
     const JointBlock& b = cs_.blocks()[static_cast<size_t>(u.block)];
     cs_.block_velocity_error(state, b, e_);
     double err = ConstraintSystem::joint_norm(b, e_);
-    if (u.motor >= 0) {
+    if (kUnits && u.motor >= 0) {
       cs_.block_velocity_error(state, cs_.blocks()[static_cast<size_t>(u.motor)], em_);
       e_[b.dim] = em_[0];
       err = std::max(err, std::abs(em_[0]));
     }
-    if (err > tol && !apply(u, g, -e_, state)) return 0.0;
+    if (err > tol && !apply<kUnits>(u, g, -e_, state)) return 0.0;
     return err;
   }
-  bool times_parts() const override { return false; }  // a clock read costs about one joint's correction
-  void begin_step(const Model& model, const State& start, double h) override {
-    if (cs_.has_motors()) cs_.begin_motor_step(model, start, h);
-  }
-  void begin_position_phase() override { std::fill(impulse_.begin(), impulse_.end(), 0.0); }
-  MotorRows motor_rows() const override { return rows_; }
-
- private:
-  // a joint's block and its unbounded motor's row (-1: none), dim rows in all; or a motor alone
-  struct Unit {
-    int block = -1, motor = -1, dim = 0;
-  };
   // Applies the unit's impulse for `rhs` (its rows: the block's, then the motor's); false when a
   // bounded motor's impulse was cut at its bound.
+  template <bool kUnits>
   bool apply(const Unit& u, int g, const Vec6& rhs, State& state) {
     const JointBlock& b = cs_.blocks()[static_cast<size_t>(u.block)];
     if (std::isfinite(bound_[static_cast<size_t>(u.block)])) {
@@ -151,13 +170,14 @@ class JointCorrector final : public Corrector {
       return x[0] == want;
     }
     Vec6 x = Vec6::Zero();
-    if (u.dim == 1)
+    const int dim = kUnits ? u.dim : b.dim;
+    if (dim == 1)
       x[0] = inv_[g](0, 0) * rhs[0];  // a rod: one product
-    else if (u.dim == 3)
+    else if (dim == 3)
       x.head<3>().noalias() = inv_[g].topLeftCorner<3, 3>() * rhs.head<3>();  // a ball joint: fixed size
     else
-      x.head(u.dim) = inv_[g].topLeftCorner(u.dim, u.dim) * rhs.head(u.dim);
-    if (u.motor >= 0) {
+      x.head(dim) = inv_[g].topLeftCorner(dim, dim) * rhs.head(dim);
+    if (kUnits && u.motor >= 0) {
       Vec6 xm = Vec6::Zero();
       xm[0] = x[b.dim];
       x[b.dim] = 0;
@@ -174,6 +194,7 @@ class JointCorrector final : public Corrector {
   std::vector<double> bound_, impulse_;  // per block: a motor's max_force (inf: none) and its impulse in this step
   ConstraintSystem cs_;
   std::vector<Unit> units_;
+  bool merged_ = false;  // a unit other than block i alone at index i (a motor merged into its joint's block)
   std::vector<Mat6> inv_;  // per unit: the inverse of its diagonal block of A
   State pred_;
   RememberedFreeMotion predict_;  // writes pred_'s dynamic bodies
