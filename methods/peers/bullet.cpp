@@ -443,9 +443,7 @@ class Bullet final : public Method {
   void add_motors(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
     for (size_t mi = 0; mi < model.motors.size(); ++mi) {
       const Motor& mo = model.motors[mi];
-      int child = -1;
-      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
-        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      const int child = tree_child_of_joint(joints, tree, mo.joint);
       if (child < 0)
         throw UnsupportedModel(fmt::format("bullet: motor '{}' drives joint '{}', which closes a loop; btMultiBodyJointMotor drives "
                                            "a joint of a multibody's tree only",
@@ -470,12 +468,7 @@ class Bullet final : public Method {
     // reaches f(t + h) from where the joint is), their impulse bound over the step or none
     for (const BulletMotor& bm : motors_) {
       const Motor& mo = model.motors[static_cast<size_t>(bm.motor)];
-      const double t1 = state.t + h;
-      double rate = mo.target.at(t1);
-      if (mo.mode == MotorMode::Position) {
-        const double gap = mo.target.at(t1) - motor_coordinate(model, state, mo);
-        rate = (bm.slider ? gap : wrap_angle(gap)) / h;
-      }
+      const double rate = motor_step_rate(model, state, mo, h);
       bm.constraint->setVelocityTarget(bm.sign * rate);
       bm.constraint->setMaxAppliedImpulse(mo.limited() ? mo.max_force * h : std::numeric_limits<double>::max());
     }

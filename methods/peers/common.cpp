@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -202,6 +203,20 @@ std::vector<std::pair<std::string, std::string>> peers_not_built() {
 #undef MBBENCH_PEER
 #undef MBBENCH_PEER_OFF
   return v;
+}
+
+int tree_child_of_joint(const std::vector<PeerJoint>& joints, const PeerTree& tree, int joint) {
+  for (size_t u = 0; u < tree.joint.size(); ++u)
+    if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == joint) return static_cast<int>(u);
+  return -1;
+}
+
+double motor_step_rate(const Model& model, const State& state, const Motor& motor, double h) {
+  const double target = motor.target.at(state.t + h);
+  if (motor.mode != MotorMode::Position) return target;
+  const double gap = target - motor_coordinate(model, state, motor);
+  const bool slider = model.joints[static_cast<size_t>(motor.joint)].type == JointType::Slider;
+  return (slider ? gap : wrap_angle(gap)) / h;
 }
 
 }  // namespace mb

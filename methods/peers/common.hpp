@@ -63,6 +63,15 @@ struct PeerTree {
 };
 PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, const std::string& engine, bool close_loops = false);
 
+// The body (tree node) whose joint to its parent is model joint `joint`; -1 when that joint closes
+// a loop (a motor there has no tree joint to drive).
+int tree_child_of_joint(const std::vector<PeerJoint>& joints, const PeerTree& tree, int joint);
+
+// The rate a motor asks for at the end of a step [t, t + h] in its joint's coordinate: a velocity
+// motor's f(t + h); a position motor's gap to f(t + h) from where the joint is, over h (a hinge's
+// gap wrapped to (-pi, pi]).
+double motor_step_rate(const Model& model, const State& state, const Motor& motor, double h);
+
 // The world points (at the initial state) at which an engine's point-on-point constraints close a
 // loop at joint j: a ball joint at its anchor, a hinge at its anchor and 1 m along its axis (the
 // second point also holds the axis: 6 rows for its 5 conditions); empty for the other types.

@@ -248,9 +248,7 @@ class Dart final : public Method {
     motors_.clear();
     for (size_t mi = 0; mi < model.motors.size(); ++mi) {
       const Motor& mo = model.motors[mi];
-      int child = -1;
-      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
-        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      const int child = tree_child_of_joint(joints, tree, mo.joint);
       if (child < 0)
         throw UnsupportedModel(fmt::format("dart: motor '{}' drives joint '{}', which closes a loop; DART's servo actuator drives a "
                                            "joint of the skeleton only",
@@ -405,12 +403,7 @@ class Dart final : public Method {
     world_->setTimeStep(h);
     for (const DartMotor& dm : motors_) {
       const Motor& mo = model.motors[static_cast<size_t>(dm.motor)];
-      const double t1 = state.t + h;
-      double rate = mo.target.at(t1);
-      if (mo.mode == MotorMode::Position) {
-        const double gap = mo.target.at(t1) - motor_coordinate(model, state, mo);
-        rate = (dm.slider ? gap : wrap_angle(gap)) / h;
-      }
+      const double rate = motor_step_rate(model, state, mo, h);
       dm.joint->setCommand(0, dm.sign * rate);
     }
     if (!model.loads.empty()) {  // the step's average loads, world axes: a force at the centre of mass, a torque

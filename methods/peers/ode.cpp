@@ -254,12 +254,7 @@ class Ode final : public Method {
     // reaches f(t + h) from where the joint is), their bound or none
     for (const OdeMotor& om : motors_) {
       const Motor& mo = model.motors[static_cast<size_t>(om.motor)];
-      const double t1 = state.t + h;
-      double rate = mo.target.at(t1);
-      if (mo.mode == MotorMode::Position) {
-        const double gap = mo.target.at(t1) - motor_coordinate(model, state, mo);
-        rate = (om.slider ? gap : wrap_angle(gap)) / h;
-      }
+      const double rate = motor_step_rate(model, state, mo, h);
       const double fmax = mo.limited() ? mo.max_force : dInfinity;
       if (om.slider) {
         dJointSetSliderParam(om.joint, dParamVel, om.sign * rate);

@@ -252,9 +252,7 @@ class Simbody final : public Method {
         throw UnsupportedModel(fmt::format("simbody: motor '{}' has a force bound; it is a prescribed motion here, and Simbody's "
                                            "prescribed motion has no force limit",
                                            mo.name));
-      int child = -1;
-      for (size_t u = 0; u < tree.joint.size() && child < 0; ++u)
-        if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == mo.joint) child = static_cast<int>(u);
+      const int child = tree_child_of_joint(joints, tree, mo.joint);
       if (child < 0)
         throw UnsupportedModel(fmt::format("simbody: motor '{}' drives joint '{}', which closes a loop; a prescribed motion needs a "
                                            "mobilizer of the tree",
