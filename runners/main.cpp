@@ -429,7 +429,7 @@ int main(int argc, char** argv) {
   gate->add_option("--h", gate_args.h, "comma-separated step sizes (default 0.01,0.02,0.04)");
   auto* gate_duration = gate->add_option("--duration", gate_args.duration, "simulated time of each accuracy case in s (default 10)");
   gate->add_option("--timing-joints", gate_args.joints, "comma-separated tree sizes timed, or none (default 63,255)");
-  auto* gate_reps = gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 9)");
+  auto* gate_reps = gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 15)");
   gate->add_flag("--no-instructions", gate_args.no_instructions, "do not count instructions under cachegrind");
   gate->add_option("--history", gate_args.history, "append this run's values as one JSON line to FILE");
   gate->add_option("--against", gate_args.against, "A/B: time this binary against OTHER_MBBENCH, interleaved (no baseline)");
