@@ -61,9 +61,13 @@ std::string scene_to_toml(const Model& m) {
   std::string o = "# mbbench scene file (format: docs/conventions.md, \"Scene files\")\n[model]\n";
   o += fmt::format("name = {}\nsource = {}\ndescription = {}\n", str(m.info.name), str(m.info.source), str(m.info.description));
   o += fmt::format("gravity = {}\nduration = {}\ndefault_h = {}\n", vec(m.gravity), num(m.info.duration), num(m.info.default_h));
-  o += "h_grid = [";
-  for (size_t i = 0; i < m.info.h_grid.size(); ++i) o += (i ? ", " : "") + num(m.info.h_grid[i]);
-  o += "]\n";
+  // an empty grid (a model built in code without one) is left out: the reader then takes the
+  // default grid, and refuses an empty list
+  if (!m.info.h_grid.empty()) {
+    o += "h_grid = [";
+    for (size_t i = 0; i < m.info.h_grid.size(); ++i) o += (i ? ", " : "") + num(m.info.h_grid[i]);
+    o += "]\n";
+  }
   if (m.info.period) o += fmt::format("period = {}\n", num(*m.info.period));
   if (m.info.tracked_body >= 0) o += fmt::format("tracked_body = {}\n", str(m.bodies[m.info.tracked_body].name));
   o += fmt::format("energy_conserved = {}\n", m.info.energy_conserved);

@@ -455,32 +455,44 @@ class Simbody final : public Method {
       changed = next_torque_ != torque_;
       torque_ = next_torque_;
     }
-    if (!initialized_) {
-      integ_->initialize(state_);
-      initialized_ = true;
-    } else if (changed) {
-      SimTK::State s = integ_->getState();
-      s.invalidateAllCacheAtOrAbove(SimTK::Stage::Dynamics);
-      integ_->initialize(s);
-    }
-    const long before = integ_->getNumStepsTaken();
+    const long before = initialized_ ? integ_->getNumStepsTaken() : 0;
     const double target = static_cast<double>(++steps_) * h;  // Simbody's clock starts at 0
     SimTK::Integrator::SuccessfulStepStatus st;
+    // Simbody reports what it cannot do (an assembly of constraints it cannot satisfy, a stale
+    // cache entry of a state it could not realize) by SimTK::Exception: a failure of this run
     try {
+      if (!initialized_) {
+        integ_->initialize(state_);
+        initialized_ = true;
+      } else if (changed) {
+        SimTK::State s = integ_->getState();
+        s.invalidateAllCacheAtOrAbove(SimTK::Stage::Dynamics);
+        integ_->initialize(s);
+      }
       do st = integ_->stepTo(target);
       while (integ_->getTime() < target * (1 - 1e-14) && st != SimTK::Integrator::EndOfSimulation);
     } catch (const std::exception& e) {
       throw SimulationError(fmt::format("simbody: {}", e.what()));
     }
+    // an integrator that ended the simulation short of the target (a step it could not take at
+    // its smallest size) leaves a state that cannot be realized: the run fails here, with its reason
+    if (integ_->getTime() < target * (1 - 1e-14))
+      throw SimulationError(fmt::format("simbody: the integrator ended at t = {:.6g} s before {:.6g} s: {}", integ_->getTime(), target,
+                                        SimTK::Integrator::getTerminationReasonString(integ_->getTerminationReason())));
     stats.internal_steps += integ_->getNumStepsTaken() - before;
     const SimTK::State& s = integ_->getState();
-    for (size_t i = 0; i < mobods_.size(); ++i) {
-      if (model.bodies[i].is_static) continue;
-      const SimTK::MobilizedBody& mb = mobods_[i];
-      const SimTK::Vec3 com = sv(frames_[i].com);
-      const SimTK::Quaternion q = mb.getBodyRotation(s).convertRotationToQuaternion();
-      write_body(model.bodies[i], state.bodies[i], ev(mb.findStationLocationInGround(s, com)), Quat(q[0], q[1], q[2], q[3]),
-                 ev(mb.findStationVelocityInGround(s, com)), ev(mb.getBodyAngularVelocity(s)));
+    try {
+      system_->realize(s, SimTK::Stage::Velocity);
+      for (size_t i = 0; i < mobods_.size(); ++i) {
+        if (model.bodies[i].is_static) continue;
+        const SimTK::MobilizedBody& mb = mobods_[i];
+        const SimTK::Vec3 com = sv(frames_[i].com);
+        const SimTK::Quaternion q = mb.getBodyRotation(s).convertRotationToQuaternion();
+        write_body(model.bodies[i], state.bodies[i], ev(mb.findStationLocationInGround(s, com)), Quat(q[0], q[1], q[2], q[3]),
+                   ev(mb.findStationVelocityInGround(s, com)), ev(mb.getBodyAngularVelocity(s)));
+      }
+    } catch (const std::exception& e) {
+      throw SimulationError(fmt::format("simbody: the state after the step at t = {:.6g} s cannot be read: {}", integ_->getTime(), e.what()));
     }
     stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
