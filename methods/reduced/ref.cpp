@@ -28,7 +28,11 @@ MethodInfo Ref::describe() {
                                   "absolute and relative error tolerance of the adaptive stepper (auto: 1e-13 on point-mass trees, "
                                   "1e-12 on rigid-body trees)",
                                   0, 1, true, {"auto"}),
-               OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"})};
+               OptionInfo::choice("stepper", "rkf78", "rkf78 (controlled Runge-Kutta-Fehlberg 7(8)) or bs (Bulirsch-Stoer)", {"rkf78", "bs"}),
+               OptionInfo::integer("max_steps", "0",
+                                   "internal steps (taken and rejected) of a run at most; past them the run fails, naming the step "
+                                   "size reached (a stiff model); 0: no budget",
+                                   0, 1e15)};
   i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers | kMotors;
   i.reference = true;
   i.fixed_step = false;
@@ -44,7 +48,7 @@ std::unique_ptr<Method> Ref::make(const Spec& spec) {
   std::string st = spec.get_string("stepper", "rkf78");
   if (st != "rkf78" && st != "bs")
     spec.fail(fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
-  return std::make_unique<Ref>(tol, st == "bs");
+  return std::make_unique<Ref>(tol, st == "bs", spec.get_int("max_steps", 0));
 }
 
 const MethodInfo& Ref::info() const {
@@ -54,6 +58,7 @@ const MethodInfo& Ref::info() const {
 
 void Ref::do_init(const Model& model, const State& state) {
   loops_.reset();
+  steps_taken_ = 0;
   if (model_features(model) & (kLoops | kForces)) {
     if (!model.motors.empty())
       throw UnsupportedModel("ref: motors are prescribed motion in reduced coordinates, which take no closed loops or force elements");
@@ -101,6 +106,10 @@ void Ref::advance(System& system, Stepper& stepper, double t, double t_end, Step
     }
     if (++tries > 10000000 || !(dt_ > 0) || !std::isfinite(dt_))
       throw SimulationError(fmt::format("ref: adaptive stepper stalled at t = {} (dt = {})", t, dt_));
+    if (max_steps_ > 0 && ++steps_taken_ > max_steps_)
+      throw SimulationError(fmt::format("ref: more than max_steps = {} internal steps by t = {:.6g} s, the step down to {:.3g} s "
+                                        "(a stiff model for the explicit stepper)",
+                                        max_steps_, t, dt_));
   }
 }
 

@@ -29,7 +29,8 @@ class Ref final : public Method {
   static std::unique_ptr<Method> make(const Spec& spec);
   const MethodInfo& info() const override;
   // tol <= 0: the model-dependent default
-  Ref(double tol, bool bulirsch_stoer) : tol_option_(tol), bs_(bulirsch_stoer) {}
+  // max_steps: internal steps of a run at most (0: no budget)
+  Ref(double tol, bool bulirsch_stoer, long max_steps = 0) : tol_option_(tol), bs_(bulirsch_stoer), max_steps_(max_steps) {}
 
  private:
   void do_init(const Model& model, const State& state) override;
@@ -45,6 +46,7 @@ class Ref final : public Method {
   std::unique_ptr<MaximalSystem> loops_;  // closed loops or springs: maximal coordinates with projection
   std::vector<double> x_;
   double dt_ = 1e-3;  // internal step suggested by the controller
+  long max_steps_ = 0, steps_taken_ = 0;  // the run's budget of internal steps and its use
 };
 
 }  // namespace mb
