@@ -10,6 +10,8 @@
 #   OUT_DIR/schmitt2005/tables.md, records.csv, records.jsonl, plots/
 # tomcin2014 s.7's Strandbeest drop (records with joint error and penetration) has a report of its own:
 #   OUT_DIR/tomcin2014-strandbeest-drop/report.html, tables.md ("Whole runs beside the paper's")
+# schmitt2003's walker, anytime loop, adaptive step and repair experiments share one:
+#   OUT_DIR/schmitt2003/report.html
 # Usage: scripts/reproduce.sh [OUT_DIR]    (default results/out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,5 +44,14 @@ drop=$root/tomcin2014-strandbeest-drop
 rm -rf "$drop"
 "$mb" sweep results/experiments/tomcin2014-strandbeest-drop.toml --jobs 1 --out "$drop"
 "$mb" report "$drop/records.jsonl" --out "$drop"
+# schmitt2003's walking machine, anytime loop, adaptive step and repair (about 30 s; the walker one
+# case at a time, for its real-time factors): one report
+s3=$root/schmitt2003
+rm -rf "$s3"
+"$mb" sweep results/experiments/schmitt2003-walker.toml --jobs 1 --out "$s3/walker"
+for e in anytime adaptive repair; do
+  "$mb" sweep "results/experiments/schmitt2003-$e.toml" --jobs "$(nproc)" --out "$s3/$e"
+done
+"$mb" report "$s3"/{walker,anytime,adaptive,repair}/records.jsonl --out "$s3"
 echo "reproduce: report in $out/report.html (tables in $out/tables.md, with the timing of bender2007, tomcin2014 Figures" \
-  "5 and 6 and bayer2009); tomcin2014's Strandbeest drop in $drop/report.html"
+  "5 and 6 and bayer2009); tomcin2014's Strandbeest drop in $drop/report.html; schmitt2003 in $s3/report.html"
