@@ -42,19 +42,36 @@ namespace {
 constexpr double kRoundoffRegime = 1e-10;
 // a contact whose gap after the step is at most this (or tol_p) takes part in the velocity phase
 constexpr double kContactSlack = 1e-9;
+// The velocity floor (ImpulseOptions::velocity_floor): an error within kFloorFactor tol whose
+// smallest value, falling at its rate over the last kFloorWindow sweeps, would not reach tol within
+// the sweeps left of max_iter has stopped falling.
+constexpr double kFloorFactor = 10;
+constexpr long kFloorWindow = 20;
 // With `limit_reached`, reaching max_iter with a finite error ends the iteration and sets it
 // (the contact phases' limit, ImpulseOptions::contact_iterations, and the anytime budget) instead
-// of failing.
+// of failing. With `floor_reached`, an error at the velocity floor (above) ends it and sets that.
 template <class Sweep>
 void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double& residual, const char* what,
-             const std::string& who, bool* limit_reached = nullptr) {
+             const std::string& who, bool* limit_reached = nullptr, bool* floor_reached = nullptr) {
   double err = 0, prev = std::numeric_limits<double>::infinity();
+  double best = prev, window_best = prev;  // the smallest error so far, and at the last window's end
   long it = 0;
   for (;;) {
     err = sweep();
     ++it;
     if (err <= tol) break;
     if (tol == 0 && err < kRoundoffRegime && err >= prev) break;  // stagnated at round-off
+    if (floor_reached) {
+      best = std::min(best, err);
+      if (it % kFloorWindow == 0) {
+        const double fall = window_best - best, left = static_cast<double>(max_iter - it);
+        if (err <= kFloorFactor * tol && fall * left < (best - tol) * static_cast<double>(kFloorWindow)) {
+          *floor_reached = true;
+          break;
+        }
+        window_best = best;
+      }
+    }
     if (limit_reached && it >= max_iter && std::isfinite(err)) {
       *limit_reached = true;
       break;
@@ -71,21 +88,27 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
 // A correction phase whose `sweep` visits the contacts while `with_contacts`: with
 // opt.contact_iterations > 0 the sweeps with contacts end after that many, and the joints alone
 // are then iterated to the tolerance (ImpulseOptions::contact_iterations). With opt.budget > 0 the
-// phase ends after that many sweeps, whatever the error (ImpulseOptions::budget).
+// phase ends after that many sweeps, whatever the error (ImpulseOptions::budget). With `floor`
+// (the velocity phase of ImpulseOptions::velocity_floor) an error that stops falling within
+// kFloorFactor tol ends it (its error kept as the phase's residual), though not the sweeps with
+// contacts that contact_iterations limits: their joints are finished alone.
 template <class Sweep>
 void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const ImpulseOptions& opt, StepStats& stats,
-                   long& iterations, double& residual, const char* what, const std::string& who) {
-  bool limited = false;
+                   long& iterations, double& residual, const char* what, const std::string& who, bool floor = false) {
+  bool limited = false, floored = false;
+  bool* at_floor = floor ? &floored : nullptr;  // the record shows it as a velocity error above tol (CD_vel_max)
   if (opt.budget > 0) {
-    iterate(sweep, tol, opt.budget, iterations, residual, what, who, &limited);
+    iterate(sweep, tol, opt.budget, iterations, residual, what, who, &limited, at_floor);
     stats.budget_stops += limited;
     return;
   }
   const bool limit = with_contacts && opt.contact_iterations > 0;
-  iterate(sweep, tol, limit ? opt.contact_iterations : opt.max_iter, iterations, residual, what, who, limit ? &limited : nullptr);
-  if (!limited) return;
-  with_contacts = false;  // the joints alone, to the tolerance
-  iterate(sweep, tol, opt.max_iter, iterations, residual, what, who);
+  iterate(sweep, tol, limit ? opt.contact_iterations : opt.max_iter, iterations, residual, what, who, limit ? &limited : nullptr,
+          limit ? nullptr : at_floor);
+  if (limited) {
+    with_contacts = false;  // the joints alone, to the tolerance
+    iterate(sweep, tol, opt.max_iter, iterations, residual, what, who, nullptr, at_floor);
+  }
 }
 }  // namespace
 
@@ -130,7 +153,8 @@ void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, S
     }
     return err;
   };
-  iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats, stats.vel_iterations, stats.vel_residual, "velocity", who);
+  iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats, stats.vel_iterations, stats.vel_residual, "velocity", who,
+                opt.velocity_floor);
 }
 
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,

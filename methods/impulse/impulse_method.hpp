@@ -66,6 +66,14 @@ struct ImpulseOptions {
   // correction of as many sweeps, and the steps after that are the method's own. false = the
   // step's look-ahead correction closes them at once (the gap over h becomes velocity)
   bool repair_project = true;
+  // Redundant rows (closed loops of 3-D joints, as a planar linkage) agree only to the order of
+  // the joints' position errors: at a state whose joints hold to tol_p their velocity rows ask
+  // for relative velocities that differ by about tol_p times the links' relative rates, and
+  // directions of A with eigenvalues far below a regularization's shift (tomcin) are corrected by
+  // a fraction of it per sweep (docs/method-notes.md, "The velocity floor"). true: a velocity
+  // correction whose error stops falling within 10 tol_v ends there (its residual kept: the
+  // record's CD_vel_max shows it); false: it fails after max_iter sweeps
+  bool velocity_floor = false;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order

@@ -12,7 +12,9 @@
 // Options (tomcin2014's names): eps_T, eps_P (the joint-correction tolerance, per joint as for every
 // impulse method), eps_V (the velocity correction's), max_iterations (the paper uses 50, and 500 for
 // the Peaucellier linkage), spectrum (lambda_max / lambda_min of A every step, for Figure 3),
-// split (body splitting, s.5: methods/common/body_split.hpp).
+// split (body splitting, s.5: methods/common/body_split.hpp); ours: velocity_floor
+// (ImpulseOptions::velocity_floor: the velocity rows of redundant constraints agree only to the
+// order of the joint errors).
 #include <cstdlib>
 #include <string>
 
@@ -40,6 +42,11 @@ MethodInfo TomcinMethod::describe() {
       OptionInfo::number("eps_P", "1e-9", "joint (position) correction tolerance, m (rad for rotational rows)", 0, 1),
       OptionInfo::number("eps_V", "1e-9", "velocity correction tolerance, m/s (rad/s)", 0, 1),
       OptionInfo::integer("max_iterations", "500", "joint correction iterations per step before the step fails", 1, 1000000),
+      OptionInfo::choice("velocity_floor", "on",
+                         "on: a velocity correction whose error stops falling within 10 eps_V ends there (CD_vel_max shows it): "
+                         "redundant rows agree only to the order of the joint errors (docs/method-notes.md, \"The velocity "
+                         "floor\"); off: the step fails after max_iterations sweeps",
+                         {"on", "off"}),
       OptionInfo::choice("spectrum", "off", "on: lambda_max / lambda_min of A every step (dense, up to 4000 rows)", {"off", "on"}),
       OptionInfo::text("split", "off",
                        "body splitting (tomcin2014 s.5): off, K (a body with more than K joints becomes parts of at most K joints "
@@ -62,6 +69,7 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.tol_p = s.get_double("eps_P", 1e-9);
   o.tol_v = s.get_double("eps_V", 1e-9);
   o.max_iter = s.get_int("max_iterations", 500);
+  o.velocity_floor = s.get_string("velocity_floor", "on") == "on";
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
   o.contact_margin = parse_contact_margin(s);
