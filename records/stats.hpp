@@ -34,6 +34,9 @@ struct StepStats {
   double t_contact = 0;
   // anytime (an impulse method's `budget`): correction phases ended by the budget, with their error
   long budget_stops = 0;
+  // the velocity floor (ImpulseOptions::velocity_floor): velocity phases ended above tol_v at the
+  // floor of redundant rows, their error kept
+  long floor_stops = 0;
   // adaptive step (an impulse method's `adaptive`): the smallest and largest internal step taken, s
   double h_min = 0, h_max = 0;
 };
@@ -83,6 +86,7 @@ struct StatsSummary {
   double rcond_min = 0, condition_max = 0;
   long contacts_max = 0;  // the most contacts found in one step
   long budget_stops = 0;   // correction phases ended by an anytime budget (their residual kept)
+  long floor_stops = 0;    // velocity phases ended at the floor of redundant rows (their residual kept)
   double h_min = 0, h_max = 0;  // the smallest and largest internal step of an adaptive step, s
 
   // The linear-system statistics are written only where a method reports them.
@@ -104,6 +108,7 @@ struct StatsSummary {
     v(summary_field("condition_max", &S::condition_max, &StepStats::condition, M::Max, P::IfSet));
     v(summary_field("contacts_max", &S::contacts_max, &StepStats::contacts, M::Max, P::IfSet));
     v(summary_field("budget_stops", &S::budget_stops, &StepStats::budget_stops, M::Sum, P::IfSet));
+    v(summary_field("floor_stops", &S::floor_stops, &StepStats::floor_stops, M::Sum, P::IfSet));
     v(summary_field("h_min", &S::h_min, &StepStats::h_min, M::MinPositive, P::IfSet));
     v(summary_field("h_max", &S::h_max, &StepStats::h_max, M::Max, P::IfSet, "h_min"));
   }

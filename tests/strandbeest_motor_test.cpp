@@ -62,6 +62,8 @@ TEST_CASE("strandbeest: on its floor it walks to -x, stride / 0.31 per crank tur
   // the velocity floor of the linkage's redundant rows: within 10 eps_V
   CHECK(*walk.metrics.get(mb::metric::CD_vel_max) <= 1e-8);
   CHECK(*walk.metrics.get(mb::metric::CD_pos_max) < 1e-8);
+  // and the record counts the velocity phases that ended there
+  CHECK(walk.stats.floor_stops > 0);
 
   // without the floor the velocity correction fails (4 legs: at t = 0.46 s), its error stuck above eps_V
   const mb::CaseRecord strict = run(mb::build_model("strandbeest:legs=4,motor=on"), "tomcin:velocity_floor=off", 1, {});

@@ -96,10 +96,11 @@ template <class Sweep>
 void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const ImpulseOptions& opt, StepStats& stats,
                    long& iterations, double& residual, const char* what, const std::string& who, bool floor = false) {
   bool limited = false, floored = false;
-  bool* at_floor = floor ? &floored : nullptr;  // the record shows it as a velocity error above tol (CD_vel_max)
+  bool* at_floor = floor ? &floored : nullptr;  // counted in StepStats::floor_stops
   if (opt.budget > 0) {
     iterate(sweep, tol, opt.budget, iterations, residual, what, who, &limited, at_floor);
     stats.budget_stops += limited;
+    stats.floor_stops += floored;
     return;
   }
   const bool limit = with_contacts && opt.contact_iterations > 0;
@@ -109,6 +110,7 @@ void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const Impulse
     with_contacts = false;  // the joints alone, to the tolerance
     iterate(sweep, tol, opt.max_iter, iterations, residual, what, who, nullptr, at_floor);
   }
+  stats.floor_stops += floored;
 }
 }  // namespace
 

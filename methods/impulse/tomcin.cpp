@@ -43,7 +43,7 @@ MethodInfo TomcinMethod::describe() {
       OptionInfo::number("eps_V", "1e-9", "velocity correction tolerance, m/s (rad/s)", 0, 1),
       OptionInfo::integer("max_iterations", "500", "joint correction iterations per step before the step fails", 1, 1000000),
       OptionInfo::choice("velocity_floor", "on",
-                         "on: a velocity correction whose error stops falling within 10 eps_V ends there (CD_vel_max shows it): "
+                         "on: a velocity correction whose error stops falling within 10 eps_V ends there (stats floor_stops counts the phases, CD_vel_max shows the error): "
                          "redundant rows agree only to the order of the joint errors (docs/method-notes.md, \"The velocity "
                          "floor\"); off: the step fails after max_iterations sweeps",
                          {"on", "off"}),
