@@ -49,6 +49,11 @@ class LinearSolver {
 using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;
 
 std::unique_ptr<LinearSolver> make_dense_solver();    // dense A, Eigen LDL^T (O(n^3))
+// A by blocks (a joint with its motors one block, at most 6 rows), Cholesky in the minimum-degree
+// order of the blocks: leaves first, a body's clique of joints last (O(n) on a tree of bounded
+// degree); where the joints close a loop (A may be singular), or a pivot is not positive, the
+// dense LDL^T (methods/common/block_cholesky.cpp)
+std::unique_ptr<LinearSolver> make_block_solver();
 std::unique_ptr<LinearSolver> make_lu_solver();       // dense A, Eigen partial-pivot LU (O(n^3))
 // dense A, Eigen's complete orthogonal decomposition: the minimum-norm least-squares solution, exact
 // for a singular A (redundant constraints) with b in its range (O(n^3); for references)
