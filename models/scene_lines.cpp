@@ -150,13 +150,14 @@ class Lexer {
   // [a, b, ...] on the line, a trailing comma allowed; the elements go to out_.values together
   bool array(LineValue& v, int depth) {
     ++i_;
-    LineValue elems[kMaxElements];
-    size_t n = 0;
+    std::vector<LineValue>& elems = out_.scratch[depth];  // an array inside uses the next one
+    elems.clear();
     for (;;) {
       skip_space();
       if (i_ == l_.size()) return false;
       if (l_[i_] == ']') break;
-      if (n == kMaxElements || !value(elems[n++], depth + 1)) return false;
+      if (elems.size() == kMaxElements) return false;
+      if (!value(elems.emplace_back(), depth + 1)) return false;
       skip_space();
       if (i_ == l_.size()) return false;
       if (l_[i_] == ',') ++i_;
@@ -166,8 +167,8 @@ class Lexer {
     v.kind = LineValue::Kind::Array;
     v.line = line_;
     v.first = static_cast<unsigned>(out_.values.size());
-    v.count = static_cast<unsigned>(n);
-    out_.values.insert(out_.values.end(), elems, elems + n);
+    v.count = static_cast<unsigned>(elems.size());
+    out_.values.insert(out_.values.end(), elems.begin(), elems.end());
     return ends_value(l_, i_);
   }
 

@@ -48,6 +48,7 @@ struct LexedPart {
   std::vector<LexedTable> tables;
   std::vector<LineField> fields;
   std::vector<LineValue> values;
+  std::vector<LineValue> scratch[2];  // the elements of an array being read, and of one inside it
 };
 
 // Reads `text` (a part: from a header line on; its first line is line line_offset + 1 of the

@@ -106,6 +106,8 @@ struct HistoryRun {
   std::map<std::string, double> values;
 };
 std::vector<HistoryRun> read_history(const std::string& file);
+// the same for the text of a history file named `file`
+std::vector<HistoryRun> parse_history(const std::string& text, const std::string& file);
 struct TrendChange {
   size_t index = 0;  // into the series' points: the first point after the change
   double before = 0, after = 0;  // the medians of the segments either side

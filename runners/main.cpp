@@ -13,12 +13,14 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "core/memory.hpp"
 #include "experiments/experiment.hpp"
 #include "gate/gate.hpp"
 #include "methods/method.hpp"
@@ -350,6 +352,13 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
 int main(int argc, char** argv) {
   // the gate's child processes (instruction counts, A/B timing: gate/gate.hpp), not user commands
   if (argc > 1 && mb::is_gate_child(argv[1])) return mb::gate_child(argc - 1, argv + 1);
+  // glibc's allocator for large models; a run of a scene file of 16 MiB or more (about 60,000
+  // bodies) executes again with huge pages, which cost a small run more than they save
+  // (core/memory.hpp, docs/limits.md)
+  std::error_code size_error;
+  const bool large_scene = argc > 2 && std::string_view(argv[1]) == "run" &&
+                           fs::file_size(argv[2], size_error) >= (std::uintmax_t{16} << 20) && !size_error;
+  mb::tune_allocator(argv, large_scene);
   CLI::App app{"mbbench: benchmarking and validation of multibody-dynamics simulation methods"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "print the version, the build and its libraries (MPI among them), then exit");

@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer target of tests/fuzz for SECONDS (default 60), built by the `fuzz` preset
 # (clang, libFuzzer, ASan, UBSan), with a seed corpus made from the shipped scenes, experiments,
-# records, specs and robots (URDF, MJCF) and tests/fuzz/corpus/TARGET. A crash, a leak, undefined
+# records, specs, robots (URDF, MJCF) and gate histories and tests/fuzz/corpus/TARGET. A crash, a leak, undefined
 # behaviour or a timeout fails (exit code != 0) and leaves the input in build/fuzz/artifacts/.
-# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | urdf | mjcf | all
+# Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | urdf | mjcf | history | all
 # (all: each of them in turn)
 # FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1, so a run explores what a local run with the
 # same seed and an empty build/fuzz/corpus explored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|urdf|mjcf|all [SECONDS]}
+target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|urdf|mjcf|history|all [SECONDS]}
 seconds=${2:-60}
 if [[ "$target" == all ]]; then
-  for t in scene experiment record spec urdf mjcf; do "$0" "$t" "$seconds"; done
+  for t in scene experiment record spec urdf mjcf history; do "$0" "$t" "$seconds"; done
   exit 0
 fi
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)" --target "${target}_fuzz" mbbench
+# the seeds of scene and record are made by the fuzz build's mbbench
+targets=("${target}_fuzz")
+[[ $target == scene || $target == record ]] && targets+=(mbbench)
+cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]}"
 bin=build/fuzz
 seeds=$bin/seeds/$target
 corpus=$bin/corpus/$target
 mkdir -p "$seeds" "$corpus" "$bin/artifacts"
 case $target in
   scene)
-    cp tests/data/bad/scenes/*.toml "$seeds/"
-    for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8 bouncing-ball incline-cubes:cubes=2 heavy-rod; do
+    cp tests/data/bad/scenes/*.toml tests/data/motors/*.toml "$seeds/"
+    for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8 bouncing-ball incline-cubes:cubes=2 heavy-rod \
+             walker strandbeest:legs=2,motor=on; do
       "$bin/mbbench" export-scene "$m" -o "$seeds/${m//[:=,]/_}.toml"
     done ;;
   experiment)
@@ -42,6 +46,8 @@ case $target in
     cp tests/data/robots/*.urdf tests/data/urdf/*.urdf tests/data/bad/urdf/*.urdf tests/fuzz/corpus/urdf/* "$seeds/" ;;
   mjcf)
     cp tests/data/mjcf/*.xml tests/data/mjcf/bad/*.xml tests/data/bad/mjcf/*.xml tests/fuzz/corpus/mjcf/* "$seeds/" ;;
+  history)
+    cp tests/data/bad/history/*.jsonl tests/fuzz/corpus/history/* "$seeds/" ;;
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
 esac
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

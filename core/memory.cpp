@@ -1,0 +1,87 @@
+#include "core/memory.hpp"
+
+#include <fcntl.h>
+#include <gnu/libc-version.h>
+#include <malloc.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace mb {
+
+namespace {
+
+bool sanitized() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  return true;
+#else
+  return false;
+#endif
+#else
+  return false;
+#endif
+}
+
+// the first line of a small file (of /sys), or empty
+std::string first_line(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  char buf[256];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return {};
+  std::string s(buf, static_cast<size_t>(n));
+  return s.substr(0, s.find('\n'));
+}
+
+// the running binary's path: its name becomes the new process's name (`exe` for
+// /proc/self/exe itself, which stays the fallback when the file was replaced since)
+std::string self_path() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "/proc/self/exe";
+  const std::string p(buf, static_cast<size_t>(n));
+  return ::access(p.c_str(), X_OK) == 0 ? p : "/proc/self/exe";
+}
+
+}  // namespace
+
+std::optional<std::string> hugetlb_tunables(const char* current, const std::string& thp_enabled, const char* glibc_version) {
+  if (thp_enabled.find("[madvise]") == std::string::npos) return std::nullopt;
+  int major = 0, minor = 0;
+  if (!glibc_version || std::sscanf(glibc_version, "%d.%d", &major, &minor) != 2) return std::nullopt;
+  if (major < 2 || (major == 2 && minor < 35)) return std::nullopt;
+  const std::string before = current ? current : "";
+  if (before.find("glibc.malloc.hugetlb") != std::string::npos) return std::nullopt;
+  return before.empty() ? "glibc.malloc.hugetlb=1" : before + ":glibc.malloc.hugetlb=1";
+}
+
+void tune_allocator(char** argv, bool reexec) {
+  const char* opt = std::getenv("MBBENCH_MALLOC");
+  if (sanitized() || (opt && std::strcmp(opt, "default") == 0)) return;
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload && std::strstr(preload, "vgpreload")) return;  // valgrind's tools
+  // every block from the heap, a freed one reused (no fresh pages, no munmap), the heap never
+  // trimmed (its pages go back when the process ends)
+  mallopt(M_MMAP_THRESHOLD, INT_MAX);
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+  if (!reexec || !argv || !argv[0]) return;
+  const char* old = std::getenv("GLIBC_TUNABLES");
+  const std::optional<std::string> tunables =
+      hugetlb_tunables(old, first_line("/sys/kernel/mm/transparent_hugepage/enabled"), gnu_get_libc_version());
+  if (!tunables) return;
+  const std::string before = old ? old : "";
+  if (::setenv("GLIBC_TUNABLES", tunables->c_str(), 1) != 0) return;
+  ::execv(self_path().c_str(), argv);
+  // the exec failed: go on in this process, its environment as it was
+  if (old) ::setenv("GLIBC_TUNABLES", before.c_str(), 1);
+  else ::unsetenv("GLIBC_TUNABLES");
+}
+
+}  // namespace mb
