@@ -272,10 +272,10 @@ TEST_CASE("results/paper/bender2007.toml holds every time s.6 prints", "[paper][
   CHECK(ms("baraff", 255, "step") == 82.05);
   CHECK(ms("iterative:tol_p=1e-6,tol_v=1e-6", 255, "step") == 494.15);
   CHECK(ms("iterative:tol_p=1e-3,tol_v=1e-3", 255, "step") == 51.47);
-  CHECK(ms("sle:tol_p=1e-3,tol_v=1e-3", 255, "step") == 57.72);
-  CHECK(ms("sle:tol_p=1e-6,tol_v=1e-6", 255, "step") == 59.48);
-  CHECK(ms("sle:tol_p=1e-6,tol_v=1e-6", 127, "factorisation") == 15.81);
-  CHECK(ms("sle:tol_p=1e-6,tol_v=1e-6", 127, "solve (one iteration)") == 1.01);
+  CHECK(ms("sle:solver=dense,tol_p=1e-3,tol_v=1e-3", 255, "step") == 57.72);
+  CHECK(ms("sle:solver=dense,tol_p=1e-6,tol_v=1e-6", 255, "step") == 59.48);
+  CHECK(ms("sle:solver=dense,tol_p=1e-6,tol_v=1e-6", 127, "factorisation") == 15.81);
+  CHECK(ms("sle:solver=dense,tol_p=1e-6,tol_v=1e-6", 127, "solve (one iteration)") == 1.01);
   CHECK(ms("linear:tol_p=1e-6,tol_v=1e-6", 31, "step") == 1.26);
   CHECK(ms("linear:tol_p=1e-6,tol_v=1e-6", 255, "step") == 13.70);
   CHECK(p.timings.size() == 9);
