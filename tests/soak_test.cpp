@@ -343,3 +343,17 @@ TEST_CASE("soak: a reference past its step budget leaves the run without a refer
   REQUIRE(full.metrics.get("ref_error_max"));
   CHECK(*full.metrics.get("ref_error_max") < 1e-6);
 }
+
+TEST_CASE("soak finding: a DART state gone non-finite is a failed record, not an abort", "[soak]") {
+  // seed 7549: a 4 g body under a 6.8 N m torque pulse; DART's velocities overflow and its own
+  // assertion on each joint's transform would abort the process when the bodies are read
+  const mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/soak-7549.toml");
+  mb::RunConfig cfg;
+  cfg.h = 0.002;
+  cfg.duration = 0.04;
+  cfg.round_to_period = false;
+  const mb::CaseRecord rec = mb::run_case(m, "dart", cfg);
+  INFO(rec.reason);
+  CHECK(rec.status == mb::Status::Failed);
+  CHECK(rec.reason.find("dart: the state is not finite") != std::string::npos);
+}

@@ -418,6 +418,10 @@ class Dart final : public Method {
         }
     }
     world_->step();
+    // DART checks each joint's transform by an assertion, which aborts the process on a state gone
+    // non-finite; the run fails here instead, before a transform is read
+    if (!skel_->getPositions().allFinite() || !skel_->getVelocities().allFinite())
+      throw SimulationError(fmt::format("dart: the state is not finite after the step to t = {:.6g} s", state.t + h));
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const dd::BodyNode* node = nodes_[i];
       if (!node) continue;
