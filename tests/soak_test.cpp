@@ -292,16 +292,23 @@ TEST_CASE("soak, large: MBBENCH_SOAK_MODELS random models of up to 200 bodies", 
                    c.models, c.runs, c.ok, c.failed, per, c.refused, c.compared, c.no_reference));
 }
 
-TEST_CASE("soak finding: a step Simbody cannot take is a failed record with its reason", "[soak]") {
-  // seed 1330: a fixed joint and a ball joint between the same two bodies (a redundant loop);
-  // Simbody's integrator reaches the step's end with a state holding NaN, whose realization throws
-  // SimTK::Exception: recorded as the run's failure, not thrown out of run_case
-  const mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/soak-1330.toml");
+namespace {
+// a soak finding's model (tests/data/soak/, written by MBBENCH_SOAK_EXPORT) run as the soak runs it
+mb::CaseRecord rerun_finding(const std::string& scene, const std::string& method) {
+  const mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/" + scene);
   mb::RunConfig cfg;
   cfg.h = 0.002;
   cfg.duration = 0.04;
   cfg.round_to_period = false;
-  const mb::CaseRecord rec = mb::run_case(m, "simbody", cfg);
+  return mb::run_case(m, method, cfg);
+}
+}  // namespace
+
+TEST_CASE("soak finding: a step Simbody cannot take is a failed record with its reason", "[soak]") {
+  // seed 1330: a fixed joint and a ball joint between the same two bodies (a redundant loop);
+  // Simbody's integrator reaches the step's end with a state holding NaN, whose realization throws
+  // SimTK::Exception: recorded as the run's failure, not thrown out of run_case
+  const mb::CaseRecord rec = rerun_finding("soak-1330.toml", "simbody");
   INFO(rec.reason);
   CHECK(rec.status == mb::Status::Failed);
   CHECK(rec.reason.find("simbody:") != std::string::npos);
@@ -347,12 +354,7 @@ TEST_CASE("soak: a reference past its step budget leaves the run without a refer
 TEST_CASE("soak finding: a DART state gone non-finite is a failed record, not an abort", "[soak]") {
   // seed 7549: a 4 g body under a 6.8 N m torque pulse; DART's velocities overflow and its own
   // assertion on each joint's transform would abort the process when the bodies are read
-  const mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/soak-7549.toml");
-  mb::RunConfig cfg;
-  cfg.h = 0.002;
-  cfg.duration = 0.04;
-  cfg.round_to_period = false;
-  const mb::CaseRecord rec = mb::run_case(m, "dart", cfg);
+  const mb::CaseRecord rec = rerun_finding("soak-7549.toml", "dart");
   INFO(rec.reason);
   CHECK(rec.status == mb::Status::Failed);
   CHECK(rec.reason.find("dart: the state is not finite") != std::string::npos);
