@@ -74,6 +74,9 @@ class ContactSet {
   explicit ContactSet(const Model& model, double margin = 0, bool from_start = false);
   bool enabled() const { return enabled_; }
   size_t size() const { return rows_.size(); }
+  // whether the last detect() coupled the contacts to an articulation (a contact's impulse then
+  // comes with the joint impulses that keep the joints' rows where they were)
+  bool coupled() const { return coupling_ != nullptr; }
 
   // Finds the contacts on `preview` (the state the step would reach without contacts), and with
   // from_start those at `state` (the step's start), and prepares their rows and effective masses at

@@ -139,6 +139,15 @@ void correct_positions(Corrector& c, const Model& model, const StepLoads& loads,
     return err;
   };
   iterate_phase(sweep, with_contacts, opt.tol_p, opt, stats, stats.pos_iterations, stats.pos_residual, "position", who);
+  // The sweeps stop on errors each measured before its correction of that sweep: an uncoupled
+  // contact's impulse of the last sweep moves its body, and the joints at it, after they were
+  // measured (by up to that impulse's correction, itself within tol_p). The joints alone then
+  // finish the phase, to the tolerance. (A coupled contact's impulse comes with the joint impulses
+  // that keep the joints' rows; the anytime budget ends the phase where it is.)
+  if (with_contacts && !contacts->coupled() && opt.budget == 0) {
+    with_contacts = false;
+    iterate(sweep, opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
+  }
 }
 
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
