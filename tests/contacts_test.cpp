@@ -563,13 +563,13 @@ TEST_CASE("contacts: rolling-box (SimBenchmark) - the box slides and the balls r
   CHECK(a1 == Approx(0.7385).epsilon(1e-3));  // 3.5 f2 / m with f2 = (150 - 0.4 * 35 * 9.81) / 60
   CHECK(a2 == Approx(a1 / 3.5));
   REQUIRE(m.info.exact.size() == 26);
-  const double h = 1e-3, T = 2;
+  const double h = 1e-3, T = 1;
   for (const char* method : kContactMethods) {
     const Run r = run(m, method, h, static_cast<long>(std::lround(T / h)));
-    // before the contacts' lever arms were the preview's spatial points, the balls' normal impulses
-    // braked their spin: the box was 0.0128 m/s slow at 2 s, the balls 0.005 m/s fast; before the
-    // detection margin a ball resting on the box was missed every few steps (the box falls as far
-    // as the ball on the preview) and fell for a step: 1e-3 m/s of noise (measured now: 6e-6)
+    // the contacts' lever arms are the bodies' material points at the step's start: with the
+    // preview's spatial points the balls' normal impulses brake their spin (the box slow by mm/s
+    // at 1 s); without the detection margin a ball resting on the box is missed every few steps
+    // and falls for a step (1e-3 m/s of noise)
     const double box_v = r.s.bodies[0].v.x() - a1 * T;
     double ball_v = 0, pos = 0;
     for (size_t b = 0; b < m.bodies.size(); ++b) {
