@@ -200,6 +200,12 @@ class Simbody final : public Method {
     fixed_ = fixed_option_ == "yes" || (fixed_option_ == "auto" && model.shapes.empty());
     if (!model.shapes.empty()) map_contacts(model, state);
     state_ = system_->realizeTopology();
+    // A system without mobilities (every body welded to the ground) whose loops close with
+    // constraints makes Simbody's projection factor a matrix with no columns, which crashes in
+    // FactorQTZ (segmentation fault, Simbody 3.7): refused by name
+    if (state_.getNU() == 0 && matter_->getNumConstraints() > 0)
+      throw UnsupportedModel("simbody: every body is welded to the world and a joint closes a loop among them: "
+                             "Simbody's projection fails on a system without mobilities");
     system_->realizeModel(state_);
     // the initial velocities, parents first (the positions are the mobilizers' zero, except a Free's)
     for (int i : tree.order) {
