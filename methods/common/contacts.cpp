@@ -341,7 +341,7 @@ bool ContactSet::row_error(const Row& r, double normal_with_impulse, double norm
   return true;
 }
 
-double ContactSet::collision_sweep(State& state, double tol) {
+double ContactSet::collision_sweep(State& state, double tol, bool hold) {
   double worst = 0;
   for (Row& r : rows_) {
     if (!r.active) continue;
@@ -357,7 +357,7 @@ double ContactSet::collision_sweep(State& state, double tol) {
     couple(r);
     apply(r, project(r, du), state);
   }
-  flush(state);
+  if (!hold) flush(state);
   return worst;
 }
 
@@ -406,6 +406,6 @@ void ContactSet::begin_velocity_phase(const State& state, double slack) {
   activate_patches();
 }
 
-double ContactSet::velocity_sweep(State& state, double tol) { return collision_sweep(state, tol); }
+double ContactSet::velocity_sweep(State& state, double tol, bool hold) { return collision_sweep(state, tol, hold); }
 
 }  // namespace mb

@@ -61,6 +61,9 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       if (g.cs.has_motors()) g.cs.begin_motor_step(model, start, h);
   }
   ArticulationCoupling* coupling() override { return groups_.size() == 1 && groups_[0].cs.rows() > 0 ? this : nullptr; }
+  bool contacts_keep_joints() const override {
+    return groups_.size() == 1 && groups_[0].cs.rows() > 0 && groups_[0].solver->factors_a();
+  }
 
   bool couple(int a, const Eigen::Matrix<double, 3, 6>& Ja, int b, const Eigen::Matrix<double, 3, 6>& Jb,
               Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) override {
