@@ -95,6 +95,8 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
   motor_q0_.assign(m.motors.size(), 0.0);
   motor_r_.assign(m.motors.size(), 0.0);
   motor_target_.assign(m.motors.size(), 0.0);
+  motor_frame_.clear();
+  for (const Motor& mo : m.motors) motor_frame_.push_back(motor_frame(m, mo));
   set_motor_targets(m);
   touching_.assign(nb, {});
   for (size_t bi = 0; bi < blocks_.size(); ++bi)
@@ -236,7 +238,7 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
     e.setZero();
     const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
     if (mo.mode != MotorMode::Position && !(motor_h_ > 0)) return;  // a velocity motor has no position error at a time
-    const double q = motor_coordinate(m, s, mo);
+    const double q = motor_coordinate(m, s, mo, motor_frame_[static_cast<size_t>(b.motor)]);
     const double target = motor_target_[static_cast<size_t>(b.motor)];
     e[0] = J.type == JointType::Slider ? target - q : wrap_angle(target - q);
     return;
@@ -315,7 +317,7 @@ void ConstraintSystem::begin_motor_step(const Model& m, const State& start, doub
   for (const JointBlock& b : blocks_) {
     if (b.motor < 0) continue;
     const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
-    if (mo.mode == MotorMode::Velocity) motor_q0_[static_cast<size_t>(b.motor)] = motor_coordinate(m, start, mo);
+    if (mo.mode == MotorMode::Velocity) motor_q0_[static_cast<size_t>(b.motor)] = motor_coordinate(m, start, mo, motor_frame_[static_cast<size_t>(b.motor)]);
     motor_r_[static_cast<size_t>(b.motor)] = motor_rate(m, b);
   }
   set_motor_targets(m);

@@ -38,6 +38,7 @@
 #include <Eigen/SparseCore>
 
 #include "methods/common/spatial.hpp"
+#include "models/kinematics.hpp"
 #include "models/model.hpp"
 
 namespace mb {
@@ -174,6 +175,7 @@ class ConstraintSystem {
   std::vector<double> motor_q0_;      // per model motor: a velocity motor's coordinate at the step's start
   std::vector<double> motor_r_;       // per model motor: r(t) at the motor time
   std::vector<double> motor_target_;  // per model motor: the coordinate sought at the motor time (set_motor_targets)
+  std::vector<MotorFrame> motor_frame_;  // per model motor: its frame for motor_coordinate
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
   // A dynamic body's M_k = diag(m I, R I R^T) and M_k^-1 = diag(I / m, R I^-1 R^T) by their parts
