@@ -275,6 +275,8 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
   }
   if (parts.rot == RotPart::Perpendicular) {
     e[nt] = joint_axis_world(s, J).dot(axis_world(s, J.b, J.axis_b));  // u_a . u_b
+  } else if (nr == 2) {
+    e.segment<2>(nt) = b.P_rot.topRows<2>() * joint_rotation_error(s, J);  // a hinge's axis: at its compile-time size
   } else if (nr > 0) {
     e.segment(nt, nr) = b.P_rot.topRows(nr) * joint_rotation_error(s, J);
   }
@@ -285,6 +287,10 @@ namespace {
 void put_block(const Vec6& eb, const JointBlock& b, Eigen::VectorXd& e) {
   if (b.dim == 3)
     e.segment<3>(b.row) = eb.head<3>();
+  else if (b.dim == 1)
+    e[b.row] = eb[0];
+  else if (b.dim == 5)
+    e.segment<5>(b.row) = eb.head<5>();
   else
     e.segment(b.row, b.dim) = eb.head(b.dim);
 }
@@ -427,6 +433,11 @@ double ConstraintSystem::max_joint_norm(const Eigen::VectorXd& e) const {
   for (const auto& b : blocks_) {
     if (b.dim == b.rot_row) {  // translational rows only (a ball joint, a rod)
       m2 = std::max(m2, head_squared_norm(e.data() + b.row, b.dim));
+      continue;
+    }
+    if (b.dim - b.rot_row <= 2) {  // at most two rotational rows (a hinge's axis, a motor): joint_norm's sums
+      const double* p = e.data() + b.row;
+      m = std::max({m, head_norm(p, b.rot_row), head_norm(p + b.rot_row, b.dim - b.rot_row)});
       continue;
     }
     eb.head(b.dim) = e.segment(b.row, b.dim);
