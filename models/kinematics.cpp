@@ -220,13 +220,29 @@ double initial_slide(const Model& m, const Joint& j) {
 }
 }  // namespace
 
-double motor_coordinate(const Model& m, const State& s, const Motor& motor) {
+MotorFrame motor_frame(const Model& m, const Motor& motor) {
   const Joint& j = m.joints[static_cast<size_t>(motor.joint)];
-  if (j.type == JointType::Slider) return -joint_separation(m, s, j).dot(joint_axis_world(s, j)) - initial_slide(m, j);
+  MotorFrame f;
+  if (j.type == JointType::Slider) {
+    f.initial_slide = initial_slide(m, j);
+  } else {
+    f.rest_inverse = relative_orientation(m, nullptr, j).conjugate();
+    f.axis = j.axis_a.normalized();
+  }
+  return f;
+}
+
+double motor_coordinate(const Model& m, const State& s, const Motor& motor, const MotorFrame& frame) {
+  const Joint& j = m.joints[static_cast<size_t>(motor.joint)];
+  if (j.type == JointType::Slider) return -joint_separation(m, s, j).dot(joint_axis_world(s, j)) - frame.initial_slide;
   // the rotation taking b's initial orientation relative to a to its present one, in a's frame:
   // about axis_a by q on an exact hinge (its twist about axis_a otherwise)
-  const Quat d = relative_orientation(m, &s, j) * relative_orientation(m, nullptr, j).conjugate();
-  return wrap_angle(2 * std::atan2(d.vec().dot(j.axis_a.normalized()), d.w()));
+  const Quat d = relative_orientation(m, &s, j) * frame.rest_inverse;
+  return wrap_angle(2 * std::atan2(d.vec().dot(frame.axis), d.w()));
+}
+
+double motor_coordinate(const Model& m, const State& s, const Motor& motor) {
+  return motor_coordinate(m, s, motor, motor_frame(m, motor));
 }
 
 double motor_rate(const Model& m, const State& s, const Motor& motor) {

@@ -61,6 +61,17 @@ JointError max_joint_error(const Model& m, const State& s);
 // of (p_b - p_a) . u, u = the world axis_a, which turns with a).
 double motor_coordinate(const Model& m, const State& s, const Motor& motor);
 double motor_rate(const Model& m, const State& s, const Motor& motor);
+// The parts of motor_coordinate that depend on the model alone, for a caller that evaluates it
+// often: a hinge's rest orientation of b relative to a (conjugated) and its axis_a normalized, a
+// slider's displacement at the initial state. motor_coordinate(m, s, motor, motor_frame(m, motor))
+// is motor_coordinate(m, s, motor), bit for bit.
+struct MotorFrame {
+  Quat rest_inverse = Quat::Identity();
+  Vec3 axis = Vec3::UnitX();
+  double initial_slide = 0;
+};
+MotorFrame motor_frame(const Model& m, const Motor& motor);
+double motor_coordinate(const Model& m, const State& s, const Motor& motor, const MotorFrame& frame);
 // x - 2 pi k wrapped into (-pi, pi]
 double wrap_angle(double x);
 

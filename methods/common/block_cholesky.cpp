@@ -42,6 +42,7 @@ class BlockCholesky final : public LinearSolver {
   void solve_columns(const Eigen::MatrixXd& B, Eigen::MatrixXd& X) override {
     X.resize(B.rows(), B.cols());
     if (dense_now_) return dense_->solve_columns(B, X);
+    if (B.cols() == kBlockColumns) return solve_block_into(B.data(), X.data(), static_cast<size_t>(B.rows()));
     for (Eigen::Index c = 0; c < B.cols(); ++c) solve_into(B.col(c).data(), X.col(c).data());
   }
   // factor() reports nothing: a step whose corrections start within tolerance need not factor
@@ -70,6 +71,13 @@ class BlockCholesky final : public LinearSolver {
   template <int N>
   void solve_n(const double* b, double* x);
   void solve_into(const double* b, double* x);
+  // kBlockColumns right-hand sides at once (a contact's three rows: ArticulationCoupling::couple),
+  // column-major with the system's rows as leading dimension: the passes of solve_n on N x
+  // kBlockColumns blocks
+  static constexpr int kBlockColumns = 3;
+  template <int N>
+  void solve_block_n(const double* b, double* x, size_t rows);
+  void solve_block_into(const double* b, double* x, size_t rows);
   double* W(int m) { return W_.data() + static_cast<size_t>(m) * static_cast<size_t>(N_ * N_); }
 
   int N_ = 0;                          // the largest node's rows (the stored blocks' size)
@@ -83,6 +91,7 @@ class BlockCholesky final : public LinearSolver {
   std::vector<double> W_, Linv_;
   std::vector<double> G_, J_;  // per node and side: J (N x 6) and J M^-1 (N x 6)
   std::vector<double> y_;      // a right-hand side in the nodes' order
+  std::vector<double> yb_;     // kBlockColumns of them, N x kBlockColumns per node (solve_block_n)
   std::vector<char> nonzero_;  // per node: y_ has a nonzero entry there (the forward pass skips the others)
   // where the joints close a loop (A may be singular): the dense LDL^T, always; where a block's
   // pivot is not positive (a degenerate joint): the dense LDL^T for that factorization
@@ -228,6 +237,7 @@ void BlockCholesky::analyze(const ConstraintSystem& cs) {
   J_.assign(static_cast<size_t>(n) * 2 * static_cast<size_t>(N_) * 6, 0.0);
   G_.assign(J_.size(), 0.0);
   y_.assign(static_cast<size_t>(n * N_), 0.0);
+  yb_.assign(static_cast<size_t>(n * N_ * kBlockColumns), 0.0);
   nonzero_.assign(static_cast<size_t>(n), 0);
 }
 
@@ -353,6 +363,64 @@ void BlockCholesky::solve_n(const double* b, double* x) {
     const Node& nd = nodes_[static_cast<size_t>(p)];
     const double* y = y_.data() + static_cast<size_t>(p) * N;
     for (int r = 0; r < nd.dim; ++r) x[nd.rows[r]] = y[r];
+  }
+}
+
+void BlockCholesky::solve_block_into(const double* b, double* x, size_t rows) {
+  switch (N_) {
+    case 1: return solve_block_n<1>(b, x, rows);
+    case 2: return solve_block_n<2>(b, x, rows);
+    case 3: return solve_block_n<3>(b, x, rows);
+    case 4: return solve_block_n<4>(b, x, rows);
+    case 5: return solve_block_n<5>(b, x, rows);
+    default: return solve_block_n<6>(b, x, rows);
+  }
+}
+
+template <int N>
+void BlockCholesky::solve_block_n(const double* b, double* x, size_t rows) {
+  constexpr int C = kBlockColumns;
+  using MatN = Eigen::Matrix<double, N, N>;
+  using MatC = Eigen::Matrix<double, N, C>;
+  const int n = static_cast<int>(nodes_.size());
+  auto block = [&](int p) { return Eigen::Map<MatC>(yb_.data() + static_cast<size_t>(p) * N * C); };
+  for (int p = 0; p < n; ++p) {
+    const Node& nd = nodes_[static_cast<size_t>(p)];
+    auto y = block(p);
+    y.setZero();
+    bool any = false;
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < nd.dim; ++r) {
+        y(r, c) = b[static_cast<size_t>(c) * rows + static_cast<size_t>(nd.rows[r])];
+        any = any || y(r, c) != 0.0;
+      }
+    nonzero_[static_cast<size_t>(p)] = any;
+  }
+  // L Z = B, node by node; a node whose entries are all zero has Z = 0 and changes nothing below
+  for (int k = 0; k < n; ++k) {
+    if (!nonzero_[static_cast<size_t>(k)]) continue;
+    auto yk = block(k);
+    const MatC z = Eigen::Map<const MatN>(Linv_.data() + static_cast<size_t>(k) * N * N) * yk;
+    yk = z;
+    for (int u = col_start_[static_cast<size_t>(k)]; u < col_start_[static_cast<size_t>(k) + 1]; ++u) {
+      const int i = below_[static_cast<size_t>(u)];
+      block(i).noalias() -= Eigen::Map<const MatN>(W(n + u)) * z;
+      nonzero_[static_cast<size_t>(i)] = 1;
+    }
+  }
+  // L^T X = Z, from the last node
+  for (int k = n - 1; k >= 0; --k) {
+    auto yk = block(k);
+    MatC t = yk;
+    for (int u = col_start_[static_cast<size_t>(k)]; u < col_start_[static_cast<size_t>(k) + 1]; ++u)
+      t.noalias() -= Eigen::Map<const MatN>(W(n + u)).transpose() * block(below_[static_cast<size_t>(u)]);
+    yk.noalias() = Eigen::Map<const MatN>(Linv_.data() + static_cast<size_t>(k) * N * N).transpose() * t;
+  }
+  for (int p = 0; p < n; ++p) {
+    const Node& nd = nodes_[static_cast<size_t>(p)];
+    const auto y = block(p);
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < nd.dim; ++r) x[static_cast<size_t>(c) * rows + static_cast<size_t>(nd.rows[r])] = y(r, c);
   }
 }
 

@@ -94,6 +94,10 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
   }
   motor_q0_.assign(m.motors.size(), 0.0);
   motor_r_.assign(m.motors.size(), 0.0);
+  motor_target_.assign(m.motors.size(), 0.0);
+  motor_frame_.clear();
+  for (const Motor& mo : m.motors) motor_frame_.push_back(motor_frame(m, mo));
+  set_motor_targets(m);
   touching_.assign(nb, {});
   for (size_t bi = 0; bi < blocks_.size(); ++bi)
     for (int side = 0; side < 2; ++side)
@@ -233,11 +237,9 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
   if (b.motor >= 0) {
     e.setZero();
     const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
-    const double q = motor_coordinate(m, s, mo);
-    double target = 0;
-    if (mo.mode == MotorMode::Position) target = mo.target.at(motor_t_);
-    else if (motor_h_ > 0) target = motor_q0_[static_cast<size_t>(b.motor)] + motor_h_ * mo.target.at(motor_t_ - motor_h_ / 2);
-    else return;  // a velocity motor has no position error at a time
+    if (mo.mode != MotorMode::Position && !(motor_h_ > 0)) return;  // a velocity motor has no position error at a time
+    const double q = motor_coordinate(m, s, mo, motor_frame_[static_cast<size_t>(b.motor)]);
+    const double target = motor_target_[static_cast<size_t>(b.motor)];
     e[0] = J.type == JointType::Slider ? target - q : wrap_angle(target - q);
     return;
   }
@@ -273,6 +275,8 @@ void ConstraintSystem::block_position_error(const Model& m, const State& s, cons
   }
   if (parts.rot == RotPart::Perpendicular) {
     e[nt] = joint_axis_world(s, J).dot(axis_world(s, J.b, J.axis_b));  // u_a . u_b
+  } else if (nr == 2) {
+    e.segment<2>(nt) = b.P_rot.topRows<2>() * joint_rotation_error(s, J);  // a hinge's axis: at its compile-time size
   } else if (nr > 0) {
     e.segment(nt, nr) = b.P_rot.topRows(nr) * joint_rotation_error(s, J);
   }
@@ -283,6 +287,10 @@ namespace {
 void put_block(const Vec6& eb, const JointBlock& b, Eigen::VectorXd& e) {
   if (b.dim == 3)
     e.segment<3>(b.row) = eb.head<3>();
+  else if (b.dim == 1)
+    e[b.row] = eb[0];
+  else if (b.dim == 5)
+    e.segment<5>(b.row) = eb.head<5>();
   else
     e.segment(b.row, b.dim) = eb.head(b.dim);
 }
@@ -315,9 +323,10 @@ void ConstraintSystem::begin_motor_step(const Model& m, const State& start, doub
   for (const JointBlock& b : blocks_) {
     if (b.motor < 0) continue;
     const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
-    if (mo.mode == MotorMode::Velocity) motor_q0_[static_cast<size_t>(b.motor)] = motor_coordinate(m, start, mo);
+    if (mo.mode == MotorMode::Velocity) motor_q0_[static_cast<size_t>(b.motor)] = motor_coordinate(m, start, mo, motor_frame_[static_cast<size_t>(b.motor)]);
     motor_r_[static_cast<size_t>(b.motor)] = motor_rate(m, b);
   }
+  set_motor_targets(m);
 }
 
 void ConstraintSystem::set_motor_time(const Model& m, double t) {
@@ -325,6 +334,18 @@ void ConstraintSystem::set_motor_time(const Model& m, double t) {
   motor_h_ = 0;
   for (const JointBlock& b : blocks_)
     if (b.motor >= 0) motor_r_[static_cast<size_t>(b.motor)] = motor_rate(m, b);
+  set_motor_targets(m);
+}
+
+void ConstraintSystem::set_motor_targets(const Model& m) {
+  for (const JointBlock& b : blocks_) {
+    if (b.motor < 0) continue;
+    const Motor& mo = m.motors[static_cast<size_t>(b.motor)];
+    double& target = motor_target_[static_cast<size_t>(b.motor)];
+    if (mo.mode == MotorMode::Position) target = mo.target.at(motor_t_);
+    else if (motor_h_ > 0) target = motor_q0_[static_cast<size_t>(b.motor)] + motor_h_ * mo.target.at(motor_t_ - motor_h_ / 2);
+    else target = 0;  // no position error (block_position_error)
+  }
 }
 
 double ConstraintSystem::motor_rate(const Model& m, const JointBlock& b) const {
@@ -414,6 +435,11 @@ double ConstraintSystem::max_joint_norm(const Eigen::VectorXd& e) const {
       m2 = std::max(m2, head_squared_norm(e.data() + b.row, b.dim));
       continue;
     }
+    if (b.dim - b.rot_row <= 2) {  // at most two rotational rows (a hinge's axis, a motor): joint_norm's sums
+      const double* p = e.data() + b.row;
+      m = std::max({m, head_norm(p, b.rot_row), head_norm(p + b.rot_row, b.dim - b.rot_row)});
+      continue;
+    }
     eb.head(b.dim) = e.segment(b.row, b.dim);
     m = std::max(m, joint_norm(b, eb));
   }
@@ -477,8 +503,13 @@ void ConstraintSystem::apply_impulse_to_body(const Eigen::VectorXd& x, int body,
 
 void ConstraintSystem::rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const {
   // fixed-size products (the rows of J past dim are zero; the entries of x past dim are ignored
-  // that way, and the callers of apply_block_impulse pass finite ones)
-  const Vec6 y = (b.J_kept[side].transpose() * x).eval();  // not a ball
+  // that way, and the callers of apply_block_impulse pass finite ones); one row (a motor, a rod):
+  // its products alone, the numbers of the 6 x 6 product, whose other terms are zero
+  Vec6 y;
+  if (b.dim == 1)
+    y = b.J_kept[side].row(0).transpose() * x[0];
+  else
+    y = (b.J_kept[side].transpose() * x).eval();  // not a ball
   // M^-1 y by the blocks of M^-1 = diag(I / m, W): the sums of the 6 x 6 product without its zero
   // terms, in its order (the same bits; checked on 2 million random products)
   const BodyMass& mk = mass_[static_cast<size_t>(b.body[side])];

@@ -38,6 +38,7 @@
 #include <Eigen/SparseCore>
 
 #include "methods/common/spatial.hpp"
+#include "models/kinematics.hpp"
 #include "models/model.hpp"
 
 namespace mb {
@@ -173,6 +174,8 @@ class ConstraintSystem {
   double motor_t_ = 0, motor_h_ = 0;  // the motor rows' time and span (0: none)
   std::vector<double> motor_q0_;      // per model motor: a velocity motor's coordinate at the step's start
   std::vector<double> motor_r_;       // per model motor: r(t) at the motor time
+  std::vector<double> motor_target_;  // per model motor: the coordinate sought at the motor time (set_motor_targets)
+  std::vector<MotorFrame> motor_frame_;  // per model motor: its frame for motor_coordinate
   std::vector<int> body_dim_, body_col_;
   std::vector<JointBlock> blocks_;
   // A dynamic body's M_k = diag(m I, R I R^T) and M_k^-1 = diag(I / m, R I^-1 R^T) by their parts
@@ -189,6 +192,8 @@ class ConstraintSystem {
   // one side of a block's impulse on its body (apply_block_impulse; inline: the joint-by-joint
   // sweeps call it for every joint)
   [[gnu::always_inline]] inline void apply_side_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
+  // motor_target_ from the motor time and span
+  void set_motor_targets(const Model& m);
   [[gnu::noinline]] void rigid_impulse(const JointBlock& b, int side, const Vec6& x, BodyState& body) const;
   template <class F>
   void for_each_block_pair(bool lower, F&& f) const;

@@ -236,7 +236,11 @@ void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) {
   push(r.c.a, r.ra, -p);
   if (r.Y.rows() > 0) {
     if (!pending_any_) pending_.setZero(r.Y.rows());
-    pending_.noalias() -= r.Y * dlambda;
+    // row by row (a general product's dispatch costs more, at three columns, than its sums)
+    const Eigen::Index n = r.Y.rows();
+    const double *y0 = r.Y.col(0).data(), *y1 = r.Y.col(1).data(), *y2 = r.Y.col(2).data();
+    double* p = pending_.data();
+    for (Eigen::Index i = 0; i < n; ++i) p[i] -= (y0[i] * dlambda[0] + y1[i] * dlambda[1]) + y2[i] * dlambda[2];
     pending_any_ = true;
   }
 }
@@ -341,7 +345,7 @@ bool ContactSet::row_error(const Row& r, double normal_with_impulse, double norm
   return true;
 }
 
-double ContactSet::collision_sweep(State& state, double tol) {
+double ContactSet::collision_sweep(State& state, double tol, bool hold) {
   double worst = 0;
   for (Row& r : rows_) {
     if (!r.active) continue;
@@ -357,7 +361,7 @@ double ContactSet::collision_sweep(State& state, double tol) {
     couple(r);
     apply(r, project(r, du), state);
   }
-  flush(state);
+  if (!hold) flush(state);
   return worst;
 }
 
@@ -406,6 +410,6 @@ void ContactSet::begin_velocity_phase(const State& state, double slack) {
   activate_patches();
 }
 
-double ContactSet::velocity_sweep(State& state, double tol) { return collision_sweep(state, tol); }
+double ContactSet::velocity_sweep(State& state, double tol, bool hold) { return collision_sweep(state, tol, hold); }
 
 }  // namespace mb

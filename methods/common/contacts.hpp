@@ -93,13 +93,18 @@ class ContactSet {
   // Phases; each sweep returns its largest remaining error (m/s for velocities, m for positions).
   // The collision phase starts with the contacts approaching at `state` (u_n < -tol) whose
   // restitution is positive; false if there are none.
+  // With `hold`, a sweep keeps the joint impulses of its coupled contacts back (they stay pending
+  // for the next sweeps, whose contacts read their bodies with them added) until apply_held():
+  // for a caller that knows the joints need none of them to be measured (correct_velocities).
   bool begin_collision_phase(const State& state, double tol);
-  double collision_sweep(State& state, double tol);
+  double collision_sweep(State& state, double tol, bool hold = false);
   void begin_position_phase();
   double position_sweep(const Model& model, const StepLoads& loads, double h, State& state);
   // The velocity phase starts with the contacts whose gap at `state` is at most `slack`.
   void begin_velocity_phase(const State& state, double slack);
-  double velocity_sweep(State& state, double tol);
+  double velocity_sweep(State& state, double tol, bool hold = false);
+  // Applies the joint impulses the sweeps held back (nothing if none)
+  void apply_held(State& s) { flush(s); }
 
  private:
   struct Row {

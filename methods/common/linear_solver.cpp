@@ -122,6 +122,7 @@ class Cholmod final : public LinearSolver {
     release();
     analyzed_ = false;
   }
+  bool factors_a() const override { return !(eps_t_ > 0); }
   void factor(const ConstraintSystem& cs) override {
     // the pattern once with the analysis, the values in place after it
     if (analyzed_) cs.refill_sparse_lower(A_);

@@ -44,6 +44,9 @@ class LinearSolver {
   // tree solver's ball kernels): the ConstraintSystem then need not keep those up to date
   // (ConstraintSystem::keep_ball_jacobians)
   virtual bool reads_ball_jacobians() const { return true; }
+  // false where the matrix factored is not A itself (A + a regularizing shift): A X = B then holds
+  // only to the shift's order, not to round-off
+  virtual bool factors_a() const { return true; }
 };
 
 using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;

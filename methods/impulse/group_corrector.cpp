@@ -61,6 +61,9 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       if (g.cs.has_motors()) g.cs.begin_motor_step(model, start, h);
   }
   ArticulationCoupling* coupling() override { return groups_.size() == 1 && groups_[0].cs.rows() > 0 ? this : nullptr; }
+  bool contacts_keep_joints() const override {
+    return groups_.size() == 1 && groups_[0].cs.rows() > 0 && groups_[0].solver->factors_a();
+  }
 
   bool couple(int a, const Eigen::Matrix<double, 3, 6>& Ja, int b, const Eigen::Matrix<double, 3, 6>& Jb,
               Eigen::Matrix<double, Eigen::Dynamic, 3>& Y, Mat3& BtY) override {
@@ -68,17 +71,20 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     factor_deferred(g);
     B_.setZero(g.cs.rows(), 3);
     bool any = false;
+    Mat6 scratch;
     for (int side = 0; side < 2; ++side) {
       const int k = side == 0 ? a : b;
       if (k < 0) continue;
-      const int bd = g.cs.body_dim(k);
-      if (bd == 0) continue;
+      if (g.cs.body_dim(k) == 0) continue;
       const Eigen::Matrix<double, 3, 6>& Jc = side == 0 ? Ja : Jb;
-      const Eigen::MatrixXd MJ = g.cs.mass_inverse(k).topLeftCorner(bd, bd) * Jc.leftCols(bd).transpose();  // bd x 3
+      // M_k^-1 Jc^T at the fixed size: M_k^-1 is zero past its body_dim rows and columns (a
+      // particle's Jc is zero past its first three columns), and so are the Jacobian blocks
+      const Eigen::Matrix<double, 6, 3> MJ = g.cs.mass_inverse(k) * Jc.transpose();
       for (int bi : g.cs.blocks_of(k)) {
         const JointBlock& blk = g.cs.blocks()[static_cast<size_t>(bi)];
         const int s = blk.body[0] == k ? 0 : 1;
-        B_.middleRows(blk.row, blk.dim) += g.cs.jacobian(blk, s).topLeftCorner(blk.dim, bd) * MJ;
+        const Eigen::Matrix<double, 6, 3> JMJ = g.cs.jacobian_ref(blk, s, scratch) * MJ;
+        B_.middleRows(blk.row, blk.dim) += JMJ.topRows(blk.dim);
         any = true;
       }
     }
@@ -86,7 +92,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     g.solver->solve_columns(B_, Yb_);
     Y = Yb_;
     if (!Y.allFinite()) throw SimulationError("contact coupling: the joint solve produced a non-finite value (singular system?)");
-    BtY = B_.transpose() * Y;
+    BtY.noalias() = B_.transpose().lazyProduct(Y);
     return true;
   }
   void apply_joint_impulse(const Eigen::VectorXd& x, State& s) override {

@@ -154,18 +154,38 @@ void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, S
                         ContactSet* contacts) {
   PhaseTimer timer(c, stats);
   bool with_contacts = contacts && contacts->size() > 0;
-  auto sweep = [&] {
+  // Contacts coupled to every row of the corrector through a factorization of A leave the joints'
+  // velocity errors as they find them (Corrector::contacts_keep_joints): once a sweep has measured
+  // the joints within tol_v, the sweeps after it visit the contacts alone, holding their joint
+  // impulses back (ContactSet::velocity_sweep), and the joints are measured again, with those
+  // impulses applied, in the sweep whose contacts are within tol_v. A joint found beyond it there
+  // is corrected, and the sweeps measure the joints every time again until they hold.
+  const bool keep = with_contacts && contacts->coupled() && c.contacts_keep_joints();
+  bool joints_hold = false;
+  auto joints = [&] {
     double err = 0;
     for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_velocity(g, state, opt.tol_v, stats));
-    if (with_contacts) {
-      const auto t0 = Clock::now();
-      err = std::max(err, contacts->velocity_sweep(state, opt.tol_v));
-      stats.t_contact += since(t0);
+    joints_hold = keep && err <= opt.tol_v;
+    return err;
+  };
+  auto sweep = [&] {
+    if (!with_contacts) {
+      if (contacts) contacts->apply_held(state);  // the contacts' sweeps ended (contact_iterations)
+      return joints();
     }
+    const bool measured = !joints_hold;
+    double err = measured ? joints() : 0.0;
+    const auto t0 = Clock::now();
+    const double contact_err = contacts->velocity_sweep(state, opt.tol_v, joints_hold);
+    if (!measured && contact_err <= opt.tol_v) contacts->apply_held(state);
+    stats.t_contact += since(t0);
+    err = std::max(err, contact_err);
+    if (!measured && contact_err <= opt.tol_v) err = std::max(err, joints());
     return err;
   };
   iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats, stats.vel_iterations, stats.vel_residual, "velocity", who,
                 opt.velocity_floor);
+  if (contacts) contacts->apply_held(state);  // a phase ended by its budget
 }
 
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,

@@ -117,6 +117,11 @@ class Corrector {
   // The factored articulation for the implicit force elements (implicit_springs.hpp): coupling()
   // where it exists, and also where the corrector keeps its contacts uncoupled (linear)
   virtual ArticulationCoupling* response() { return coupling(); }
+  // true when coupling() holds every row the corrector corrects and solves them through a
+  // factorization of A itself: a coupled contact's impulse x = -A^-1 B lambda then leaves every
+  // row's velocity error as it was (J M^-1 Jc^T lambda - A x = 0 to round-off), and a velocity
+  // correction need not measure the joints again until the contacts hold (correct_velocities)
+  virtual bool contacts_keep_joints() const { return false; }
   // When the last position sweep predicted every dynamic body from `state` and applied no impulse
   // after it (the sweep that found the error within tolerance), that prediction is the free motion
   // of `state` over the same span: swaps it into out.bodies and returns true (the same bits as
