@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/name_index.hpp"
 #include "core/toml_reader.hpp"
 #include "models/kinematics.hpp"
@@ -136,6 +137,10 @@ class SceneBuilder {
     m.joints.reserve(c.joints);
     index = NameIndex(c.bodies);
     joint_names = NameIndex(c.joints);
+  }
+  // the reserved memory of the joints (filled last), then of the bodies
+  std::vector<Prefault::Range> reserved() const {
+    return {{m.joints.data(), m.joints.capacity() * sizeof(Joint)}, {m.bodies.data(), m.bodies.capacity() * sizeof(Body)}};
   }
 
   void model_table(const TableReader& top) {
@@ -655,6 +660,9 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
                                     bool lines) {
   SceneBuilder b(file);
   b.reserve(counts);
+  // the model's memory faulted in on a thread of its own while the parts are read (core/memory.hpp)
+  Prefault prefault;
+  prefault.start(b.reserved());
   LexedPart own;
   // a second thread for a scene of three parts or more (of kPartTables tables), when there is a core for it
   std::optional<LexAhead> ahead;
