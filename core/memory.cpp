@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace mb {
 
@@ -102,7 +103,7 @@ void Prefault::start(std::vector<Range> ranges) {
   if (!g_prefault || total < kMinBytes) return;
   stop_ = false;
   done_ = 0;
-  thread_ = std::thread([this, ranges = std::move(ranges)] {
+  const auto work = [this, ranges = std::move(ranges)] {
     constexpr std::uintptr_t kPage = std::uintptr_t{2} << 20;  // a huge page: glibc advises its heap for them
     for (const Range& r : ranges) {
       const auto lo = reinterpret_cast<std::uintptr_t>(r.data);
@@ -115,7 +116,12 @@ void Prefault::start(std::vector<Range> ranges) {
         hi = a;
       }
     }
-  });
+  };
+  try {
+    thread_ = std::thread(work);
+  } catch (const std::system_error&) {
+    // no thread to be had: the owner faults its pages itself, as without Prefault
+  }
 }
 
 void Prefault::start_fresh(size_t bytes) {
