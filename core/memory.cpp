@@ -3,16 +3,26 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace mb {
 
 namespace {
+
+// tune_allocator set malloc up: a freed block stays in the heap
+bool g_tuned = false;
+// Prefault works (tune_allocator, or a test)
+std::atomic<bool> g_prefault{false};
 
 bool sanitized() {
 #if defined(__SANITIZE_ADDRESS__)
@@ -69,8 +79,10 @@ void tune_allocator(char** argv, bool reexec) {
   if (preload && std::strstr(preload, "vgpreload")) return;  // valgrind's tools
   // every block from the heap, a freed one reused (no fresh pages, no munmap), the heap never
   // trimmed (its pages go back when the process ends)
-  mallopt(M_MMAP_THRESHOLD, INT_MAX);
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);
+  const bool no_mmap = mallopt(M_MMAP_THRESHOLD, INT_MAX) == 1;
+  const bool no_trim = mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1;
+  g_tuned = no_mmap && no_trim;
+  g_prefault = g_tuned && !(opt && std::strcmp(opt, "no-prefault") == 0);
   if (!reexec || !argv || !argv[0]) return;
   const char* old = std::getenv("GLIBC_TUNABLES");
   const std::optional<std::string> tunables =
@@ -83,5 +95,61 @@ void tune_allocator(char** argv, bool reexec) {
   if (old) ::setenv("GLIBC_TUNABLES", before.c_str(), 1);
   else ::unsetenv("GLIBC_TUNABLES");
 }
+
+void Prefault::start(std::vector<Range> ranges) {
+  stop();
+  size_t total = 0;
+  for (const Range& r : ranges) total += r.bytes;
+  if (!g_prefault || total < kMinBytes) return;
+  stop_ = false;
+  done_ = 0;
+  const auto work = [this, ranges = std::move(ranges)] {
+    constexpr std::uintptr_t kPage = std::uintptr_t{2} << 20;  // a huge page: glibc advises its heap for them
+    for (const Range& r : ranges) {
+      const auto lo = reinterpret_cast<std::uintptr_t>(r.data);
+      for (std::uintptr_t hi = lo + r.bytes; hi > lo && !stop_.load(std::memory_order_relaxed);) {
+        // [a, hi): down to a 2 MiB boundary, or to lo (the first page of lo's)
+        const std::uintptr_t a = std::max(lo, (hi - 1) & ~(kPage - 1));
+        const std::uintptr_t page = a & ~std::uintptr_t{4095};
+        if (::madvise(reinterpret_cast<void*>(page), hi - page, MADV_POPULATE_WRITE) != 0 && errno == EINVAL) return;
+        done_.fetch_add(hi - a, std::memory_order_relaxed);
+        hi = a;
+      }
+    }
+  };
+  try {
+    thread_ = std::thread(work);
+  } catch (const std::system_error&) {
+    // no thread to be had: the owner faults its pages itself, as without Prefault
+  }
+}
+
+void Prefault::start_fresh(size_t bytes) {
+  stop();
+  // at most 1 GiB: the heap serves it (below M_MMAP_THRESHOLD, INT_MAX: a larger block would be
+  // mapped apart and unmapped when freed), and its free top stays below M_TRIM_THRESHOLD (INT_MAX)
+  bytes = std::min(bytes, size_t{1} << 30);
+  if (!g_tuned || bytes < kMinBytes) return;
+  void* p = std::malloc(bytes);
+  if (!p) return;
+  // the address as a number, which GCC does not follow past free (-Wuse-after-free): the memory
+  // stays mapped, as the heap is never trimmed, and only madvise uses the address
+  std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p);
+  asm volatile("" : "+r"(at));
+  std::free(p);
+  start({{reinterpret_cast<const void*>(at), bytes}});
+}
+
+void Prefault::stop() {
+  stop_ = true;
+  wait();
+}
+
+void Prefault::wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Prefault::enabled() { return g_prefault; }
+void Prefault::set_enabled(bool on) { g_prefault = on; }
 
 }  // namespace mb

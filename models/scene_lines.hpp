@@ -14,6 +14,7 @@
 // (core/toml_reader.hpp) gives for the same table, so the reader the part goes through never
 // changes a model or an error (tests/scene_test.cpp reads scenes both ways).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,9 +59,12 @@ bool lex_part(std::string_view text, int line_offset, LexedPart& out);
 // One lexed table with TableReader's interface and messages (the subset the scene reader uses).
 class LineTable {
  public:
-  // the table `kind`[index] (e.g. body[2]: its fields are body[2].mass, ...)
+  // the table `kind`[index] (e.g. body[2]: its fields are body[2].mass, ...); `checked`, when
+  // given, holds the keys of the last table of the kind found valid, in file order: a table with
+  // the same keys (a writer repeats its layout) is not checked against `valid` again, and one
+  // found valid leaves its keys there (views of the text, which outlives the reading)
   LineTable(const LexedPart& part, const LexedTable& t, const std::string& file, std::string_view kind, size_t index,
-            const std::vector<std::string>& valid);
+            const std::vector<std::string>& valid, std::vector<std::string_view>* checked = nullptr);
 
   [[noreturn]] void fail(std::string_view key, const std::string& msg) const;
   std::string field(std::string_view key) const;
@@ -91,6 +95,11 @@ class LineTable {
   const std::string& file_;
   std::string_view kind_;  // a message's field is kind_[index_].key, formatted only for a message
   size_t index_;
+  // bit key_bit(k) of each key of the table: most keys asked for and absent are told in one test
+  std::uint64_t present_ = 0;
+  static unsigned key_bit(std::string_view k) {
+    return (static_cast<unsigned>(k.size()) * 7 + (k.empty() ? 0u : static_cast<unsigned char>(k[0]))) & 63u;
+  }
 };
 
 }  // namespace mb

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/memory.hpp"
 #include "core/name_index.hpp"
 #include "core/toml_reader.hpp"
 #include "models/kinematics.hpp"
@@ -39,14 +40,15 @@ const char* bad_name_char(const std::string& s) {
 }
 
 // Eigen-typed fields on top of the shared TableReader (core/toml_reader.hpp) or a LineTable
-// (scene_lines.hpp: the same interface and messages)
+// (scene_lines.hpp: the same interface and messages); a key is a literal, which a LineTable reads
+// as a string_view (no std::string made for it)
 template <class R>
-Vec3 vec3(const R& r, const std::string& key) {
+Vec3 vec3(const R& r, const char* key) {
   auto v = r.numbers(key, 3);
   return Vec3(v[0], v[1], v[2]);
 }
 // the same for a line table, without a vector
-Vec3 vec3(const LineTable& r, const std::string& key) {
+Vec3 vec3(const LineTable& r, const char* key) {
   const LineValue& a = r.array(key);
   if (a.count != 3) throw InputError(r.file(), r.at(a), r.field(key), fmt::format("expected 3 numbers, got {}", a.count));
   Vec3 v;
@@ -54,18 +56,18 @@ Vec3 vec3(const LineTable& r, const std::string& key) {
   return v;
 }
 template <class R>
-Vec3 vec3(const R& r, const std::string& key, const Vec3& fallback) {
+Vec3 vec3(const R& r, const char* key, const Vec3& fallback) {
   return r.has(key) ? vec3(r, key) : fallback;
 }
 template <class R>
-Quat quat(const R& r, const std::string& key) {
+Quat quat(const R& r, const char* key) {
   auto v = r.numbers(key, 4);
   Quat q(v[0], v[1], v[2], v[3]);
   if (std::abs(q.norm() - 1) > 1e-12) r.fail(key, fmt::format("not a unit quaternion [w, x, y, z] (norm {})", q.norm()));
   return q;
 }
 // [a, b, c] (diagonal) or a 3x3 array
-Mat3 mat3(const TableReader& r, const std::string& key) {
+Mat3 mat3(const TableReader& r, const char* key) {
   const toml::node& n = r.need(key);
   const toml::array* a = n.as_array();
   auto bad = [&](const char* what) { throw InputError(r.file(), r.at(n), r.field(key), what); };
@@ -84,7 +86,7 @@ Mat3 mat3(const TableReader& r, const std::string& key) {
   return m;
 }
 // the same for a line table
-Mat3 mat3(const LineTable& r, const std::string& key) {
+Mat3 mat3(const LineTable& r, const char* key) {
   const LineValue& a = r.need(key);
   auto bad = [&](const char* what) { throw InputError(r.file(), r.at(a), r.field(key), what); };
   if (a.kind != LineValue::Kind::Array) bad("expected [a, b, c] (diagonal) or a 3x3 array");
@@ -137,6 +139,10 @@ class SceneBuilder {
     index = NameIndex(c.bodies);
     joint_names = NameIndex(c.joints);
   }
+  // the reserved memory of the joints (filled last), then of the bodies
+  std::vector<Prefault::Range> reserved() const {
+    return {{m.joints.data(), m.joints.capacity() * sizeof(Joint)}, {m.bodies.data(), m.bodies.capacity() * sizeof(Body)}};
+  }
 
   void model_table(const TableReader& top) {
     // [model]
@@ -177,7 +183,7 @@ class SceneBuilder {
   void body(const toml::table& t, int line_offset) {
     body(TableReader(t, file, fmt::format("body[{}]", m.bodies.size()), kBodyKeys, line_offset));
   }
-  void body(const LexedPart& p, const LexedTable& t) { body(LineTable(p, t, file, "body", m.bodies.size(), kBodyKeys)); }
+  void body(const LexedPart& p, const LexedTable& t) { body(LineTable(p, t, file, "body", m.bodies.size(), kBodyKeys, &checked_[0])); }
   template <class R>
   void body(const R& br) {
     const size_t i = m.bodies.size();
@@ -230,7 +236,7 @@ class SceneBuilder {
   void joint(const toml::table& t, int line_offset) {
     joint(TableReader(t, file, fmt::format("joint[{}]", m.joints.size()), kJointKeys, line_offset));
   }
-  void joint(const LexedPart& p, const LexedTable& t) { joint(LineTable(p, t, file, "joint", m.joints.size(), kJointKeys)); }
+  void joint(const LexedPart& p, const LexedTable& t) { joint(LineTable(p, t, file, "joint", m.joints.size(), kJointKeys, &checked_[1])); }
   template <class R>
   void joint(const R& jr) {
     const size_t i = m.joints.size();
@@ -298,7 +304,7 @@ class SceneBuilder {
          is_force);
   }
   void torque(const LexedPart& p, const LexedTable& t) {
-    load(LineTable(p, t, file, "torque", n_loads_[0], kTorqueKeys), false);
+    load(LineTable(p, t, file, "torque", n_loads_[0], kTorqueKeys, &checked_[2]), false);
   }
   template <class R>
   void load(const R& tr, bool is_force) {
@@ -416,7 +422,7 @@ class SceneBuilder {
   void spring(const toml::table& t, int line_offset) {
     spring(TableReader(t, file, fmt::format("spring[{}]", m.springs.size()), kSpringKeys, line_offset));
   }
-  void spring(const LexedPart& p, const LexedTable& t) { spring(LineTable(p, t, file, "spring", m.springs.size(), kSpringKeys)); }
+  void spring(const LexedPart& p, const LexedTable& t) { spring(LineTable(p, t, file, "spring", m.springs.size(), kSpringKeys, &checked_[3])); }
   template <class R>
   void spring(const R& sr) {
     const size_t i = m.springs.size();
@@ -516,6 +522,8 @@ class SceneBuilder {
 
  private:
   size_t n_loads_[2] = {0, 0};  // [[torque]] and [[force]] tables read so far
+  // the keys of the last valid [[body]], [[joint]], [[torque]] and [[spring]] line table (LineTable)
+  std::vector<std::string_view> checked_[4];
   // the bodies' names by index, for `index`
   struct BodyName {
     const Model* m;
@@ -525,7 +533,7 @@ class SceneBuilder {
   int find_body(const std::string& name) const { return static_cast<int>(index.find(name, body_name())); }
   // the body a joint or spring names in `key` ("world" or a body's name)
   template <class R>
-  int body_ref(const R& r, const std::string& key) const {
+  int body_ref(const R& r, const char* key) const {
     std::string name = r.str(key);
     if (name == "world") return kWorld;
     int idx = find_body(name);
@@ -655,6 +663,9 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
                                     bool lines) {
   SceneBuilder b(file);
   b.reserve(counts);
+  // the model's memory faulted in on a thread of its own while the parts are read (core/memory.hpp)
+  Prefault prefault;
+  prefault.start(b.reserved());
   LexedPart own;
   // a second thread for a scene of three parts or more (of kPartTables tables), when there is a core for it
   std::optional<LexAhead> ahead;

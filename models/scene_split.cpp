@@ -33,7 +33,9 @@ std::vector<ScenePart> split_scene(std::string_view text, SceneCounts* counts) {
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
-    const std::string_view kind = array_header(text.substr(pos, eol - pos));
+    // a header starts with '[' or a space: most lines (keys) are told by their first character
+    const char c = pos < eol ? text[pos] : '\n';
+    const std::string_view kind = c == '[' || is_space(c) ? array_header(text.substr(pos, eol - pos)) : std::string_view();
     if (counts && kind == "body") ++counts->bodies;
     if (counts && kind == "joint") ++counts->joints;
     if (!kind.empty()) {

@@ -525,6 +525,15 @@ int main(int argc, char** argv) {
       cfg.step_series = step_series;
       cfg.fail_threshold = fail_threshold;
       cfg.sample_end = model.info.published_end;  // scd and mescd at t_end, where the source publishes the end
+      // a large scene: the method's memory faulted in on a second thread while its setup runs
+      // (core/memory.hpp); 2.5 times the model's, less than any method that runs a chain of 10^5
+      // or 10^6 point masses takes (docs/limits.md)
+      mb::Prefault prefault;
+      if (large_scene)
+        cfg.before_setup = [&] {
+          const size_t model_bytes = model.bodies.size() * sizeof(mb::Body) + model.joints.size() * sizeof(mb::Joint);
+          prefault.start_fresh(model_bytes * 5 / 2);
+        };
       const mb::StepPlan plan = mb::plan_steps(model, cfg);
       const long total = plan.steps * (self_consistency ? 1 + mb::kSelfRefinement : 1);
       if (total > kForceSteps && !force) {

@@ -63,6 +63,10 @@ struct RunConfig {
   // called every kProgressEvery steps with the steps done and the total (the fine run of the
   // self-consistency error included); none: not called
   std::function<void(long done, long total)> progress;
+  // called once run_case knows the method supports the model, before the run's state and the
+  // method's setup are made (mbbench run faults their memory in ahead: core/memory.hpp); none: not
+  // called
+  std::function<void()> before_setup;
 };
 constexpr long kProgressEvery = 64;
 

@@ -114,6 +114,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     opt.stops.push_back(s);
   }
 
+  if (cfg.before_setup) cfg.before_setup();
   State state = initial_state(model);
   try {
     method->init(model, state);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -50,4 +51,31 @@ TEST_CASE("memory: a run's record is the same bit for bit with glibc's default a
     }
   }
   fs::remove_all(d);
+}
+
+TEST_CASE("memory: Prefault faults memory in while its owner writes it, and changes nothing", "[memory]") {
+  const bool was = mb::Prefault::enabled();
+  mb::Prefault::set_enabled(true);
+  // two ranges, the second of an odd size and start; written from the bottom up meanwhile
+  // (not value-initialized: the pages are first touched by the writes below or by the thread)
+  const size_t na = mb::Prefault::kMinBytes / 2 + 12345, nb = na + 777;
+  const std::unique_ptr<unsigned char[]> a(new unsigned char[na]), b(new unsigned char[nb]);
+  mb::Prefault p;
+  p.start({{a.get(), na}, {b.get() + 3, nb - 3}});
+  for (size_t i = 0; i < na; ++i) a[i] = static_cast<unsigned char>(i % 251);
+  for (size_t i = 0; i < nb; ++i) b[i] = static_cast<unsigned char>(i % 241);
+  p.wait();
+  // done, unless the kernel has no MADV_POPULATE_WRITE (then it stops at once)
+  const size_t done = p.done();
+  CHECK((done == na + nb - 3 || done == 0));
+  size_t wrong = 0;
+  for (size_t i = 0; i < na; ++i) wrong += a[i] != static_cast<unsigned char>(i % 251);
+  for (size_t i = 0; i < nb; ++i) wrong += b[i] != static_cast<unsigned char>(i % 241);
+  CHECK(wrong == 0);
+  // less than kMinBytes in all: nothing
+  mb::Prefault small;
+  small.start({{a.get(), mb::Prefault::kMinBytes / 4}});
+  small.wait();
+  CHECK(small.done() == 0);
+  mb::Prefault::set_enabled(was);
 }
