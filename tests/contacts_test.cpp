@@ -410,7 +410,7 @@ TEST_CASE("contacts: the 7.5 t block stays on the 50 kg rod - coupled contacts c
   }
 }
 
-TEST_CASE("contacts: coupled impulses leave the joints' velocity errors; sweeps that hold their joint impulses back end where the others do", "[contacts][walker]") {
+TEST_CASE("contacts: coupled impulses leave the joints' velocity errors - sweeps that hold their joint impulses back end where the others do", "[contacts][walker]") {
   // the walker standing on its six feet, its body moving down and turning: six coupled contacts
   const mb::Model m = mb::build_model("walker");
   mb::State s = mb::initial_state(m);
