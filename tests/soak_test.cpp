@@ -306,14 +306,20 @@ TEST_CASE("soak, large: MBBENCH_SOAK_MODELS random models of up to 200 bodies", 
 }
 
 namespace {
-// a soak finding's model (tests/data/soak/, written by MBBENCH_SOAK_EXPORT) run as the soak runs it
-mb::CaseRecord rerun_finding(const std::string& scene, const std::string& method) {
-  const mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/" + scene);
+// a soak finding's model (tests/data/soak/, written by MBBENCH_SOAK_EXPORT)
+mb::Model finding_model(const std::string& scene) { return mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/" + scene); }
+
+// the soak's run of a model: 0.04 s at h (2 ms)
+mb::RunConfig soak_config(double h = 0.002) {
   mb::RunConfig cfg;
-  cfg.h = 0.002;
+  cfg.h = h;
   cfg.duration = 0.04;
   cfg.round_to_period = false;
-  return mb::run_case(m, method, cfg);
+  return cfg;
+}
+
+mb::CaseRecord rerun_finding(const std::string& scene, const std::string& method) {
+  return mb::run_case(finding_model(scene), method, soak_config());
 }
 }  // namespace
 
@@ -392,14 +398,10 @@ TEST_CASE("soak finding: a welded model with a loop is refused by simbody, not a
   CHECK_THROWS_AS(rerun_finding("soak-7567.toml", "simbody"), mb::UnsupportedModel);
   CHECK_THROWS_WITH(rerun_finding("soak-7567.toml", "simbody"), Catch::Contains("simbody: every body is welded to the world"));
   // without the loop's joint (no constraint) the welded bodies run
-  mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/soak-7567.toml");
+  mb::Model m = finding_model("soak-7567.toml");
   REQUIRE(m.joints.back().name == "loop");
   m.joints.pop_back();
-  mb::RunConfig cfg;
-  cfg.h = 0.002;
-  cfg.duration = 0.04;
-  cfg.round_to_period = false;
-  const mb::CaseRecord rec = mb::run_case(m, "simbody", cfg);
+  const mb::CaseRecord rec = mb::run_case(m, "simbody", soak_config());
   INFO(rec.reason);
   CHECK(rec.ok());
 }
@@ -407,13 +409,10 @@ TEST_CASE("soak finding: a welded model with a loop is refused by simbody, not a
 TEST_CASE("soak finding: GC4 on a fast tree is beyond 1e-6 m of ref at h and converges to it at its order", "[soak]") {
   // seed 9867: five boxes of 2 g to 834 kg on ball joints, falling: at h = 2 ms GC4's truncation
   // error is above 1e-6 m; halving h divides it by about 16 (fourth order), so the two agree
-  const mb::Model m = mb::read_scene(std::string(MBBENCH_TEST_DATA) + "/soak/soak-9867.toml");
+  const mb::Model m = finding_model("soak-9867.toml");
   double err[2];
   for (int k = 0; k < 2; ++k) {
-    mb::RunConfig cfg;
-    cfg.h = k == 0 ? 0.002 : 0.001;
-    cfg.duration = 0.04;
-    cfg.round_to_period = false;
+    mb::RunConfig cfg = soak_config(k == 0 ? 0.002 : 0.001);
     cfg.samples = {0.04};
     const mb::CaseRecord rec = mb::run_case(m, "GC4", cfg);
     REQUIRE(rec.ok());
