@@ -551,9 +551,43 @@ TEST_CASE("peers: simbody's compliant contacts - the bounce at the restitution's
     // measured 1.0e-3 m/s off at 30 degrees; 7.3e-3 m/s of creep at 5 (transition velocity 0.01)
     CHECK(std::abs(end.bodies[0].v.dot(down) - 2 * a) < (a > 0 ? 2e-3 : 1e-2));
   }
-  // a sphere on a box (rolling-box's balls): Simbody has no force for the pair
+  // two boxes (the incline's two cubes): Simbody has no force for the pair
   auto method = mb::make_method("simbody");
-  const mb::Model rolling = mb::build_model("rolling-box");
-  mb::State s = mb::initial_state(rolling);
-  CHECK_THROWS_WITH(method->init(rolling, s), Catch::Contains("shape pair") && Catch::Contains("sphere") && Catch::Contains("box"));
+  const mb::Model cubes = mb::build_model("incline-cubes:cubes=2");
+  mb::State s = mb::initial_state(cubes);
+  CHECK_THROWS_WITH(method->init(cubes, s), Catch::Contains("shape pair") && Catch::Contains("box"));
+}
+
+TEST_CASE("peers: simbody's sphere on a box bounces as on the half-space of the box's face", "[peers][contacts]") {
+  if (!mbtest::peer_built("simbody")) {
+    WARN("simbody is not built, skipped");
+    return;
+  }
+  // the ball of bouncing-ball dropped on the face of a fixed box (our sphere-box tracker) where
+  // the floor's plane was: the same depth, normal and radius, so the same Hertz force, up to
+  // round-off; the box turned so that each of its three axes in turn is the face's normal, and a
+  // face on either side (a wrong axis, sign or frame lands the ball elsewhere by centimetres)
+  const mb::Model floor = mb::build_model("bouncing-ball:e=0.8");
+  REQUIRE(floor.shapes.size() == 2);
+  REQUIRE(floor.shapes[0].type == mb::ShapeType::HalfSpace);
+  const double t_end = 1.2;  // the ball lands at 0.43 s and rises again
+  const mb::State on_floor = mbtest::simulate(floor, "simbody", 0.01, t_end);
+  INFO("on the half-space: y = " << on_floor.bodies[0].x.y() << " m");
+  REQUIRE(on_floor.bodies[0].x.y() > 0.12);  // in flight after the bounce (radius 0.1 m)
+  const mb::Vec3 half(0.7, 0.4, 0.9);
+  for (int axis = 0; axis < 3; ++axis)
+    for (const double side : {1.0, -1.0}) {
+      mb::Model m = floor;
+      mb::Shape& box = m.shapes[0];
+      box.type = mb::ShapeType::Box;
+      box.half_extents = half;
+      // the box's face at +-half(axis) along its axis 'axis', turned to the world's +y
+      const mb::Vec3 normal = side * mb::Vec3::Unit(axis);
+      box.orientation = mb::Quat::FromTwoVectors(normal, mb::Vec3::UnitY());
+      box.position = mb::Vec3(0.05, -half(axis), -0.03);
+      const mb::State on_box = mbtest::simulate(m, "simbody", 0.01, t_end);
+      INFO("box axis " << axis << " side " << side << ": y = " << on_box.bodies[0].x.y() << " m");
+      CHECK(std::abs(on_box.bodies[0].x.y() - on_floor.bodies[0].x.y()) < 1e-9);
+      CHECK((on_box.bodies[0].x - on_floor.bodies[0].x).norm() < 1e-9);
+    }
 }

@@ -16,6 +16,7 @@
 // CMake config (SimbodyConfig.cmake) instead.
 #include <Simbody.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -44,6 +45,53 @@ Quat frame_z(const Vec3& z) {  // any rotation whose z axis is z
   const Vec3 x = (Vec3::Unit(k) - zn * zn(k)).normalized();
   return frame_xy(x, zn.cross(x));
 }
+
+// A sphere (surface 1) against a box (Simbody's Brick, surface 2), which Simbody has no tracker
+// for: the box's point nearest the sphere's centre gives the normal (from the sphere towards the
+// box) and the depth r - distance; a centre inside the box is pushed out through the nearest face
+// (depth r + that face's distance). The contact is a CircularPointContact of the sphere's radius
+// on a flat (infinite radius), so Simbody's Hertz force of a sphere on a half-space acts on it,
+// with the box's face in the half-space's place; at an edge or a corner the box's curvature is
+// taken as flat too.
+class SphereBrickTracker final : public SimTK::ContactTracker {
+ public:
+  SphereBrickTracker() : ContactTracker(SimTK::ContactGeometry::Sphere::classTypeId(), SimTK::ContactGeometry::Brick::classTypeId()) {}
+  bool trackContact(const SimTK::Contact& prior, const SimTK::Transform& X_GS, const SimTK::ContactGeometry& sphere,
+                    const SimTK::Transform& X_GB, const SimTK::ContactGeometry& brick, SimTK::Real cutoff,
+                    SimTK::Contact& current) const override {
+    const double r = SimTK::ContactGeometry::Sphere::getAs(sphere).getRadius();
+    const SimTK::Vec3 h = SimTK::ContactGeometry::Brick::getAs(brick).getHalfLengths();
+    const SimTK::Vec3 c = ~X_GB * X_GS.p();  // the sphere's centre in the box's frame
+    SimTK::Vec3 nearest, n_B;                // n_B: from the box towards the centre
+    double depth = 0;
+    bool inside = true;
+    for (int k = 0; k < 3; ++k) {
+      nearest[k] = std::clamp(c[k], -h[k], h[k]);
+      inside = inside && nearest[k] == c[k];
+    }
+    if (!inside) {
+      const SimTK::Vec3 d = c - nearest;
+      const double distance = d.norm();
+      depth = r - distance;
+      if (depth <= -cutoff) {
+        current.clear();
+        return true;
+      }
+      n_B = d / distance;
+    } else {
+      int face = 0;
+      for (int k = 1; k < 3; ++k)
+        if (h[k] - std::abs(c[k]) < h[face] - std::abs(c[face])) face = k;
+      n_B = SimTK::Vec3(0);
+      n_B[face] = c[face] < 0 ? -1 : 1;
+      depth = r + h[face] - std::abs(c[face]);
+    }
+    const SimTK::UnitVec3 normal_S(~X_GS.R() * (X_GB.R() * -n_B), true);
+    current = SimTK::CircularPointContact(prior.getSurface1(), r, prior.getSurface2(), SimTK::Infinity, ~X_GS * X_GB, r, depth,
+                                          (r - depth / 2) * normal_S, normal_S);
+    return true;
+  }
+};
 
 // the applied torques (world frame) of the current step, held constant over it
 // A motor as Simbody's prescribed motion of its mobilizer's one coordinate: a position motor q(t)
@@ -323,8 +371,9 @@ class Simbody final : public Method {
   // static bodies' on Ground), in contact exactly in the pairs our detector tests (ShapePairRule:
   // two bodies joined by a joint share a contact clique; one body's surfaces never touch). Simbody
   // has compliant forces for a sphere on a sphere and a sphere, box or ellipsoid on a half-space
-  // (Hertz, Hertz elliptical, and a linear spring at each box vertex below the plane); any other
-  // tested pair is refused by name. Simbody combines the two surfaces' materials: the stiffnesses
+  // (Hertz, Hertz elliptical, and a linear spring at each box vertex below the plane), and a
+  // sphere on a box through SphereBrickTracker (Hertz, as on a half-space); any other tested pair
+  // is refused by name. Simbody combines the two surfaces' materials: the stiffnesses
   // in series, the dissipations weighted by compliance, friction coefficients as 2 a b / (a + b).
   // Our rule gives each pair one set of coefficients (the pair's entry, or the smaller of the two
   // materials'). Fixed surfaces are rigid (stiffness 1e30: the moving surface, of stiffness
@@ -341,7 +390,8 @@ class Simbody final : public Method {
     auto supported = [](ShapeType a, ShapeType b) {
       if (a == ShapeType::HalfSpace) std::swap(a, b);
       if (b == ShapeType::HalfSpace) return a == ShapeType::Sphere || a == ShapeType::Box || a == ShapeType::Ellipsoid;
-      return a == ShapeType::Sphere && b == ShapeType::Sphere;
+      if (b == ShapeType::Sphere) std::swap(a, b);
+      return a == ShapeType::Sphere && (b == ShapeType::Sphere || b == ShapeType::Box);
     };
     const size_t ns = model.shapes.size();
     const ShapePairRule rule(model);
@@ -353,7 +403,7 @@ class Simbody final : public Method {
         if (!rule.tested(model, a.body, b.body)) continue;
         if (!supported(a.type, b.type))
           throw UnsupportedModel(fmt::format("simbody: no compliant contact force for the shape pair {} and {}: Simbody's cover a sphere "
-                                             "on a sphere and a sphere, box or ellipsoid on a half-space",
+                                             "on a sphere or a box and a sphere, box or ellipsoid on a half-space",
                                              name(i), name(j)));
         pairs.emplace_back(i, j);
       }
@@ -403,6 +453,7 @@ class Simbody final : public Method {
       own = fixed_set;
     }
     tracker_ = std::make_unique<SimTK::ContactTrackerSubsystem>(*system_);
+    tracker_->adoptContactTracker(new SphereBrickTracker);
     contact_forces_ = std::make_unique<SimTK::CompliantContactSubsystem>(*system_, *tracker_);
     contact_forces_->setTransitionVelocity(transition_velocity_);
     contact_forces_->adoptDefaultForceGenerator(new SimTK::ContactForceGenerator::ThrowError());
@@ -531,7 +582,7 @@ MethodInfo describe_simbody() {
   i.version = "Simbody " MBBENCH_SIMBODY_VERSION;
   i.description = "Simbody (libsimbody-dev): reduced coordinates (mobilized bodies), its integrators at fixed steps of h "
                   "or adaptive to an accuracy; loops closed by its constraints (Ball, Rod, Weld; a hinge as a Ball and two ConstantAngle); contacts by its compliant "
-                  "contact subsystem (Hertz and Hunt-Crossley: a sphere on a sphere; a sphere, box or ellipsoid on a half-space)";
+                  "contact subsystem (Hertz and Hunt-Crossley: a sphere on a sphere or a box; a sphere, box or ellipsoid on a half-space)";
   i.source = "sherman2011 (Simbody)";
   i.options = {OptionInfo::choice("integrator", "rkmerson",
                                   "rkmerson (Runge-Kutta-Merson, order 4), rk3, rk2, euler (explicit), semi-euler2 (semi-explicit Euler "
