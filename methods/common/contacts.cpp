@@ -412,10 +412,6 @@ void ContactSet::begin_velocity_phase(const State& state, double slack) {
 
 double ContactSet::velocity_sweep(State& state, double tol, bool hold) { return collision_sweep(state, tol, hold); }
 
-}  // namespace mb
-
-namespace mb {
-
 template <class F>
 void ContactSet::for_each_place(F&& f) const {
   for (size_t i = 0; i < rows_.size();) {
@@ -435,7 +431,6 @@ void ContactSet::keep(Phase phase, double span) {
     if (r.lambda.isZero(0.0)) return;
     kept.push_back({r.c.shape_a, r.c.shape_b, place, count, r.P.transpose() * r.lambda});
   });
-
 }
 
 void ContactSet::warm(Phase phase, double span, State& state) {

@@ -3,7 +3,8 @@
 // for the shape pairs already touching, at its start (ContactSet's from_start); each becomes three rows, the normal n (from body a to body b) and two tangents, on the relative
 // velocity u = P (v_b(p_b) - v_a(p_a)) of its two points. An impulse lambda on the rows adds
 // +P^T lambda to b at p_b and -P^T lambda to a at p_a. Each phase accumulates its impulses from zero
-// (or, warm started, from the last step's: warm()) and projects them, one contact at a time (Gauss-Seidel): lambda_n >= 0, and Coulomb's cone
+// (or, warm started, from the last step's: warm()) and projects them, one contact at a time
+// (Gauss-Seidel): lambda_n >= 0, and Coulomb's cone
 // |lambda_t| <= mu_static lambda_n; a tangential impulse that would leave the cone slides, with
 // |lambda_t| = mu_dynamic lambda_n against the slide.
 //  - collision phase (before the position correction, on the velocities at the start of the step):

@@ -353,7 +353,8 @@ void ImpulseMethod::step_once(const Model& model, State& state, double h, StepSt
   if (contacts_.enabled()) {
     const auto t0 = Clock::now();
     probe_ = state;
-    if (!model.joints.empty()) correct_positions(*corrector_, model, loads_, h, probe_, opt_, stats, info_.name, nullptr, WarmPhase::Preview);
+    if (!model.joints.empty())
+      correct_positions(*corrector_, model, loads_, h, probe_, opt_, stats, info_.name, nullptr, WarmPhase::Preview);
     free_motion(model, loads_, h, probe_, preview_);
     stats.t_contact += since(t0);
     contacts_.detect(model, preview_, state, stats, opt_.couple_contacts ? corrector_->coupling() : nullptr);
