@@ -412,4 +412,58 @@ void ContactSet::begin_velocity_phase(const State& state, double slack) {
 
 double ContactSet::velocity_sweep(State& state, double tol, bool hold) { return collision_sweep(state, tol, hold); }
 
+template <class F>
+void ContactSet::for_each_place(F&& f) const {
+  for (size_t i = 0; i < rows_.size();) {
+    size_t j = i + 1;
+    while (j < rows_.size() && rows_[j].c.shape_a == rows_[i].c.shape_a && rows_[j].c.shape_b == rows_[i].c.shape_b) ++j;
+    for (size_t k = i; k < j; ++k) f(k, static_cast<int>(k - i), static_cast<int>(j - i));
+    i = j;
+  }
+}
+
+void ContactSet::keep(Phase phase, double span) {
+  std::vector<Kept>& kept = kept_[static_cast<int>(phase)];
+  kept.clear();
+  kept_span_[static_cast<int>(phase)] = span;
+  for_each_place([&](size_t k, int place, int count) {
+    const Row& r = rows_[k];
+    if (r.lambda.isZero(0.0)) return;
+    kept.push_back({r.c.shape_a, r.c.shape_b, place, count, r.P.transpose() * r.lambda});
+  });
+}
+
+void ContactSet::warm(Phase phase, double span, State& state) {
+  const std::vector<Kept>& kept = kept_[static_cast<int>(phase)];
+  const double was = kept_span_[static_cast<int>(phase)];
+  if (kept.empty() || !(was > 0) || !(span > 0)) return;
+  const double scale = span / was;
+  // kept and rows_ are both ordered by shape pair as the detector orders them; each row looks its
+  // pair up (a handful of rows: a scan)
+  for_each_place([&](size_t k, int place, int count) {
+    Row& r = rows_[k];
+    if (!r.active) return;
+    for (const Kept& e : kept) {
+      if (e.shape_a != r.c.shape_a || e.shape_b != r.c.shape_b || e.place != place || e.count != count) continue;
+      Vec3 l = r.P * e.p * scale;
+      // onto the cone: lambda_n >= 0, |lambda_t| <= mu_static lambda_n (a patch's friction row: the
+      // sum of its members', which precede it)
+      const double ln = r.members.empty() ? std::max(0.0, l(0)) : normal_impulse(r);
+      if (r.normal_only) {
+        l = Vec3(ln, 0, 0);
+      } else {
+        const double t = l.tail<2>().norm(), bound = r.mat.mu_static * ln;
+        if (t > bound) l.tail<2>() *= bound / t;
+        l(0) = r.members.empty() ? ln : 0.0;
+      }
+      if (l.isZero(0.0)) return;
+      r.lambda = l;
+      couple(r);
+      apply(r, l, state);
+      return;
+    }
+  });
+  flush(state);
+}
+
 }  // namespace mb

@@ -3,7 +3,8 @@
 // for the shape pairs already touching, at its start (ContactSet's from_start); each becomes three rows, the normal n (from body a to body b) and two tangents, on the relative
 // velocity u = P (v_b(p_b) - v_a(p_a)) of its two points. An impulse lambda on the rows adds
 // +P^T lambda to b at p_b and -P^T lambda to a at p_a. Each phase accumulates its impulses from zero
-// and projects them, one contact at a time (Gauss-Seidel): lambda_n >= 0, and Coulomb's cone
+// (or, warm started, from the last step's: warm()) and projects them, one contact at a time
+// (Gauss-Seidel): lambda_n >= 0, and Coulomb's cone
 // |lambda_t| <= mu_static lambda_n; a tangential impulse that would leave the cone slides, with
 // |lambda_t| = mu_dynamic lambda_n against the slide.
 //  - collision phase (before the position correction, on the velocities at the start of the step):
@@ -106,6 +107,18 @@ class ContactSet {
   // Applies the joint impulses the sweeps held back (nothing if none)
   void apply_held(State& s) { flush(s); }
 
+  // Warm start (the impulse methods' warm_start): after begin_position_phase or
+  // begin_velocity_phase, each contact of the phase begins with the impulse its predecessor ended
+  // the same phase of the last step with, applied to `state` (with its joint impulses, where
+  // coupled) and projected onto the cone. A contact's predecessor is the one at the same place among
+  // the contacts of the same shape pair, where the pair had as many rows; a contact new, or of a
+  // pair whose rows changed, begins from zero. The impulse is kept as a world vector (the tangent
+  // axes follow the normal) scaled by span / the span it was made over.
+  enum class Phase { Position = 0, Velocity = 1 };
+  void warm(Phase phase, double span, State& state);
+  // the phase ended: its impulses are kept for the next step's warm()
+  void keep(Phase phase, double span);
+
  private:
   struct Row {
     Contact c;
@@ -147,6 +160,18 @@ class ContactSet {
   void apply(const Row& r, const Vec3& dlambda, State& s);
   // projects lambda + d onto the friction cone (normal first); returns the change applied
   Vec3 project(Row& r, const Vec3& du);
+
+  // a row's impulse at the end of a phase (keep)
+  struct Kept {
+    int shape_a = -1, shape_b = -1;
+    int place = 0, count = 0;  // its place among the pair's rows, and their number
+    Vec3 p = Vec3::Zero();     // P^T lambda: the world impulse on b
+  };
+  std::vector<Kept> kept_[2];
+  double kept_span_[2] = {0, 0};
+  // calls f(row index, place, count) for every row, by shape pairs
+  template <class F>
+  void for_each_place(F&& f) const;
 
   bool enabled_ = false;
   bool from_start_ = false;

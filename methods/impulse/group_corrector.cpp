@@ -31,6 +31,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
       g.solver = make_();
       g.cs.keep_ball_jacobians(g.solver->reads_ball_jacobians());
       if (g.cs.rows() > 0) g.solver->analyze(g.cs);  // a model without joints (contacts only) has nothing to factor
+      g.memory.reset(g.cs.rows());
       for (size_t k = 0; k < model.bodies.size(); ++k)
         if (g.cs.body_col(static_cast<int>(k)) >= 0) g.bodies.push_back(static_cast<int>(k));
       groups_.push_back(std::move(g));
@@ -59,6 +60,16 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   void begin_step(const Model& model, const State& start, double h) override {
     for (auto& g : groups_)
       if (g.cs.has_motors()) g.cs.begin_motor_step(model, start, h);
+  }
+  void begin_warm(WarmPhase phase, double span, State& state) override {
+    for (auto& g : groups_)
+      if (g.cs.rows() > 0 && g.memory.begin(phase, span)) {
+        predicted_ = nullptr;
+        g.cs.apply_impulse(g.memory.accumulated(), state);
+      }
+  }
+  void end_warm() override {
+    for (auto& g : groups_) g.memory.end();
   }
   ArticulationCoupling* coupling() override { return groups_.size() == 1 && groups_[0].cs.rows() > 0 ? this : nullptr; }
   bool contacts_keep_joints() const override {
@@ -169,6 +180,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     std::unique_ptr<LinearSolver> solver;
     std::vector<int> bodies;
     Eigen::VectorXd e, x;
+    ImpulseMemory memory;  // warm start (ImpulseOptions::warm_start)
     bool factored = false;  // the solver has factored the Jacobians of the last update()
   };
   void factor(Group& g, StepStats& stats) {
@@ -197,6 +209,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
     g.solver->solve(g.e, g.x);
     if (!g.x.allFinite()) throw SimulationError("impulse solve produced a non-finite impulse (singular system?)");
     g.cs.apply_impulse(g.x, state);
+    g.memory.add(g.x);
     stats.t_solve += since(t0);
   }
 

@@ -114,6 +114,32 @@ void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const Impulse
 }
 }  // namespace
 
+void ImpulseMemory::reset(int rows) {
+  phase_ = WarmPhase::None;
+  acc_.setZero(rows);
+  for (int p = 0; p < kPhases; ++p) kept_[p].resize(0), kept_span_[p] = 0;
+}
+
+bool ImpulseMemory::begin(WarmPhase phase, double span) {
+  phase_ = phase;
+  span_ = span;
+  const int p = static_cast<int>(phase);
+  if (phase == WarmPhase::None || !(kept_span_[p] > 0) || kept_[p].size() != acc_.size() || !(span > 0)) {
+    acc_.setZero();
+    return false;
+  }
+  acc_ = kept_[p] * (span / kept_span_[p]);
+  return !acc_.isZero(0.0);
+}
+
+void ImpulseMemory::end() {
+  if (phase_ == WarmPhase::None) return;
+  const int p = static_cast<int>(phase_);
+  kept_[p] = acc_;
+  kept_span_[p] = span_;
+  phase_ = WarmPhase::None;
+}
+
 PhaseTimer::PhaseTimer(const Corrector& c, StepStats& stats)
     : stats_(stats), on_(!c.times_parts()), t_contact0_(stats.t_contact) {
   if (on_) t0_ = Clock::now();
@@ -123,11 +149,19 @@ PhaseTimer::~PhaseTimer() {
 }
 
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
-                       const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts) {
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts,
+                       WarmPhase warm) {
   PhaseTimer timer(c, stats);
   c.begin_position_phase();
+  c.begin_warm(opt.warm_start ? warm : WarmPhase::None, span, state);
   bool with_contacts = contacts && contacts->size() > 0;
+  const bool warm_contacts = contacts && opt.warm_start && warm != WarmPhase::None;
   if (with_contacts) contacts->begin_position_phase();
+  if (with_contacts && warm_contacts) {
+    const auto t0 = Clock::now();
+    contacts->warm(ContactSet::Phase::Position, span, state);
+    stats.t_contact += since(t0);
+  }
   auto sweep = [&] {
     double err = 0;
     for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
@@ -148,12 +182,21 @@ void correct_positions(Corrector& c, const Model& model, const StepLoads& loads,
     with_contacts = false;
     iterate(sweep, opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
   }
+  c.end_warm();
+  if (warm_contacts) contacts->keep(ContactSet::Phase::Position, span);
 }
 
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
-                        ContactSet* contacts) {
+                        ContactSet* contacts, WarmPhase warm, double span) {
   PhaseTimer timer(c, stats);
+  c.begin_warm(opt.warm_start ? warm : WarmPhase::None, span, state);
   bool with_contacts = contacts && contacts->size() > 0;
+  const bool warm_contacts = contacts && opt.warm_start && warm != WarmPhase::None;
+  if (with_contacts && warm_contacts) {
+    const auto t0 = Clock::now();
+    contacts->warm(ContactSet::Phase::Velocity, span, state);
+    stats.t_contact += since(t0);
+  }
   // Contacts coupled to every row of the corrector through a factorization of A leave the joints'
   // velocity errors as they find them (Corrector::contacts_keep_joints): once a sweep has measured
   // the joints within tol_v, the sweeps after it visit the contacts alone, holding their joint
@@ -186,6 +229,8 @@ void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, S
   iterate_phase(sweep, with_contacts, opt.tol_v, opt, stats, stats.vel_iterations, stats.vel_residual, "velocity", who,
                 opt.velocity_floor);
   if (contacts) contacts->apply_held(state);  // a phase ended by its budget
+  c.end_warm();
+  if (warm_contacts) contacts->keep(ContactSet::Phase::Velocity, span);
 }
 
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,
@@ -308,7 +353,8 @@ void ImpulseMethod::step_once(const Model& model, State& state, double h, StepSt
   if (contacts_.enabled()) {
     const auto t0 = Clock::now();
     probe_ = state;
-    if (!model.joints.empty()) correct_positions(*corrector_, model, loads_, h, probe_, opt_, stats, info_.name);
+    if (!model.joints.empty())
+      correct_positions(*corrector_, model, loads_, h, probe_, opt_, stats, info_.name, nullptr, WarmPhase::Preview);
     free_motion(model, loads_, h, probe_, preview_);
     stats.t_contact += since(t0);
     contacts_.detect(model, preview_, state, stats, opt_.couple_contacts ? corrector_->coupling() : nullptr);
@@ -316,7 +362,7 @@ void ImpulseMethod::step_once(const Model& model, State& state, double h, StepSt
     resolve_collisions(*corrector_, contacts_, state, opt_, stats, info_.name);
   }
   // 1. position correction on the look-ahead prediction over the whole step
-  correct_positions(*corrector_, model, loads_, h, state, opt_, stats, info_.name, contacts);
+  correct_positions(*corrector_, model, loads_, h, state, opt_, stats, info_.name, contacts, WarmPhase::Position);
   // 2. free motion with the corrected velocities: the last position sweep's prediction when it
   // applied nothing after predicting (and no contact sweep followed it)
   auto t0 = Clock::now();
@@ -334,7 +380,7 @@ void ImpulseMethod::step_once(const Model& model, State& state, double h, StepSt
     contacts_.refresh(model, state);
     contacts_.begin_velocity_phase(state, std::max(10 * opt_.tol_p, kContactSlack));
   }
-  correct_velocities(*corrector_, state, opt_, stats, info_.name, contacts);
+  correct_velocities(*corrector_, state, opt_, stats, info_.name, contacts, WarmPhase::Velocity, h);
 }
 
 }  // namespace mb

@@ -74,6 +74,13 @@ struct ImpulseOptions {
   // correction whose error stops falling within 10 tol_v ends there (its residual kept: the
   // record's CD_vel_max shows it); false: it fails after max_iter sweeps
   bool velocity_floor = false;
+  // Warm start: the preview's and the step's position correction and the velocity correction each
+  // begin with the impulses that the same phase of the step before ended with (every joint's and
+  // unbounded motor's, and every contact's found again on the same shape pair), applied to the
+  // velocities, and iterate from there to the same tolerances: the same fixed point within them,
+  // reached in few sweeps where the impulses change little from step to step (a mechanism
+  // carrying a steady load). false: every phase from zero impulses (schmitt2003, bender2007)
+  bool warm_start = false;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -93,9 +100,50 @@ double parse_contact_margin(const Spec& spec);
 // the `contact_detection` option (ImpulseOptions::contacts_from_start), shared likewise
 OptionInfo contact_detection_option();
 bool parse_contact_detection(const Spec& spec);
+// the `warm_start` option (ImpulseOptions::warm_start), shared likewise
+OptionInfo warm_start_option();
+bool parse_warm_start(const Spec& spec);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
 bool parse_spring_treatment(const Spec& spec);
+
+// The phases of a step that warm starting (ImpulseOptions::warm_start) keeps impulses for: the
+// preview's position correction (no contacts), the step's position correction, its velocity
+// correction. None: a phase from zero, remembered by nothing (the collision phase, the repair's
+// projection, the higher-order and Lagrange methods' corrections).
+enum class WarmPhase { None = -1, Preview = 0, Position = 1, Velocity = 2 };
+
+// The impulses one ConstraintSystem's rows accumulate in each warm-started phase, kept to begin
+// the same phase of the next step (ImpulseOptions::warm_start): the shared part of the correctors'
+// warm start. Impulses carrying a steady load grow with the span they act over, so a phase over
+// another span begins with them scaled by the ratio of the spans.
+class ImpulseMemory {
+ public:
+  // rows of the system; forgets every phase
+  void reset(int rows);
+  // A phase begins: accumulated() = its remembered impulses (scaled to `span`), or zero for
+  // WarmPhase::None and a phase not yet remembered. True when that start is not zero: the caller
+  // then applies accumulated() to the velocities.
+  bool begin(WarmPhase phase, double span);
+  const Eigen::VectorXd& accumulated() const { return acc_; }
+  // an impulse of rows [row, row + dim) applied in the phase
+  void add(int row, int dim, const Eigen::Matrix<double, 6, 1>& x) {
+    if (phase_ != WarmPhase::None) acc_.segment(row, dim) += x.head(dim);
+  }
+  void add(const Eigen::VectorXd& x) {
+    if (phase_ != WarmPhase::None) acc_ += x;
+  }
+  // the phase ended: its impulses are remembered for the next step's
+  void end();
+
+ private:
+  static constexpr int kPhases = 3;
+  WarmPhase phase_ = WarmPhase::None;
+  double span_ = 0;
+  Eigen::VectorXd acc_;
+  Eigen::VectorXd kept_[kPhases];
+  double kept_span_[kPhases] = {0, 0, 0};  // 0: nothing kept
+};
 
 // How impulses are computed. A corrector works on groups of joints; one sweep visits every group.
 class Corrector {
@@ -142,6 +190,13 @@ class Corrector {
   }
   // A position correction begins: the bounded motors' impulses of the step start from zero.
   virtual void begin_position_phase() {}
+  // Warm start (ImpulseOptions::warm_start): a phase begins over `span`; the corrector applies to
+  // `state` the impulses its rows ended the same phase of the last step with (ImpulseMemory) and
+  // accumulates this phase's from them. WarmPhase::None: from zero, kept for nothing. A corrector
+  // without a memory (the default) starts every phase from zero.
+  virtual void begin_warm(WarmPhase phase, double span, State& state) { (void)phase, (void)span, (void)state; }
+  // the phase begun by begin_warm ended (converged): its impulses are kept for the next step's
+  virtual void end_warm() {}
   // The motor rows the corrector holds (with_motor_limits adds the others)
   virtual MotorRows motor_rows() const { return MotorRows::Unbounded; }
 };
@@ -189,10 +244,13 @@ std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> pa
 // With `contacts`, each sweep also visits the contacts (their position or velocity phase, which
 // the caller began), Gauss-Seidel with the joints (docs/contacts.md); with
 // opt.contact_iterations > 0, after that many sweeps the joints are finished alone.
+// `warm` (with opt.warm_start): the phase's corrector and contact impulses begin from those of
+// the same phase of the step before (Corrector::begin_warm, ContactSet's warm start).
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,
-                       const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts = nullptr);
+                       const ImpulseOptions& opt, StepStats& stats, const std::string& who, ContactSet* contacts = nullptr,
+                       WarmPhase warm = WarmPhase::None);
 void correct_velocities(Corrector& c, State& state, const ImpulseOptions& opt, StepStats& stats, const std::string& who,
-                        ContactSet* contacts = nullptr);
+                        ContactSet* contacts = nullptr, WarmPhase warm = WarmPhase::None, double span = 0);
 // The collision phase (contacts.hpp): restitution impulses of the approaching contacts, with the
 // joints' velocity correction in each sweep, until both hold.
 void resolve_collisions(Corrector& c, ContactSet& contacts, State& state, const ImpulseOptions& opt, StepStats& stats,

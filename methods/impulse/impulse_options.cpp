@@ -26,9 +26,21 @@ std::vector<OptionInfo> impulse_options_info() {
                              "correction of as many sweeps; "
                              "step = the step's look-ahead correction closes them at once, the gap over h becoming velocity",
                              {"project", "step"}),
+          warm_start_option(),
           contact_coupling_option(), contact_iterations_option(), contact_margin_option(), contact_detection_option(),
           spring_treatment_option()};
 }
+
+OptionInfo warm_start_option() {
+  return OptionInfo::choice("warm_start", "off",
+                            "on = the preview's and the step's position correction and the velocity correction each begin with "
+                            "the impulses the same phase of the step before ended with (joints, unbounded motors, the contacts "
+                            "found again on the same shape pair), applied to the velocities, and iterate from there to the same "
+                            "tolerances; off = every phase from zero impulses (schmitt2003, bender2007)",
+                            {"off", "on"});
+}
+
+bool parse_warm_start(const Spec& s) { return s.get_string("warm_start", "off") == "on"; }
 
 OptionInfo contact_detection_option() {
   return OptionInfo::choice("contact_detection", "start",
@@ -107,6 +119,7 @@ ImpulseOptions parse_impulse_options(const Spec& s) {
   o.budget = s.get_int("budget", 0);
   o.adaptive = s.get_string("adaptive", "off") == "on";
   o.repair_project = s.get_string("repair", "project") == "project";
+  o.warm_start = parse_warm_start(s);
   if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
     s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;

@@ -55,6 +55,7 @@ class JointCorrector final : public Corrector {
     merged_ = false;
     for (size_t i = 0; i < units_.size(); ++i) merged_ = merged_ || units_[i].block != static_cast<int>(i) || units_[i].motor >= 0;
     impulse_.assign(blocks.size(), 0.0);
+    memory_.reset(cs_.rows());
     inv_.assign(units_.size(), Mat6::Zero());
     pred_ = State();
     pred_.bodies.resize(model.bodies.size());
@@ -94,6 +95,18 @@ class JointCorrector final : public Corrector {
     if (cs_.has_motors()) cs_.begin_motor_step(model, start, h);
   }
   void begin_position_phase() override { std::fill(impulse_.begin(), impulse_.end(), 0.0); }
+  // a bounded motor's row is never remembered (apply): its bound holds the step's sum of impulses
+  void begin_warm(WarmPhase phase, double span, State& state) override {
+    if (!memory_.begin(phase, span)) return;
+    const Eigen::VectorXd& x = memory_.accumulated();
+    Vec6 xb;
+    for (const JointBlock& b : cs_.blocks()) {
+      xb.head(b.dim) = x.segment(b.row, b.dim);
+      xb.tail(6 - b.dim).setZero();
+      if (!xb.isZero(0.0)) cs_.apply_block_impulse(b, xb, state);
+    }
+  }
+  void end_warm() override { memory_.end(); }
   MotorRows motor_rows() const override { return rows_; }
 
  private:
@@ -167,7 +180,7 @@ class JointCorrector final : public Corrector {
       x[0] = total - impulse;
       impulse = total;
       cs_.apply_block_impulse(b, x, state);
-      return x[0] == want;
+      return x[0] == want;  // not remembered (begin_warm)
     }
     Vec6 x = Vec6::Zero();
     const int dim = kUnits ? u.dim : b.dim;
@@ -181,11 +194,15 @@ class JointCorrector final : public Corrector {
       Vec6 xm = Vec6::Zero();
       xm[0] = x[b.dim];
       x[b.dim] = 0;
+      const JointBlock& m = cs_.blocks()[static_cast<size_t>(u.motor)];
       cs_.apply_block_impulse(b, x, state);
-      cs_.apply_block_impulse(cs_.blocks()[static_cast<size_t>(u.motor)], xm, state);
+      cs_.apply_block_impulse(m, xm, state);
+      memory_.add(b.row, b.dim, x);
+      memory_.add(m.row, 1, xm);
       return true;
     }
     cs_.apply_block_impulse(b, x, state);
+    memory_.add(b.row, b.dim, x);
     return true;
   }
 
@@ -199,6 +216,7 @@ class JointCorrector final : public Corrector {
   State pred_;
   RememberedFreeMotion predict_;  // writes pred_'s dynamic bodies
   Vec6 e_, em_;
+  ImpulseMemory memory_;  // warm start (ImpulseOptions::warm_start)
 };
 
 // the main corrector's groups, then the bounded motors' rows
@@ -232,6 +250,9 @@ class WithMotorLimits final : public Corrector {
     main_->begin_position_phase();
     limits_.begin_position_phase();
   }
+  // the bounded motors (limits_) start every phase from zero
+  void begin_warm(WarmPhase phase, double span, State& state) override { main_->begin_warm(phase, span, state); }
+  void end_warm() override { main_->end_warm(); }
 
  private:
   std::unique_ptr<Corrector> main_;

@@ -29,6 +29,8 @@ class LinearCorrector final : public Corrector {
   ArticulationCoupling* response() override { return inner_->response(); }
   bool take_prediction(const State& s, State& out) override { return inner_->take_prediction(s, out); }
   void begin_step(const Model& m, const State& s, double h) override { inner_->begin_step(m, s, h); }
+  void begin_warm(WarmPhase phase, double span, State& s) override { inner_->begin_warm(phase, span, s); }
+  void end_warm() override { inner_->end_warm(); }
   MotorRows motor_rows() const override { return MotorRows::None; }
 
  private:

@@ -56,6 +56,7 @@ MethodInfo TomcinMethod::describe() {
       contact_margin_option(),
       contact_detection_option(),
       spring_treatment_option(),
+      warm_start_option(),
   };
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "eps_P=1e-12,eps_V=1e-12",
                "the impulse step's O(h^3) local error; the regularization changes the iterations, not the fixed point"}};
@@ -75,6 +76,7 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.contact_margin = parse_contact_margin(s);
   o.contacts_from_start = parse_contact_detection(s);
   o.implicit_springs = parse_spring_treatment(s);
+  o.warm_start = parse_warm_start(s);
   const double eps_t = s.get_double("eps_T", 1e-10);
   const bool spectrum = s.get_string("spectrum", "off") == "on";
   const std::string split = s.get_string("split", "off");
