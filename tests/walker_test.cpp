@@ -5,18 +5,19 @@
 
 #include <catch2/catch.hpp>
 
+#include "methods/method.hpp"
 #include "metrics/registry.hpp"
 #include "models/catalog.hpp"
 #include "sim/run_case.hpp"
 
 namespace {
-mb::CaseRecord run(const mb::Model& m, double duration) {
+mb::CaseRecord run(const mb::Model& m, double duration, const std::string& method = "sle") {
   mb::RunConfig cfg;
   cfg.h = 0.01;
   cfg.duration = duration;
   cfg.samples = {duration};
   cfg.ref_error = false;
-  return mb::run_case(m, "sle", cfg);
+  return mb::run_case(m, method, cfg);
 }
 double metric(const mb::CaseRecord& r, const char* name) {
   const auto v = r.metrics.get(name);
@@ -57,4 +58,21 @@ TEST_CASE("walker: the motors walk it forward on friction, not without them or o
   REQUIRE(ice.ok());
   CHECK(std::abs(metric(ice, mb::metric::walk_distance)) < 0.01);  // momentum: nothing pushes the body
   CHECK(metric(ice, mb::metric::slip) > 0.05);
+}
+
+TEST_CASE("walker: simbody walks it on Simbody's compliant contacts and the gait tables' jumps", "[walker][schmitt2003][peers]") {
+  if (!mb::find_method("simbody")) {
+    WARN("simbody is not built, skipped");
+    return;
+  }
+  // its feet on the ground at the ground's mu and on one another at their own (two surfaces a
+  // pair), a foot on the body (the adapter's sphere-box tracker), the tables from point to point
+  const mb::CaseRecord on = run(mb::build_model("walker"), 2.0, "simbody");
+  INFO(on.reason);
+  REQUIRE(on.ok());
+  const double walked = metric(on, mb::metric::walk_distance);
+  CHECK(walked > 0.1);
+  CHECK(walked < 0.25);
+  CHECK(metric(on, mb::metric::slip) < 0.05);
+  CHECK(*on.metrics.get("PEN_max") < 0.005);  // compliant: the feet sink 2.7 mm
 }

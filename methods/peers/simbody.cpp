@@ -11,7 +11,8 @@
 // stiffness `contact_stiffness`, the pair's restitution e as the dissipation c = (1 - e) /
 // `restitution_speed` (Simbody's e = 1 - c v) and its Coulomb coefficients in Simbody's smoothed
 // (Stribeck) friction. A motor is a prescribed Motion of its mobilizer (Prescribed): q(t) for a
-// position motor, u(t) for a velocity motor.
+// position motor, u(t) for a velocity motor; a table's segments are integrated one at a time, and
+// the impulse of a position table's rate jump is passed to the tree (pass_rate_jumps).
 // Trap (docs/peers.md): Simbody's pkg-config file forces -std=c++11 on its users; CMake uses its
 // CMake config (SimbodyConfig.cmake) instead.
 #include <Simbody.h>
@@ -96,23 +97,36 @@ class SphereBrickTracker final : public SimTK::ContactTracker {
 // the applied torques (world frame) of the current step, held constant over it
 // A motor as Simbody's prescribed motion of its mobilizer's one coordinate: a position motor q(t)
 // = s f(t) with its exact derivatives, a velocity motor u(t) = s f(t) (s: the sign taking our
-// coordinate to the mobilizer's)
+// coordinate to the mobilizer's). A table's f is linear over each of its segments with jumps in
+// its rate at the points, which an integrator cannot step across: the adapter integrates from
+// point to point and sets `segment_time` to a time inside the interval it integrates, and a
+// table is the line of that time's segment over the whole interval (the same f at every time of
+// it; its rate and no acceleration).
 class Prescribed final : public SimTK::Motion::Custom::Implementation {
  public:
-  Prescribed(const Motor& motor, double sign) : target_(motor.target), position_(motor.mode == MotorMode::Position), sign_(sign) {}
+  Prescribed(const Motor& motor, double sign, const double* segment_time)
+      : target_(motor.target), position_(motor.mode == MotorMode::Position), sign_(sign), segment_time_(segment_time) {}
   SimTK::Motion::Level getLevel(const SimTK::State&) const override { return position_ ? SimTK::Motion::Position : SimTK::Motion::Velocity; }
-  void calcPrescribedPosition(const SimTK::State& s, int, SimTK::Real* q) const override { q[0] = sign_ * target_.at(s.getTime()); }
-  void calcPrescribedPositionDot(const SimTK::State& s, int, SimTK::Real* qd) const override { qd[0] = sign_ * target_.rate_at(s.getTime()); }
+  void calcPrescribedPosition(const SimTK::State& s, int, SimTK::Real* q) const override { q[0] = sign_ * f(s.getTime()); }
+  void calcPrescribedPositionDot(const SimTK::State& s, int, SimTK::Real* qd) const override { qd[0] = sign_ * rate(s.getTime()); }
   void calcPrescribedPositionDotDot(const SimTK::State& s, int, SimTK::Real* qdd) const override {
     qdd[0] = sign_ * target_.accel_at(s.getTime());
   }
-  void calcPrescribedVelocity(const SimTK::State& s, int, SimTK::Real* u) const override { u[0] = sign_ * target_.at(s.getTime()); }
-  void calcPrescribedVelocityDot(const SimTK::State& s, int, SimTK::Real* ud) const override { ud[0] = sign_ * target_.rate_at(s.getTime()); }
+  void calcPrescribedVelocity(const SimTK::State& s, int, SimTK::Real* u) const override { u[0] = sign_ * f(s.getTime()); }
+  void calcPrescribedVelocityDot(const SimTK::State& s, int, SimTK::Real* ud) const override { ud[0] = sign_ * rate(s.getTime()); }
 
  private:
+  bool on_segment() const { return target_.kind == TargetKind::Table && std::isfinite(*segment_time_); }
+  double f(double t) const {
+    if (!on_segment()) return target_.at(t);
+    return target_.at(*segment_time_) + target_.rate_at(*segment_time_) * (t - *segment_time_);
+  }
+  double rate(double t) const { return target_.rate_at(on_segment() ? *segment_time_ : t); }
+
   MotorTarget target_;
   bool position_;
   double sign_;
+  const double* segment_time_;
 };
 
 class Torques final : public SimTK::Force::Custom::Implementation {
@@ -317,7 +331,9 @@ class Simbody final : public Method {
       // mobilizer's z (x): ax_parent (axis_a); ours b relative to a about (along) axis_a
       double sign = tree.flip[u] ? -1.0 : 1.0;
       if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
-      SimTK::Motion::Custom(mobods_[u], new Prescribed(mo, sign));
+      SimTK::Motion::Custom(mobods_[u], new Prescribed(mo, sign, &segment_time_));
+      table_motors_ = table_motors_ || mo.target.kind == TargetKind::Table;
+      drives_.push_back({u, static_cast<size_t>(&mo - model.motors.data()), sign});
     }
   }
 
@@ -379,7 +395,7 @@ class Simbody final : public Method {
   // materials'). Fixed surfaces are rigid (stiffness 1e30: the moving surface, of stiffness
   // `contact_stiffness` and dissipation (1 - e) / restitution_speed, sets the pair alone), and
   // the surfaces' coefficients follow the first of two rules that gives every tested pair its own
-  // (below); a model neither can express is refused by name.
+  // (below); where neither does, each tested pair has two surfaces of its own.
   void map_contacts(const Model& model, const State& state) {
     using G = SimTK::ContactGeometry;
     auto fixed = [&](const Shape& s) { return s.body == kWorld || model.bodies[static_cast<size_t>(s.body)].is_static; };
@@ -440,6 +456,7 @@ class Simbody final : public Method {
     std::vector<Coefficients> own(ns);
     for (size_t k = 0; k < ns; ++k) own[k] = own_values(k);
     std::string why = check(own);
+    bool per_pair = false;
     if (!why.empty()) {
       std::vector<Coefficients> fixed_set(own);
       for (size_t k = 0; k < ns; ++k)
@@ -449,41 +466,61 @@ class Simbody final : public Method {
           const Coefficients want = pair_values(i, j);
           fixed_set[fixed(model.shapes[i]) ? j : i] = {want.c, want.mu_static / 2, want.mu_dynamic / 2};
         }
-      if (!check(fixed_set).empty()) throw UnsupportedModel(why);
-      own = fixed_set;
+      if (check(fixed_set).empty()) own = fixed_set;
+      else per_pair = true;
     }
     tracker_ = std::make_unique<SimTK::ContactTrackerSubsystem>(*system_);
     tracker_->adoptContactTracker(new SphereBrickTracker);
     contact_forces_ = std::make_unique<SimTK::CompliantContactSubsystem>(*system_, *tracker_);
     contact_forces_->setTransitionVelocity(transition_velocity_);
     contact_forces_->adoptDefaultForceGenerator(new SimTK::ContactForceGenerator::ThrowError());
-    // the surfaces, each in its body's B frame (or Ground's), with the cliques of joined bodies
-    std::vector<SimTK::ContactSurface> surfaces;
-    for (size_t k = 0; k < ns; ++k) {
-      const Shape& sh = model.shapes[k];
-      G geometry;
+    auto geometry = [&](const Shape& sh) -> G {
       switch (sh.type) {
-        case ShapeType::Sphere: geometry = G::Sphere(sh.radius); break;
-        case ShapeType::Box: geometry = G::Brick(sv(sh.half_extents)); break;
-        case ShapeType::Ellipsoid: geometry = G::Ellipsoid(sv(sh.half_extents)); break;
-        case ShapeType::HalfSpace: geometry = G::HalfSpace(); break;
-        default: geometry = G::Sphere(1); break;  // never in a tested pair (refused above): no surface is added
+        case ShapeType::Sphere: return G::Sphere(sh.radius);
+        case ShapeType::Box: return G::Brick(sv(sh.half_extents));
+        case ShapeType::Ellipsoid: return G::Ellipsoid(sv(sh.half_extents));
+        case ShapeType::HalfSpace: return G::HalfSpace();
+        default: return G::Sphere(1);  // never in a tested pair (refused above): no surface is added
       }
-      const SimTK::ContactMaterial material(fixed(sh) ? 1e30 : stiffness_, own[k].c, own[k].mu_static, own[k].mu_dynamic);
-      surfaces.emplace_back(geometry, material);
+    };
+    auto surface = [&](size_t k, const Coefficients& c) {
+      const SimTK::ContactMaterial material(fixed(model.shapes[k]) ? 1e30 : stiffness_, c.c, c.mu_static, c.mu_dynamic);
+      return SimTK::ContactSurface(geometry(model.shapes[k]), material);
+    };
+    // the surfaces with the shape each stands for, each in its body's B frame (or Ground's)
+    std::vector<std::pair<size_t, SimTK::ContactSurface>> surfaces;
+    auto share_clique = [&](size_t a, size_t b) {
+      const SimTK::ContactCliqueId clique = SimTK::ContactSurface::createNewContactClique();
+      surfaces[a].second.joinClique(clique);
+      surfaces[b].second.joinClique(clique);
+    };
+    if (!per_pair) {
+      // a surface a shape, the bodies a joint joins (and a body's own shapes) in a clique
+      for (size_t k = 0; k < ns; ++k) surfaces.emplace_back(k, surface(k, own[k]));
+      for (size_t i = 0; i < ns; ++i)
+        for (size_t j = i + 1; j < ns; ++j) {
+          const Shape &a = model.shapes[i], &b = model.shapes[j];
+          if (a.body == b.body || (fixed(a) && fixed(b)) || rule.tested(model, a.body, b.body)) continue;
+          share_clique(i, j);
+        }
+    } else {
+      // no coefficients of the surfaces give every pair its own: a surface for each shape of each
+      // tested pair, both with the pair's coefficients (2 a a / (a + a) = a; the same dissipation
+      // at the same stiffness, or the moving one's beside a rigid one), and a clique for every two
+      // surfaces but a pair's own two, so that each meets its partner alone
+      for (const auto& [i, j] : pairs) {
+        const Coefficients want = pair_values(i, j);
+        surfaces.emplace_back(i, surface(i, want));
+        surfaces.emplace_back(j, surface(j, want));
+      }
+      for (size_t a = 0; a < surfaces.size(); ++a)
+        for (size_t b = a + 1; b < surfaces.size(); ++b)
+          if (!(a % 2 == 0 && b == a + 1)) share_clique(a, b);
     }
-    for (size_t i = 0; i < ns; ++i)
-      for (size_t j = i + 1; j < ns; ++j) {
-        const Shape &a = model.shapes[i], &b = model.shapes[j];
-        if (a.body == b.body || (fixed(a) && fixed(b)) || rule.tested(model, a.body, b.body)) continue;
-        const SimTK::ContactCliqueId clique = SimTK::ContactSurface::createNewContactClique();
-        surfaces[i].joinClique(clique);
-        surfaces[j].joinClique(clique);
-      }
     // Simbody's half-space is x > 0 (its outward normal -x), ours below the plane normal to the
     // shape's y: the shape's frame turned -90 degrees about z
     const Quat halfspace(Eigen::AngleAxisd(-M_PI / 2, Vec3::UnitZ()));
-    for (size_t k = 0; k < ns; ++k) {
+    for (const auto& [k, contact_surface] : surfaces) {
       const Shape& sh = model.shapes[k];
       if (!mapped(sh.type)) continue;
       const ShapePose w = shape_pose(sh, state);
@@ -491,12 +528,12 @@ class Simbody final : public Method {
       Quat q = w.orientation;
       if (sh.type == ShapeType::HalfSpace) q = q * halfspace;
       if (fixed(sh)) {
-        matter_->updGround().updBody().addContactSurface(SimTK::Transform(srot(q), sv(p)), surfaces[k]);
+        matter_->updGround().updBody().addContactSurface(SimTK::Transform(srot(q), sv(p)), contact_surface);
         continue;
       }
       const Frame& f = frames_[static_cast<size_t>(sh.body)];
       mobods_[static_cast<size_t>(sh.body)].updBody().addContactSurface(
-          SimTK::Transform(srot(f.q.conjugate() * q), sv(f.q.conjugate() * (p - f.origin))), surfaces[k]);
+          SimTK::Transform(srot(f.q.conjugate() * q), sv(f.q.conjugate() * (p - f.origin))), contact_surface);
     }
   }
 
@@ -513,21 +550,46 @@ class Simbody final : public Method {
       torque_ = next_torque_;
     }
     const long before = initialized_ ? integ_->getNumStepsTaken() : 0;
+    const double start = static_cast<double>(steps_) * h;
     const double target = static_cast<double>(++steps_) * h;  // Simbody's clock starts at 0
+    // the motor tables' points in the step (a point within 1e-9 s of either end is that end): the
+    // step is integrated from point to point, the integrator started afresh at each (the rate of
+    // a prescribed coordinate jumps there, which its history does not know)
+    auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); };
+    breaks_.clear();
+    bool restart_at_start = false;
+    for (const Motor& m : model.motors)
+      if (m.target.kind == TargetKind::Table)
+        for (double tk : m.target.times) {
+          if (near(tk, start)) restart_at_start = restart_at_start || start > 0;
+          else if (tk > start && tk < target && !near(tk, target)) breaks_.push_back(tk);
+        }
+    std::sort(breaks_.begin(), breaks_.end());
+    breaks_.erase(std::unique(breaks_.begin(), breaks_.end()), breaks_.end());
+    breaks_.push_back(target);
     SimTK::Integrator::SuccessfulStepStatus st;
     // Simbody reports what it cannot do (an assembly of constraints it cannot satisfy, a stale
     // cache entry of a state it could not realize) by SimTK::Exception: a failure of this run
     try {
-      if (!initialized_) {
-        integ_->initialize(state_);
-        initialized_ = true;
-      } else if (changed) {
-        SimTK::State s = integ_->getState();
-        s.invalidateAllCacheAtOrAbove(SimTK::Stage::Dynamics);
-        integ_->initialize(s);
+      double from = start;
+      for (size_t k = 0; k < breaks_.size(); ++k) {
+        const double to = breaks_[k];
+        segment_time_ = table_motors_ ? (from + to) / 2 : NAN;
+        if (!initialized_) {
+          integ_->initialize(state_);
+          initialized_ = true;
+        } else if (changed || k > 0 || restart_at_start) {
+          SimTK::State s = integ_->getState();
+          s.invalidateAllCacheAtOrAbove(SimTK::Stage::Time);
+          if (k > 0 || restart_at_start) pass_rate_jumps(model, s);
+          integ_->initialize(s);
+        }
+        changed = false;
+        do st = integ_->stepTo(to);
+        while (integ_->getTime() < to * (1 - 1e-14) && st != SimTK::Integrator::EndOfSimulation);
+        if (integ_->getTime() < to * (1 - 1e-14)) break;
+        from = to;
       }
-      do st = integ_->stepTo(target);
-      while (integ_->getTime() < target * (1 - 1e-14) && st != SimTK::Integrator::EndOfSimulation);
     } catch (const std::exception& e) {
       throw SimulationError(fmt::format("simbody: {}", e.what()));
     }
@@ -554,7 +616,62 @@ class Simbody final : public Method {
     stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  // A position motor's table point: its rate jumps to the new segment's, an impulse that the rest
+  // of the tree takes as GC4 passes it (featherstone2008 s.9.2): the free rates change by
+  // -M_ff^-1 M_fp dv_p (M: Simbody's mass matrix at the point; p: the driven mobilities). With
+  // constraints in the system the impulse would also act through them: there the restart only
+  // prescribes the new rate, and Simbody's projection keeps the constraints.
+  void pass_rate_jumps(const Model& model, SimTK::State& s) {
+    if (matter_->getNumConstraints() > 0) return;
+    system_->realize(s, SimTK::Stage::Position);
+    const int n = matter_->getNumMobilities();
+    std::vector<char> driven(static_cast<size_t>(n), 0);
+    Eigen::VectorXd dv = Eigen::VectorXd::Zero(n);
+    for (const Drive& d : drives_) {
+      const Motor& mo = model.motors[d.motor];
+      const int iu = mobods_[d.mobod].getFirstUIndex(s);
+      driven[static_cast<size_t>(iu)] = 1;
+      if (mo.mode == MotorMode::Position && mo.target.kind == TargetKind::Table)
+        dv(iu) = d.sign * mo.target.rate_at(segment_time_) - mobods_[d.mobod].getOneU(s, 0);
+    }
+    if (dv.isZero(0)) return;
+    SimTK::Matrix M;
+    matter_->calcM(s, M);
+    std::vector<int> free;
+    for (int i = 0; i < n; ++i)
+      if (!driven[static_cast<size_t>(i)]) free.push_back(i);
+    const Eigen::Index nf = static_cast<Eigen::Index>(free.size());
+    Eigen::MatrixXd Mff(nf, nf);
+    Eigen::VectorXd rhs = Eigen::VectorXd::Zero(nf);
+    for (Eigen::Index a = 0; a < nf; ++a) {
+      for (Eigen::Index b = 0; b < nf; ++b) Mff(a, b) = M(free[static_cast<size_t>(a)], free[static_cast<size_t>(b)]);
+      for (int j = 0; j < n; ++j)
+        if (driven[static_cast<size_t>(j)]) rhs(a) -= M(free[static_cast<size_t>(a)], j) * dv(j);
+    }
+    const Eigen::VectorXd du = Mff.ldlt().solve(rhs);
+    // through the mobilizers' own accessors: the State's inline ones, compiled here, would take the
+    // place of the library's (the same symbols) for every caller
+    std::vector<Eigen::Index> slot(static_cast<size_t>(n), -1);  // a mobility's place in du
+    for (Eigen::Index a = 0; a < nf; ++a) slot[static_cast<size_t>(free[static_cast<size_t>(a)])] = a;
+    for (const SimTK::MobilizedBody& mb : mobods_) {
+      if (mb.isEmptyHandle()) continue;
+      const int first = mb.getFirstUIndex(s);
+      for (int k = 0; k < mb.getNumU(s); ++k)
+        if (const Eigen::Index a = slot[static_cast<size_t>(first + k)]; a >= 0) mb.setOneU(s, k, mb.getOneU(s, k) + du(a));
+    }
+  }
+
+  struct Drive {
+    size_t mobod = 0, motor = 0;  // the driven mobilized body, Model::motors index
+    double sign = 1;              // the mobilizer's coordinate = sign * the motor's
+  };
+  std::vector<Drive> drives_;
   std::string integrator_, fixed_option_;
+  // a time inside the interval being integrated, whose segment a motor table follows over it
+  // (Prescribed); NaN: no table motors
+  double segment_time_ = NAN;
+  bool table_motors_ = false;
+  std::vector<double> breaks_;  // the ends of a step's intervals (do_step)
   bool fixed_ = true;  // steps of exactly h (fixed=yes, or auto without contacts)
   double accuracy_, point_inertia_, stiffness_, restitution_speed_, transition_velocity_;
   std::unique_ptr<SimTK::MultibodySystem> system_;
