@@ -123,8 +123,9 @@ void ImpulseMemory::reset(int rows) {
 bool ImpulseMemory::begin(WarmPhase phase, double span) {
   phase_ = phase;
   span_ = span;
+  if (phase == WarmPhase::None) return false;  // add() keeps nothing, acc_ is not read
   const int p = static_cast<int>(phase);
-  if (phase == WarmPhase::None || !(kept_span_[p] > 0) || kept_[p].size() != acc_.size() || !(span > 0)) {
+  if (!(kept_span_[p] > 0) || kept_[p].size() != acc_.size() || !(span > 0)) {
     acc_.setZero();
     return false;
   }

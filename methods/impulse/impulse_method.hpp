@@ -121,9 +121,9 @@ class ImpulseMemory {
  public:
   // rows of the system; forgets every phase
   void reset(int rows);
-  // A phase begins: accumulated() = its remembered impulses (scaled to `span`), or zero for
-  // WarmPhase::None and a phase not yet remembered. True when that start is not zero: the caller
-  // then applies accumulated() to the velocities.
+  // A phase begins: accumulated() = its remembered impulses (scaled to `span`), or zero for a
+  // phase not yet remembered (WarmPhase::None: nothing is accumulated, and false). True when that
+  // start is not zero: the caller then applies accumulated() to the velocities.
   bool begin(WarmPhase phase, double span);
   const Eigen::VectorXd& accumulated() const { return acc_; }
   // an impulse of rows [row, row + dim) applied in the phase

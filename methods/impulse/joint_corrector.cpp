@@ -167,9 +167,9 @@ class JointCorrector final : public Corrector {
     return err;
   }
   // Applies the unit's impulse for `rhs` (its rows: the block's, then the motor's); false when a
-  // bounded motor's impulse was cut at its bound.
+  // bounded motor's impulse was cut at its bound. Inlined into both sweeps (their hot loop).
   template <bool kUnits>
-  bool apply(const Unit& u, int g, const Vec6& rhs, State& state) {
+  [[gnu::always_inline]] bool apply(const Unit& u, int g, const Vec6& rhs, State& state) {
     const JointBlock& b = cs_.blocks()[static_cast<size_t>(u.block)];
     if (std::isfinite(bound_[static_cast<size_t>(u.block)])) {
       const double want = inv_[g](0, 0) * rhs[0];
