@@ -83,8 +83,10 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
   e.reproduces = r.str("reproduces", "");
   if (r.has("paper")) {
     namespace fs = std::filesystem;
+    const std::string paper = r.str("paper");
+    if (paper.empty()) r.fail("paper", "must name a file (a path relative to the experiment file)");
     // absolute, so that records name it whatever folder they are read from
-    fs::path p = fs::absolute(fs::path(file).parent_path() / r.str("paper"));
+    fs::path p = fs::absolute(fs::path(file).parent_path() / paper);
     e.paper = p.lexically_normal().string();
     if (!is_file(e.paper)) r.fail("paper", fmt::format("no such file '{}'", e.paper));
   }
@@ -275,7 +277,11 @@ TimingExperiment read_timing_experiment(const std::string& path) {
     r.fail(e.size.empty() ? "model" : "size", fmt::format("'{}' needs `size`, the name of one of its integer options", e.model));
   e.description = r.str("description", "");
   e.reproduces = r.str("reproduces", "");
-  if (r.has("paper")) e.paper = (std::filesystem::path(path).parent_path() / r.str("paper")).lexically_normal().string();
+  if (r.has("paper")) {
+    const std::string paper = r.str("paper");
+    if (paper.empty()) r.fail("paper", "must name a file (a path relative to the experiment file)");
+    e.paper = (std::filesystem::path(path).parent_path() / paper).lexically_normal().string();
+  }
   for (double j : r.numbers("joints")) {
     if (!(j == std::floor(j) && j >= static_cast<double>(size->min) && j <= static_cast<double>(size->max) && j <= 1e9))
       r.fail("joints", fmt::format("{} is not a whole number in {} of {}:{}", j, size->range_text(), e.model, e.size));

@@ -109,6 +109,8 @@ const Row kRows[] = {
     // timing experiments: `mbbench bench EXPERIMENT`
     {"experiments/timing_fractional_repetitions.toml", "bench {} --out {out}", "field 'repetitions': must be a whole number in [1, 1000000], got 2.5", 6},
     {"experiments/timing_huge_joints.toml", "bench {} --out {out}", "field 'joints': 1e+300 is not a whole number in [1, 16383]", 4},
+    {"experiments/timing_empty_paper.toml", "bench {} --out {out}", "field 'paper': must name a file", 7},
+    {"experiments/empty_paper.toml", "sweep {} --out {out}", "field 'paper': must name a file", 2},
     {"experiments/timing_negative_min_time.toml", "bench {} --out {out}", "field 'min_time': must be positive, got -0.1", 6},
     // records: `mbbench report RECORDS`
     {"records/empty_object.jsonl", "report {} --out {out}", "field 'schema_version': missing field", 1},
@@ -212,4 +214,16 @@ TEST_CASE("bad input: every case exits with code 2 and says where and what", "[e
   }
   CHECK(sizeof(kRows) / sizeof(kRows[0]) >= 40);
   fs::remove_all(out);
+}
+
+TEST_CASE("bad input: an empty paper in an experiment read by a relative name is a field error", "[errors][bad-input]") {
+  // found by the experiment fuzz target: `paper = ""` in an experiment whose path has no folder
+  // ("exp.toml") made the absolute path of "" and threw std::filesystem's error (exit code 1)
+  fs::path dir = mbtest::temp_dir("empty_paper");
+  fs::copy_file(fs::path(MBBENCH_TEST_DATA) / "bad" / "experiments" / "empty_paper.toml", dir / "exp.toml");
+  const auto res = mbtest::run_command("cd " + dir.string() + " && " + std::string(MBBENCH_EXE) + " sweep exp.toml --out o");
+  INFO(res.output);
+  CHECK(res.code == 2);
+  CHECK_THAT(res.output, Catch::Contains("exp.toml:2: field 'paper': must name a file"));
+  fs::remove_all(dir);
 }
