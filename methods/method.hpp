@@ -65,6 +65,10 @@ struct MethodInfo {
   bool timing_table = false;       // timed by the timing experiments and the gate
   int timing_max_joints = 255;     // the largest tree it is timed on (O(n) methods: 16383)
   bool timing_reference = false;   // the method timing ratios are taken to (one method)
+  // the tree sizes at which the gate's time signal times this method as the one time test of its
+  // family at that size (docs/usage.md "gate"); the instruction counts cover every method with
+  // timing_table at every size it is timed at
+  std::vector<int> gate_time_joints;
 
   double order() const { return orders.empty() ? 0.0 : orders.front().order; }
 };

@@ -30,6 +30,10 @@ const char* to_string(Status s);
 // bit-identical for the same inputs and build; the provenance is not (date, wall times).
 struct Provenance {
   std::string mbbench, git_commit, compiler, flags, build_type, cpu, date;
+  // the machine beside the CPU's model name: per-core cache sizes ("L1d 32K L1i 32K L2 1024K
+  // L3 32768K", from /sys/devices/system/cpu/cpu0/cache) and its count of cores
+  std::string caches;
+  int cores = 0;
   std::map<std::string, std::string> libraries;  // name -> version
   std::string experiment_hash;  // a sweep's: experiment_hash() of its experiment file ("" otherwise)
 
@@ -43,11 +47,17 @@ struct Provenance {
     v(field("flags", &S::flags));
     v(field("build_type", &S::build_type));
     v(field("cpu", &S::cpu));
+    v(field("caches", &S::caches, Presence::IfSet));
+    v(field("cores", &S::cores, Presence::IfSet));
     v(field("date", &S::date));
     v(field("experiment_hash", &S::experiment_hash, Presence::IfSet));  // a sweep's records only
   }
 };
 Provenance current_provenance();  // of this build and machine, now
+// The machine a time was measured on, as one string: the CPU's model name, its cache sizes and
+// its core count ("AMD EPYC | L1d 32K L1i 32K L2 1024K L3 32768K | 2 cores"). Timings compare
+// only between equal keys (the gate's baselines are keyed by it).
+std::string machine_key(const Provenance& p);
 
 // The experiment a case belongs to (absent for a single `mbbench run`).
 struct ExperimentRef {
@@ -227,7 +237,7 @@ struct GateTiming {
   long reps = 0;
   Status status = Status::Ok;
   std::string failure;
-  double median_s = 0, min_s = 0, max_s = 0;  // wall time per step
+  double median_s = 0, min_s = 0, max_s = 0;  // CPU time per step (reps > 0)
   std::optional<double> ratio, ratio_min, ratio_max;  // to the timing reference, median over the repetitions
   std::vector<double> ratios;                         // the ratio of each repetition (the U test's sample)
   // under cachegrind (gate/gate.hpp): instructions and last-level cache misses per step
@@ -258,8 +268,14 @@ struct GateUnsupported {
     v(field("reason", &GateUnsupported::reason));
   }
 };
+// One machine's time values in a baseline file: the timings of the gate's time signal as measured
+// on the machine `key` (machine_key()) by the build of `commit`.
+struct GateMachine {
+  std::string key, commit, date;
+  std::vector<GateTiming> timing;  // time values only (ratios and CPU times per step)
+};
 struct GateRecord {
-  int schema_version = 3;
+  int schema_version = 4;
   std::vector<std::string> models;
   std::vector<double> h;
   double duration = 0;
@@ -275,6 +291,9 @@ struct GateRecord {
   std::vector<GateCase> cases;
   std::vector<GateUnsupported> unsupported;
   std::vector<GateTiming> timing;
+  // a baseline file's time values, one entry per machine (gate/gate.hpp); its `timing` then holds
+  // the instruction counts alone. Empty in a gate run's own result, whose `timing` holds both.
+  std::vector<GateMachine> machines;
   Provenance provenance;
   double accuracy_seconds = 0, timing_seconds = 0;
 

@@ -391,6 +391,24 @@ std::string csv_cell(const std::string& s) {
 }
 std::string csv_num(double x) { return json(x).dump(); }
 
+json gate_timing_json(const std::vector<GateTiming>& timing) {
+  json tm = json::array();
+  for (const auto& t : timing) {
+    json x = value_json(t);
+    x["joints"] = t.joints;
+    x["status"] = to_string(t.status);
+    if (t.status != Status::Ok) {
+      x["failure"] = t.failure;
+    } else if (t.reps > 0) {
+      x["median_s"] = t.median_s;
+      x["min_s"] = t.min_s;
+      x["max_s"] = t.max_s;
+    }
+    tm.push_back(x);
+  }
+  return tm;
+}
+
 json gate_json(const GateRecord& g) {
   json j;
   j["schema_version"] = g.schema_version;
@@ -411,26 +429,41 @@ json gate_json(const GateRecord& g) {
   json un = json::array();
   for (const auto& u : g.unsupported) un.push_back(value_json(u));
   j["unsupported"] = un;
-  json tm = json::array();
-  for (const auto& t : g.timing) {
-    json x = value_json(t);
-    x["joints"] = t.joints;
-    x["status"] = to_string(t.status);
-    if (t.status != Status::Ok) {
-      x["failure"] = t.failure;
-    } else {
-      x["median_s"] = t.median_s;
-      x["min_s"] = t.min_s;
-      x["max_s"] = t.max_s;
-    }
-    tm.push_back(x);
+  j["timing"] = gate_timing_json(g.timing);
+  if (!g.machines.empty()) {
+    json ms = json::array();
+    for (const auto& m : g.machines) ms.push_back({{"key", m.key}, {"commit", m.commit}, {"date", m.date}, {"timing", gate_timing_json(m.timing)}});
+    j["machines"] = ms;
   }
-  j["timing"] = tm;
   j["provenance"] = provenance_json(g.provenance);
   j["provenance"]["gate_seconds"] = {{"accuracy", g.accuracy_seconds}, {"timing", g.timing_seconds}};
   return j;
 }
 
+}  // namespace
+
+namespace {
+std::vector<GateTiming> gate_timing_from(Reader& rd, const json& tm, const std::string& path) {
+  std::vector<GateTiming> out;
+  for (size_t i = 0; i < tm.size(); ++i) {
+    const std::string p = fmt::format("{}[{}]", path, i);
+    GateTiming t;
+    rd.fields(tm[i], t, p);
+    const long joints = rd.integer(tm[i], "joints", p);
+    if (joints < 1 || joints > 1000000000L) rd.fail(p + ".joints", fmt::format("expected a tree size, got {}", joints));
+    t.joints = static_cast<int>(joints);
+    t.status = status_from(rd, rd.str(tm[i], "status", p));
+    if (t.status != Status::Ok) {
+      t.failure = rd.str(tm[i], "failure", p);
+    } else if (t.reps > 0) {
+      t.median_s = rd.num(tm[i], "median_s", p);
+      t.min_s = rd.num(tm[i], "min_s", p);
+      t.max_s = rd.num(tm[i], "max_s", p);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
 }  // namespace
 
 std::string gate_record_to_json(const GateRecord& g) { return gate_json(g).dump(1) + "\n"; }
@@ -476,23 +509,33 @@ GateRecord gate_record_from_json(const std::string& text, const std::string& fil
     rd.fields(un[i], u, p);
     g.unsupported.push_back(std::move(u));
   }
-  const json& tm = rd.array(j, "timing", "");
-  for (size_t i = 0; i < tm.size(); ++i) {
-    const std::string p = fmt::format("timing[{}]", i);
-    GateTiming t;
-    rd.fields(tm[i], t, p);
-    const long joints = rd.integer(tm[i], "joints", p);
-    if (joints < 1 || joints > 1000000000L) rd.fail(p + ".joints", fmt::format("expected a tree size, got {}", joints));
-    t.joints = static_cast<int>(joints);
-    t.status = status_from(rd, rd.str(tm[i], "status", p));
-    if (t.status != Status::Ok) {
-      t.failure = rd.str(tm[i], "failure", p);
-    } else {
-      t.median_s = rd.num(tm[i], "median_s", p);
-      t.min_s = rd.num(tm[i], "min_s", p);
-      t.max_s = rd.num(tm[i], "max_s", p);
+  g.timing = gate_timing_from(rd, rd.array(j, "timing", ""), "timing");
+  if (j.contains("provenance")) {
+    const json& p = j["provenance"];
+    rd.fields(p, g.provenance, "provenance");
+    if (p.contains("libraries")) {
+      const json& libs = p["libraries"];
+      if (!libs.is_object()) rd.fail("provenance.libraries", "expected an object");
+      for (const auto& [k, v] : libs.items()) g.provenance.libraries[k] = rd.str(libs, k, "provenance.libraries");
     }
-    g.timing.push_back(std::move(t));
+    if (p.contains("gate_seconds")) {
+      g.accuracy_seconds = rd.num(p["gate_seconds"], "accuracy", "provenance.gate_seconds");
+      g.timing_seconds = rd.num(p["gate_seconds"], "timing", "provenance.gate_seconds");
+    }
+  }
+  if (j.contains("machines")) {
+    const json& ms = rd.array(j, "machines", "");
+    for (size_t i = 0; i < ms.size(); ++i) {
+      const std::string p = fmt::format("machines[{}]", i);
+      GateMachine m;
+      m.key = rd.str(ms[i], "key", p);
+      m.commit = rd.str(ms[i], "commit", p);
+      m.date = rd.str(ms[i], "date", p);
+      m.timing = gate_timing_from(rd, rd.array(ms[i], "timing", p), p + ".timing");
+      for (const auto& other : g.machines)
+        if (other.key == m.key) rd.fail(p + ".key", fmt::format("the machine '{}' has two entries", m.key));
+      g.machines.push_back(std::move(m));
+    }
   }
   return g;
 }

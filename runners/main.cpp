@@ -280,7 +280,7 @@ std::vector<std::string> split_list(const std::string& text) {
 struct GateArgs {
   std::string baseline = "results/baselines/gate.json";
   std::string history, against;
-  bool update = false, no_instructions = false;
+  bool update = false, no_instructions = false, which = false;
   std::string methods, models, h, joints;
   double duration = 0;
   int reps = 0;
@@ -308,7 +308,6 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
   }
   cfg.progress = ::isatty(STDERR_FILENO) != 0;
   cfg.instructions = !a.no_instructions;
-  if (!a.against.empty()) return mb::gate_ab(cfg, a.against, std::cout);
   std::optional<mb::GateRecord> base;
   if (fs::exists(a.baseline)) {
     std::ifstream in(a.baseline);
@@ -319,14 +318,44 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
       if (!a.update) throw;
       std::cerr << "mbbench: note: the old baseline is not readable (" << e.what() << "); writing a new one\n";
     }
-  } else if (!a.update) {
+  } else if (!a.update && a.against.empty()) {
     throw mb::InputError(a.baseline, 0, "baseline", "no such file; make one with mbbench gate --update");
   }
+  // the baseline as this machine sees it: its own time values, if it has an entry
+  const std::string machine = mb::machine_key(mb::current_provenance());
+  const mb::GateMachine* entry = nullptr;
+  std::optional<mb::GateRecord> view;
+  if (base) view = mb::baseline_for_machine(*base, machine, &entry);
+  if (a.which) {
+    std::cout << "machine: " << machine << "\n";
+    std::cout << "baseline: " << a.baseline << (base ? "" : " (none)") << "\n";
+    if (base) {
+      std::cout << "commit: " << base->provenance.git_commit << "\n";
+      std::cout << "entry: " << (entry ? "yes (commit " + entry->commit + ", " + entry->date + ")" : std::string("no")) << "\n";
+      for (const auto& m : base->machines) std::cout << "machines: " << m.key << " (commit " << m.commit << ", " << m.date << ")\n";
+    }
+    return 0;
+  }
+  // the time signal: against this machine's entry, A/B against another build, or not gated
+  cfg.time = a.update || (entry && a.against.empty());
+  if (!a.against.empty() && !base) cfg.models.clear();  // A/B alone: nothing to compare accuracy with
   const mb::GateRecord now = mb::run_gate(cfg);
+  mb::GateComparison c;
+  if (view) c = mb::compare_gate(*view, now);
+  if (!a.against.empty()) {
+    mb::compare_ab(mb::gate_ab(cfg, a.against, !base), a.against, c);
+  } else if (!a.update && !entry) {
+    std::string known;
+    for (const auto& m : base->machines) known += fmt::format("{}'{}'", known.empty() ? "" : ", ", m.key);
+    c.notes.push_back(fmt::format("time not gated: the baseline has no time values of this machine '{}' (it has {}); "
+                                  "time it A/B against a build of the baseline's commit {} with --against (scripts/gate-ci.sh)",
+                                  machine, known.empty() ? "none" : known, base->provenance.git_commit));
+  } else if (entry) {
+    c.notes.push_back(fmt::format("time against this machine's baseline (commit {}, {})", entry->commit, entry->date));
+  }
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   int rc = 0;
-  if (base) {
-    mb::GateComparison c = mb::compare_gate(*base, now);
+  if (view || !a.against.empty()) {
     std::cout << mb::gate_text(c);
     if (!a.update && c.regressions > 0) rc = 1;
   }
@@ -336,9 +365,13 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
     if (!h.flush()) throw mb::Error(fmt::format("gate: cannot append to the history {}", a.history));
   }
   if (a.update) {
-    mb::write_file_atomic(a.baseline, mb::gate_record_to_json(now));
-    std::cout << fmt::format("gate: wrote the baseline {} ({} cases, {} timings){}\n", a.baseline, now.cases.size(),
-                             now.timing.size(), base ? "; the table above is what changed against the previous one" : "");
+    std::vector<std::string> notes;
+    const mb::GateRecord next = mb::updated_baseline(base, now, notes);
+    for (const auto& n : notes) std::cout << "note: " << n << "\n";
+    mb::write_file_atomic(a.baseline, mb::gate_record_to_json(next));
+    std::cout << fmt::format("gate: wrote the baseline {} ({} cases, {} instruction counts; time of machine '{}', {} machine(s) in all){}\n",
+                             a.baseline, next.cases.size(), next.timing.size(), machine, next.machines.size(),
+                             base ? "; the table above is what changed against the previous one" : "");
   }
   std::cout << fmt::format("gate: {}{} in {:.1f} s (accuracy {:.1f} s, timing {:.1f} s)\n",
                            a.update ? "updated" : (rc ? "FAILED" : "passed"),
@@ -441,7 +474,9 @@ int main(int argc, char** argv) {
   auto* gate_reps = gate->add_option("--timing-reps", gate_args.reps, "timing repetitions (default 15)");
   gate->add_flag("--no-instructions", gate_args.no_instructions, "do not count instructions under cachegrind");
   gate->add_option("--history", gate_args.history, "append this run's values as one JSON line to FILE");
-  gate->add_option("--against", gate_args.against, "A/B: time this binary against OTHER_MBBENCH, interleaved (no baseline)");
+  gate->add_option("--against", gate_args.against,
+                   "time A/B: this binary against OTHER_MBBENCH (a build of the baseline's commit), interleaved; a slower method fails");
+  gate->add_flag("--which", gate_args.which, "print this machine's key and the baseline's machines and commit, and exit");
   std::string trend_file, trend_out;
   auto* trend = app.add_subcommand("trend", "an HTML page of a gate history's values over commits, with change points");
   trend->add_option("history", trend_file, "history file of mbbench gate --history")->required();

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 #include "analysis/analysis.hpp"
@@ -52,6 +53,9 @@ mb::GateConfig quick(std::vector<std::string> methods) {
 }
 
 const std::string kQuick = "--models pendulum10 --duration 2 --timing-joints none";
+
+// this test binary, which answers the gate's children with the test-only methods
+std::string self_exe() { return fs::read_symlink("/proc/self/exe").string(); }
 
 }  // namespace
 
@@ -482,11 +486,187 @@ TEST_CASE("gate --history appends one JSON line per run, which trend reads", "[g
 }
 
 TEST_CASE("A/B of two builds: both timed interleaved, a verdict per method", "[gate][timing]") {
-  // the same binary on both sides: each method gets a line with both medians and a verdict
-  auto r = mbtest::run_cli(fmt::format("gate --against {} --methods GC4 --timing-joints 15 --timing-reps 9", MBBENCH_EXE));
+  // the same binary on both sides, no baseline file: each method gets a row with both medians and
+  // a verdict, and the instruction counts of both builds where counted
+  fs::path d = mbtest::temp_dir("gate_ab");
+  auto r = mbtest::run_cli(fmt::format("gate --baseline {} --against {} --methods GC4 --timing-joints 15 --timing-reps 9",
+                                       (d / "none.json").string(), MBBENCH_EXE));
   INFO(r.output);
   CHECK(r.code == 0);
-  CHECK(r.output.find("GC4 tree:joints=15") != std::string::npos);
-  CHECK(r.output.find("this/other x") != std::string::npos);
+  CHECK(r.output.find("time A/B  GC4 tree:joints=15") != std::string::npos);
+  CHECK(r.output.find("signals that gated: time A/B against") != std::string::npos);
   CHECK(r.output.find("not timed") == std::string::npos);
+}
+
+namespace {
+
+// a baseline of GC4 and linear on 15 joints whose time values are those of machine `key`
+mb::GateRecord keyed_baseline(const std::string& key, bool instructions = false) {
+  mb::GateConfig cfg;
+  cfg.models = {"pendulum10"};
+  cfg.duration = 2;
+  cfg.timing_joints = {15};
+  cfg.timing_reps = 2;
+  cfg.methods = {mb::timing_reference_name(), "GC4"};
+  cfg.instructions = instructions;
+  std::vector<std::string> notes;
+  mb::GateRecord b = mb::updated_baseline(std::nullopt, mb::run_gate(cfg), notes);
+  REQUIRE(b.machines.size() == 1);
+  b.machines[0].key = key;
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("baselines keyed by machine: time gates only on a machine with an entry", "[gate]") {
+  const std::string here = mb::machine_key(mb::current_provenance());
+  // the key names the CPU, its caches and its cores
+  CHECK(here.find(" | ") != std::string::npos);
+  CHECK(here.find(" cores") != std::string::npos);
+  const mb::GateRecord mine = keyed_baseline(here), foreign = keyed_baseline("Some Other CPU | L1d 48K L2 2048K | 8 cores");
+  const mb::GateMachine* entry = nullptr;
+  const mb::GateRecord a = mb::baseline_for_machine(mine, here, &entry);
+  REQUIRE(entry);
+  bool timed = false;
+  for (const auto& t : a.timing) timed = timed || t.ratio.has_value();
+  CHECK(timed);
+  const mb::GateRecord b = mb::baseline_for_machine(foreign, here, &entry);
+  CHECK(!entry);
+  for (const auto& t : b.timing) CHECK(!t.ratio);
+  // the baseline file round trip keeps the machines
+  const mb::GateRecord back = mb::gate_record_from_json(mb::gate_record_to_json(foreign), "round trip");
+  REQUIRE(back.machines.size() == 1);
+  CHECK(back.machines[0].key == foreign.machines[0].key);
+  CHECK(mb::gate_record_to_json(back) == mb::gate_record_to_json(foreign));
+  // a duplicated machine is refused, naming the field
+  mb::GateRecord twice = foreign;
+  twice.machines.push_back(twice.machines[0]);
+  CHECK_THROWS_WITH(mb::gate_record_from_json(mb::gate_record_to_json(twice), "b.json"), Catch::Contains("machines[1].key"));
+
+  // the CLI on a baseline without this machine: accuracy gates, time is said not to
+  fs::path d = mbtest::temp_dir("gate_keyed");
+  const std::string file = (d / "b.json").string();
+  {
+    std::ofstream out(file);
+    out << mb::gate_record_to_json(foreign);
+  }
+  const std::string args = " --baseline " + file + " --methods " + mb::timing_reference_name() +
+                           ",GC4 --models pendulum10 --duration 2 --timing-joints 15 --timing-reps 2 --no-instructions";
+  auto w = mbtest::run_cli("gate --which --baseline " + file);
+  INFO(w.output);
+  CHECK(w.output.find("machine: " + here) != std::string::npos);
+  CHECK(w.output.find("entry: no") != std::string::npos);
+  auto r = mbtest::run_cli("gate" + args);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK(r.output.find("time not gated: the baseline has no time values of this machine") != std::string::npos);
+  CHECK(r.output.find("signals that gated: accuracy (6 cases)") != std::string::npos);
+  CHECK(r.output.find("time against the baseline") == std::string::npos);
+  // --update adds this machine's entry beside the other's (the counts did not move) ...
+  auto u = mbtest::run_cli("gate --update" + args);
+  INFO(u.output);
+  REQUIRE(u.code == 0);
+  auto w2 = mbtest::run_cli("gate --which --baseline " + file);
+  INFO(w2.output);
+  CHECK(w2.output.find("entry: yes") != std::string::npos);
+  CHECK(w2.output.find("machines: Some Other CPU") != std::string::npos);
+  // ... and then time gates here
+  auto t = mbtest::run_cli("gate" + args);
+  INFO(t.output);
+  CHECK(t.code == 0);
+  CHECK(t.output.find("time against the baseline (1 tests)") != std::string::npos);
+}
+
+TEST_CASE("gate --update drops other machines' time when the instruction counts moved", "[gate]") {
+  mb::GateRecord old;
+  mb::GateTiming counted;
+  counted.method = "GC4";
+  counted.joints = 63;
+  counted.instructions = 1e6;
+  old.timing = {counted};
+  mb::GateMachine other;
+  other.key = "Other | caches | 4 cores";
+  other.commit = "abc";
+  mb::GateTiming timed = counted;
+  timed.instructions.reset();
+  timed.reps = 3;
+  timed.ratio = 1.5;
+  timed.ratios = {1.4, 1.5, 1.6};
+  other.timing = {timed};
+  old.machines = {other};
+  mb::GateRecord run;
+  run.provenance = mb::current_provenance();
+  mb::GateTiming now = timed;
+  now.instructions = 1.005e6;  // within the tolerance: the other machine's time stays
+  run.timing = {now};
+  std::vector<std::string> notes;
+  mb::GateRecord kept = mb::updated_baseline(old, run, notes);
+  CHECK(notes.empty());
+  REQUIRE(kept.machines.size() == 2);
+  // the shared part holds the counts alone; this machine's entry the time
+  REQUIRE(kept.timing.size() == 1);
+  CHECK(kept.timing[0].instructions == 1.005e6);
+  CHECK(!kept.timing[0].ratio);
+  run.timing[0].instructions = 1.05e6;  // +5 %: the code the other machine timed is gone
+  mb::GateRecord dropped = mb::updated_baseline(old, run, notes);
+  REQUIRE(dropped.machines.size() == 1);
+  CHECK(dropped.machines[0].key == mb::machine_key(run.provenance));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("dropped the time baseline of machine 'Other | caches | 4 cores' (commit abc)") != std::string::npos);
+  CHECK(notes[0].find("GC4 at 63 joints +5.00 %") != std::string::npos);
+}
+
+TEST_CASE("A/B fails the gate on a stall that adds no instructions", "[gate][timing]") {
+  // test-stall10 with a stall of 50 % of GC4's step (dependent loads through 64 MiB) against GC4
+  // itself, both in children of this binary, interleaved: the stall is slower beyond x1.05
+  mb::GateConfig cfg;
+  cfg.timing_joints = {15};
+  cfg.timing_reps = 15;
+  const std::string stalled = "test-stall10:method=GC4,percent=50";
+  const auto ab = mb::gate_ab_cases(cfg, self_exe(), {{stalled, "GC4", 15}, {"GC4", "GC4", 15}}, false);
+  mb::GateComparison c;
+  mb::compare_ab(ab, "GC4", c);
+  const std::string out = mb::gate_text(c);
+  INFO(out);
+  CHECK(c.regressions == 1);
+  CHECK(out.find("time A/B  " + stalled + " tree:joints=15") != std::string::npos);
+  CHECK(out.find("REGRESSION (slower") != std::string::npos);
+}
+
+TEST_CASE("the A/B goal: a 10 % stall of GC4 or LM4 fails, the unchanged methods pass", "[.gate-goals]") {
+  // docs/usage.md "gate": the gate's default time cases, each against itself, with
+  // test-stall10 (a 10 % memory stall calibrated in wall time) of GC4 at 63 and 255 joints and of
+  // LM4 at 63 joints beside them, in MBBENCH_GOAL_RUNS runs (default 10); a regression of an
+  // unchanged case is a false alarm
+  const char* env = std::getenv("MBBENCH_GOAL_RUNS");
+  const int runs = env ? std::atoi(env) : 10;
+  mb::GateConfig cfg;
+  std::vector<mb::AbCase> cases;
+  for (const auto& [m, j] : mb::gate_cases(cfg).time) cases.push_back({m, m, j});
+  const std::vector<mb::AbCase> stalls = {{"test-stall10:method=GC4", "GC4", 63}, {"test-stall10:method=GC4", "GC4", 255},
+                                          {"test-stall10:method=LM4", "LM4", 63}};
+  cases.insert(cases.end(), stalls.begin(), stalls.end());
+  std::map<std::string, int> found;
+  int false_alarms = 0, alarm_runs = 0;
+  for (int r = 0; r < runs; ++r) {
+    mb::GateComparison c;
+    mb::compare_ab(mb::gate_ab_cases(cfg, self_exe(), cases, false), "this binary", c);
+    int here = 0;
+    for (const auto& row : c.rows) {
+      const bool stall = row.kase.rfind("test-stall10", 0) == 0;
+      if (stall || row.regression) std::cout << fmt::format("run {} {}: {} -> {} {}\n", r + 1, row.kase, row.baseline, row.now, row.verdict);
+      if (stall && row.regression) ++found[row.kase];
+      if (!stall && row.regression) ++here;
+    }
+    false_alarms += here;
+    if (here) ++alarm_runs;
+  }
+  for (const auto& s : stalls) {
+    const std::string kase = fmt::format("{} tree:joints={}", s.self, s.joints);
+    std::cout << fmt::format("{}: found in {} of {} runs\n", kase, found[kase], runs);
+  }
+  std::cout << fmt::format("unchanged cases: {} false alarm(s) in {} of {} runs\n", false_alarms, alarm_runs, runs);
+  CHECK(found["test-stall10:method=GC4 tree:joints=63"] + found["test-stall10:method=GC4 tree:joints=255"] > 0);
+  CHECK(found["test-stall10:method=LM4 tree:joints=63"] == runs);
+  CHECK(alarm_runs == 0);
 }

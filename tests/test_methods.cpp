@@ -8,6 +8,9 @@
 #include <optional>
 #include <thread>
 
+#include <cstdint>
+#include <vector>
+
 #include <time.h>
 
 #include "bench/harness.hpp"
@@ -19,12 +22,13 @@ using namespace mb;
 
 namespace {
 
-enum class Kind { Bias, Fail, Sleep, Slow10, Spin };
+enum class Kind { Bias, Fail, Sleep, Slow10, Spin, Stall10 };
 
 class TestMethod final : public Method {
  public:
-  TestMethod(Kind k, long iterations) : kind_(k), info_(describe(k)), iterations_(iterations) {
-    inner_ = make_method(k == Kind::Sleep ? "linear:tol_p=1e-6,tol_v=1e-6" : "GC4");
+  TestMethod(Kind k, long iterations, std::string inner = "GC4", double percent = 10)
+      : kind_(k), info_(describe(k)), iterations_(iterations), inner_name_(inner), stall_percent_(percent) {
+    inner_ = make_method(k == Kind::Sleep ? "linear:tol_p=1e-6,tol_v=1e-6" : inner);
     calibrated_ = slow_percent() > 0;
   }
   static MethodInfo describe(Kind k) {
@@ -52,6 +56,16 @@ class TestMethod final : public Method {
         i.timing_table = true;  // timed and counted like GC4
         i.timing_max_joints = find_method("GC4")->info.timing_max_joints;
         break;
+      case Kind::Stall10:
+        i.name = "test-stall10";
+        i.description = "test only: a method with a memory stall after each step (dependent loads that miss every cache), "
+                        "calibrated at init in wall time to a percent (10) of the method's step; few instructions";
+        i.timing_table = true;
+        i.timing_max_joints = find_method("GC4")->info.timing_max_joints;
+        i.supports = find_method("GC4")->info.supports;
+        i.options = {OptionInfo::choice("method", "GC4", "the method slowed", {"GC4", "LM4"}),
+                     OptionInfo::number("percent", "10", "the stall per step, percent of the method's step", 0, 1000)};
+        break;
       case Kind::Spin:
         i.name = "test-gc4-spin";
         i.description = "test only: GC4 with a busy loop of a given number of iterations after each step (instructions)";
@@ -62,7 +76,7 @@ class TestMethod final : public Method {
     }
     return i;
   }
-  double slow_percent() const { return kind_ == Kind::Slow10 ? 10 : 0; }
+  double slow_percent() const { return kind_ == Kind::Slow10 ? 10 : kind_ == Kind::Stall10 ? stall_percent_ : 0; }
   const MethodInfo& info() const override { return info_; }
 
  private:
@@ -106,8 +120,56 @@ class TestMethod final : public Method {
     }
     iterations_ = std::lround(slow_percent() / 100 * (fastest / kWindow) / loop);
   }
+  // A chain of dependent loads through a random cycle of 64 MiB (twice the largest last-level
+  // cache here): each load waits for memory, so the chain stalls the core for a time that grows with
+  // its length while executing about 3 instructions per load. One cycle per process, read only.
+  static const std::vector<uint32_t>& chase_cycle() {
+    static const std::vector<uint32_t> next = [] {
+      const uint32_t n = 1u << 24;  // 16 M entries of 4 bytes
+      std::vector<uint32_t> order(n), nx(n);
+      for (uint32_t i = 0; i < n; ++i) order[i] = i;
+      uint64_t x = 88172645463325252ULL;
+      for (uint32_t i = n - 1; i > 0; --i) {  // Fisher-Yates with xorshift64
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        std::swap(order[i], order[x % (i + 1)]);
+      }
+      for (uint32_t i = 0; i < n; ++i) nx[order[i]] = order[(i + 1) % n];
+      return nx;
+    }();
+    return next;
+  }
+  void stall(long loads) {
+    const auto& next = chase_cycle();
+    uint32_t at = chase_;
+    for (long i = 0; i < loads; ++i) at = next[at];
+    chase_ = at;
+  }
+  static double wall_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+  // the stall's loads per step: `percent` (10) of the inner method's step in wall time (the fastest window of
+  // 4 steps through the timing harness), each load's time the fastest of 15 probes
+  void calibrate_stall(const Model& model) {
+    StepTimer timer(model, inner_name_, 1.0 / 30);
+    timer.restart();
+    constexpr int kWindow = 4;
+    double fastest = 0, total = 0;
+    for (int w = 0; w < 5 || total < 0.03; ++w) {
+      const double t = timer.window(kWindow);
+      fastest = w == 0 ? t : std::min(fastest, t);
+      total += t;
+    }
+    constexpr long kProbe = 20000;
+    double load = 0;
+    for (int r = 0; r < 15; ++r) {
+      const double t0 = wall_now();
+      stall(kProbe);
+      const double t = (wall_now() - t0) / kProbe;
+      load = r == 0 ? t : std::min(load, t);
+    }
+    iterations_ = std::lround(slow_percent() / 100 * (fastest / kWindow) / load);
+  }
   void do_init(const Model& model, const State& state) override {
-    if (calibrated_ && iterations_ < 0) calibrate(model);
+    if (kind_ == Kind::Stall10 && iterations_ < 0) calibrate_stall(model);
+    if (kind_ != Kind::Stall10 && calibrated_ && iterations_ < 0) calibrate(model);
     if (kind_ == Kind::Bias) {
       biased_ = model;
       biased_->gravity *= 1 + 1e-3;
@@ -132,6 +194,10 @@ class TestMethod final : public Method {
         inner_->step(model, state, h, stats);
         spin(iterations_);
         break;
+      case Kind::Stall10:
+        inner_->step(model, state, h, stats);
+        stall(iterations_);
+        break;
     }
   }
   Kind kind_;
@@ -141,6 +207,9 @@ class TestMethod final : public Method {
   bool calibrated_ = false;  // Slow10: the loop is calibrated at the first init
   long iterations_ = -1;             // the loop per step (Slow10: -1 until calibrated)
   unsigned long sink_ = 1;
+  std::string inner_name_;
+  double stall_percent_ = 10;
+  uint32_t chase_ = 0;
 };
 
 }  // namespace
@@ -148,6 +217,7 @@ class TestMethod final : public Method {
 namespace {
 template <Kind K>
 std::unique_ptr<Method> make_test_method(const Spec& s) {
+  if constexpr (K == Kind::Stall10) return std::make_unique<TestMethod>(K, -1, s.get_string("method", "GC4"), s.get_double("percent", 10));
   return std::make_unique<TestMethod>(K, K == Kind::Spin ? s.get_int("iterations", 0) : -1);
 }
 template <Kind K>
@@ -157,11 +227,12 @@ MethodEntry entry() {
 }  // namespace
 
 std::vector<MethodEntry> test_method_entries() {
-  return {entry<Kind::Bias>(), entry<Kind::Fail>(), entry<Kind::Sleep>(), entry<Kind::Slow10>(), entry<Kind::Spin>()};
+  return {entry<Kind::Bias>(), entry<Kind::Fail>(), entry<Kind::Sleep>(), entry<Kind::Slow10>(), entry<Kind::Spin>(), entry<Kind::Stall10>()};
 }
 
 bool is_gate_test_method(const std::string& name) {
-  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep" || name == "test-gc4-slow10" || name == "test-gc4-spin";
+  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep" || name == "test-gc4-slow10" || name == "test-gc4-spin" ||
+         name == "test-stall10";
 }
 
 }  // namespace mbtest

@@ -9,6 +9,9 @@
 //   test-gc4-spin:iterations=N  GC4 with a busy loop of N iterations after each step: a fixed
 //                  number of instructions, which a test calibrates under cachegrind (the
 //                  instruction detection goal)
+//   test-stall10:method=GC4|LM4  the method with a memory stall after each step (dependent loads
+//                  through 64 MiB), calibrated at init in wall time to 10 % of its step: slower
+//                  by 10 % with a few hundred instructions more per step (the A/B goal)
 #pragma once
 #include <vector>
 

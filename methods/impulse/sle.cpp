@@ -19,6 +19,7 @@ MethodInfo SleMethod::describe() {
                                          {"block", "dense", "cholmod"}));
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver (a loop's); solver=cholmod scales to 16383
+  i.gate_time_joints = {63, 255};
   return i;
 }
 

@@ -593,6 +593,7 @@ MethodInfo describe_mujoco() {
   MethodInfo i;
   i.name = "mujoco";
   i.family = "peer";
+  i.gate_time_joints = {63};  // the adapters' shared translation and state copy
   i.version = fmt::format("MuJoCo {}", mj_versionString());
   i.description = "MuJoCo (libmujoco-dev): reduced coordinates (a tree of MuJoCo bodies compiled from MJCF in memory), "
                   "semi-implicit Euler or RK4; loops closed by its (soft) equality constraints; contacts as its (soft) geom pairs; at most 96 bodies deep";

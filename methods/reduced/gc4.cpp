@@ -18,6 +18,7 @@ MethodInfo Gc4::describe() {
   i.fixed_step = true;
   i.timing_table = true;
   i.timing_max_joints = 16383;
+  i.gate_time_joints = {63, 255};
   return i;
 }
 
