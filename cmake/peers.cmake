@@ -3,7 +3,7 @@
 # that defaults to whether it was found and, when on, the adapter methods/peers/<engine>.cpp, its
 # library and the definitions MBBENCH_WITH_<ENGINE> and MBBENCH_<ENGINE>_VERSION. Every engine
 # becomes one row of the generated peers_table.inc (MBBENCH_PEER(engine) when built,
-# MBBENCH_PEER_OFF(engine, "why") when not), which the registry (methods/registry.cpp), the
+# MBBENCH_PEER_OFF(engine, "why") when not), which the registry (methods/registry/registry.cpp), the
 # adapters' declarations (methods/peers/peers.hpp) and the "not built" list (peers_not_built) read:
 # adding an engine is its find, its line here and its adapter file.
 find_package(PkgConfig QUIET)

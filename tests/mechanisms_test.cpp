@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "models/catalog.hpp"
 #include "models/kinematics.hpp"
 #include "models/scene.hpp"

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 #include "models/urdf.hpp"
 #include "models/kinematics.hpp"
 #include "sim/run_case.hpp"

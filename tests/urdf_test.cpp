@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cli_util.hpp"
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 #include "models/catalog.hpp"
 #include "models/scene.hpp"
 #include "models/urdf.hpp"
