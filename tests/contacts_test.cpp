@@ -16,8 +16,8 @@
 #include "methods/solvers/linear_solver.hpp"
 #include "models/catalog.hpp"
 #include "models/collision.hpp"
+#include "models/formats/scene.hpp"
 #include "models/kinematics.hpp"
-#include "models/scene.hpp"
 #include "sim/run_case.hpp"
 #include "test_util.hpp"
 

@@ -8,8 +8,8 @@
 
 #include "methods/constraints/constraint_system.hpp"
 #include "models/catalog.hpp"
+#include "models/formats/scene.hpp"
 #include "models/kinematics.hpp"
-#include "models/scene.hpp"
 #include "test_util.hpp"
 
 namespace {

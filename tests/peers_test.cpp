@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "methods/peers/translation.hpp"
-#include "models/urdf.hpp"
+#include "models/formats/urdf.hpp"
 #include "models/kinematics.hpp"
 #include "sim/run_case.hpp"
 #include "test_methods.hpp"

@@ -1,4 +1,4 @@
-#include "models/scene.hpp"
+#include "models/formats/scene.hpp"
 
 #include <cmath>
 #include <fcntl.h>
@@ -24,8 +24,8 @@
 #include "core/name_index.hpp"
 #include "core/toml_reader.hpp"
 #include "models/kinematics.hpp"
-#include "models/scene_lines.hpp"
-#include "models/scene_split.hpp"
+#include "models/formats/scene_lexer.hpp"
+#include "models/formats/scene_split.hpp"
 
 namespace mb {
 
@@ -40,7 +40,7 @@ const char* bad_name_char(const std::string& s) {
 }
 
 // Eigen-typed fields on top of the shared TableReader (core/toml_reader.hpp) or a LineTable
-// (scene_lines.hpp: the same interface and messages); a key is a literal, which a LineTable reads
+// (scene_lexer.hpp: the same interface and messages); a key is a literal, which a LineTable reads
 // as a string_view (no std::string made for it)
 template <class R>
 Vec3 vec3(const R& r, const char* key) {
@@ -656,7 +656,7 @@ class LexAhead {
 };
 
 // The parts path: the model, or nothing when the file must be parsed whole. A part goes through the
-// line reader (scene_lines.hpp) when it reads every line of it, else through toml++; either way its
+// line reader (scene_lexer.hpp) when it reads every line of it, else through toml++; either way its
 // bodies are read first, then its joints, torques and springs, as toml++ groups a document's
 // arrays of tables.
 std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const SceneCounts& counts, const std::string& file,

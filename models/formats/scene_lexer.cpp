@@ -1,4 +1,4 @@
-#include "models/scene_lines.hpp"
+#include "models/formats/scene_lexer.hpp"
 
 #include <array>
 #include <charconv>
@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/scene_split.hpp"
+#include "models/formats/scene_split.hpp"
 
 namespace mb {
 
