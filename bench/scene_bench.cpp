@@ -1,7 +1,7 @@
 // Scene loading over the model size: the time to parse and check a scene file of a chain of N
 // point masses on rods, N = 10^4, 10^5, 10^6, and its peak memory (the process's maximum resident
 // set, read from /proc/self/status after each size). load_scene reads the file as mbbench does
-// (the line reader, models/scene_lines.hpp), load_scene_toml through toml++ part by part, and
+// (the line reader, models/formats/scene_lexer.hpp), load_scene_toml through toml++ part by part, and
 // build_chain builds and checks the same model in memory (the catalog's chain:n=N), the yardstick
 // of a loader.
 // Run: build/release/bench/scene_bench [--benchmark_filter=...]
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "models/catalog.hpp"
-#include "models/scene.hpp"
+#include "models/formats/scene.hpp"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/tree_solver.hpp"
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/solvers/tree_solver.hpp"
 #include "models/catalog.hpp"
 
 namespace {

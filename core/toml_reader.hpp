@@ -24,7 +24,7 @@ class TableReader {
  public:
   // ctx prefixes field names in messages ("body[2]" -> "body[2].mass"); valid lists the keys
   // line_offset: added to the lines toml++ reports, for a table parsed from a part of a file that
-  // starts after line_offset lines (models/scene.cpp reads large scenes in parts)
+  // starts after line_offset lines (models/formats/scene_reader.cpp reads large scenes in parts)
   TableReader(const toml::table& t, std::string file, std::string ctx, const std::vector<std::string>& valid,
               int line_offset = 0);
 

@@ -7,7 +7,6 @@
 #include <numeric>
 
 #include "core/error.hpp"
-#include "methods/common/constraint_system.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -58,27 +57,6 @@ unsigned model_features(const Model& model) {
     if (!(std::max(e.pos, e.rot) <= kBrokenJointTolerance)) f |= kBrokenJoints;
   }
   return f;
-}
-
-long redundant_constraints(const Model& model) {
-  ConstraintSystem cs(model);
-  cs.update(model, initial_state(model));
-  return cs.redundant_rows();
-}
-
-std::string unsupported_reason(const MethodInfo& info, const Model& model) {
-  unsigned features = model_features(model);
-  // only a loop can make rows dependent (a tree's joints constrain independent relative motions);
-  // the rank is computed only when it decides whether the method runs
-  long redundant = 0;
-  if ((features & kLoops) && (info.supports & kLoops) && !(info.supports & kRedundant) &&
-      (redundant = redundant_constraints(model)) > 0)
-    features |= kRedundant;
-  const unsigned missing = features & ~info.supports;
-  if (!missing) return "";
-  std::string why = fmt::format("{} does not support {} (it supports: {})", info.name, features_text(missing), features_text(info.supports));
-  if (redundant > 0) why += fmt::format("; the model has {} redundant constraint rows", redundant);
-  return why;
 }
 
 void Method::init(const Model& model, const State& state) {

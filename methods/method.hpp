@@ -1,5 +1,5 @@
 // The Method interface (docs/method-notes.md). A method is created from a spec string by the registry
-// (methods/registry.cpp), initialised once from a Model and its initial State, then stepped.
+// (methods/registry/registry.cpp), initialised once from a Model and its initial State, then stepped.
 // Every method, whatever its internal coordinates, leaves the Cartesian State of every body
 // after each step, so every metric works with every method.
 #pragma once
@@ -76,10 +76,9 @@ struct MethodInfo {
 // Why `info` cannot run a model with `features` (empty: it can).
 // Empty when the method runs on the model, else why not. kRedundant is decided here, by the rank
 // of the constraints at the initial state (redundant_constraints), when it matters: for a method
-// that supports loops but not redundant constraints, on a model with a loop.
+// that supports loops but not redundant constraints, on a model with a loop. Defined with the
+// registry (methods/registry/support.cpp), above the constraint system it asks for the rank.
 std::string unsupported_reason(const MethodInfo& info, const Model& model);
-// Constraint rows minus their rank at the initial state (methods/common/constraint_system.hpp).
-long redundant_constraints(const Model& model);
 
 class Method {
  public:
@@ -105,7 +104,7 @@ struct MethodEntry {
 };
 
 const std::vector<MethodEntry>& method_registry();
-// The built-in methods, sorted by name (methods/registry.cpp: one line per method).
+// The built-in methods, sorted by name (methods/registry/registry.cpp: one line per method).
 std::vector<MethodEntry> builtin_methods();
 
 // Adds a method to the registry at run time (the test binary registers its example method this

@@ -1,15 +1,10 @@
 #include "models/catalog.hpp"
-#include "models/mjcf.hpp"
-#include "models/urdf.hpp"
 
 #include <filesystem>
-
-#include "models/scene.hpp"
 
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "core/io.hpp"
 
 namespace mb {
 
@@ -122,20 +117,6 @@ Joint ball_joint(const std::string& name, int a, const Vec3& anchor_a, int b, co
   j.anchor_a = anchor_a;
   j.anchor_b = anchor_b;
   return j;
-}
-
-bool is_scene_path(const std::string& text) {
-  return (text.size() > 5 && text.compare(text.size() - 5, 5, ".toml") == 0) || is_file(text);
-}
-
-Model load_model(const std::string& text, const std::string& source, int line) {
-  if (is_urdf_spec(text)) return load_urdf(text, source, line);
-  if (is_mjcf_spec(text)) return load_mjcf(text, source, line);
-  if (is_scene_path(text)) {
-    if (!is_file(text)) throw InputError(source, line, "model", fmt::format("no scene file '{}'", text));
-    return read_scene(text);
-  }
-  return build_model(text, source, line);
 }
 
 Model build_model(const std::string& text, const std::string& source, int line) {

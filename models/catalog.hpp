@@ -23,7 +23,8 @@ const std::vector<ModelEntry>& model_catalog();
 
 // Builds a catalog model; throws InputError listing the valid names/options on a bad spec.
 Model build_model(const std::string& spec, const std::string& source = "command line", int line = 0);
-// A catalog spec or the path of a scene file (ends in .toml or names a file): the model.
+// A catalog spec or the path of a scene file (ends in .toml or names a file): the model. Defined
+// with the file formats it reads (models/formats/load_model.cpp).
 Model load_model(const std::string& spec_or_path, const std::string& source = "command line", int line = 0);
 bool is_scene_path(const std::string& text);
 

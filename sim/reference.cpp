@@ -9,7 +9,7 @@
 
 #include "core/error.hpp"
 #include "methods/method.hpp"
-#include "models/scene.hpp"
+#include "models/formats/scene.hpp"
 #include "sim/driver.hpp"
 
 namespace mb {

@@ -12,7 +12,7 @@
 #include "core/error.hpp"
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
-#include "models/scene.hpp"
+#include "models/formats/scene.hpp"
 #include "sim/reference.hpp"
 
 namespace mb {

@@ -12,7 +12,7 @@
 #include <Eigen/Dense>
 
 #include "core/toml.hpp"
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "methods/method.hpp"
 #include "models/catalog.hpp"
 #include "models/kinematics.hpp"

@@ -2,14 +2,20 @@
 //   - no method name in C++ outside methods/ and tests/: every stage asks the registry;
 //   - no metric name as a string literal outside metrics/ and tests/: every stage uses the
 //     metric registry's constants (metrics/registry.hpp) or asks it;
-//   - one direction of dependency: a stage includes only the stages before it.
+//   - one direction of dependency: a stage includes only the stages before it;
+//   - the same inside every folder: its rooms (subfolders, and its own files as the room ".")
+//     include each other without a cycle, and in methods/ and models/ only the rooms before them
+//     in the order below.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "methods/method.hpp"
 #include "metrics/registry.hpp"
@@ -23,6 +29,14 @@ const fs::path kRoot = fs::path(MBBENCH_TEST_DATA) / ".." / "..";
 // the stages, in order; a stage may include itself and any stage to its left (core first)
 const std::vector<std::string> kStages = {"core",     "records",     "models", "methods", "metrics", "sim",    "bench",
                                           "analysis", "experiments", "sweep",  "report",  "gate",    "runners"};
+
+// The rooms of a folder, in order: a file includes only from its own room and the rooms to its
+// left. "." is the folder's own files (methods/method.hpp: the base every room builds on).
+const std::map<std::string, std::vector<std::string>> kRooms = {
+    {"methods", {".", "bodies", "constraints", "solvers", "contacts", "forces", "impulse", "lagrange", "higher_order",
+                 "reduced", "peers", "registry"}},
+    {"models", {".", "formats", "catalog"}},
+};
 
 std::vector<fs::path> sources(const std::string& folder) {
   std::vector<fs::path> v;
@@ -69,6 +83,100 @@ long literals_outside(const std::string& home, const std::set<std::string>& name
   return count;
 }
 
+// The includes of the project's own headers ("stage/...") in a file's code, in order.
+std::vector<std::string> includes_of(const fs::path& file) {
+  std::vector<std::string> v;
+  const std::string inc = "#include \"";
+  std::istringstream code(code_of(file));
+  for (std::string line; std::getline(code, line);) {
+    if (line.rfind(inc, 0) != 0) continue;
+    const size_t end = line.find('"', inc.size());
+    if (end != std::string::npos) v.push_back(line.substr(inc.size(), end - inc.size()));
+  }
+  return v;
+}
+
+// One include of one file: the file (relative to the root) and the included path.
+struct Include {
+  std::string file, header;
+};
+
+// The violations inside every folder below `root`'s `stages` (each a message naming the file and
+// the include): an include between two rooms of a folder that closes a cycle of its rooms, and, in
+// a folder of `orders`, an include of a later room or a room missing from the order.
+std::vector<std::string> room_violations(const fs::path& root, const std::vector<std::string>& stages,
+                                         const std::map<std::string, std::vector<std::string>>& orders) {
+  // every file of the stages with its includes of files inside the stages
+  std::vector<std::pair<std::string, std::vector<std::string>>> files;
+  std::set<std::string> folders;
+  for (const auto& stage : stages) {
+    if (!fs::exists(root / stage)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / stage)) {
+      const fs::path rel = e.path().lexically_relative(root);
+      if (e.is_directory()) folders.insert(rel.generic_string());
+      if (!e.is_regular_file() || (e.path().extension() != ".cpp" && e.path().extension() != ".hpp")) continue;
+      std::vector<std::string> own;
+      for (const auto& h : includes_of(e.path()))
+        if (std::find(stages.begin(), stages.end(), h.substr(0, h.find('/'))) != stages.end()) own.push_back(h);
+      files.emplace_back(rel.generic_string(), own);
+    }
+    folders.insert(stage);
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<std::string> out;
+  for (const auto& folder : folders) {
+    const std::string prefix = folder + "/";
+    // the room of a path inside `folder`: its first component below it, "." for the folder's own files
+    auto room = [&](const std::string& path) -> std::string {
+      const std::string rest = path.substr(prefix.size());
+      const size_t slash = rest.find('/');
+      return slash == std::string::npos ? "." : rest.substr(0, slash);
+    };
+    std::set<std::string> rooms;
+    std::map<std::pair<std::string, std::string>, std::vector<Include>> edges;  // (from, to) -> the includes
+    for (const auto& [file, headers] : files) {
+      if (file.rfind(prefix, 0) != 0) continue;
+      const std::string from = room(file);
+      rooms.insert(from);
+      for (const auto& h : headers) {
+        if (h.rfind(prefix, 0) != 0) continue;
+        const std::string to = room(h);
+        rooms.insert(to);
+        if (to != from) edges[{from, to}].push_back({file, h});
+      }
+    }
+    // cycles: an edge from -> to closes one when `to` reaches `from`
+    std::map<std::string, std::set<std::string>> reach;
+    for (const auto& [e, _] : edges) reach[e.first].insert(e.second);
+    for (bool grew = true; grew;) {
+      grew = false;
+      for (auto& [r, to] : reach) {
+        const std::set<std::string> now = to;
+        for (const auto& t : now)
+          for (const auto& u : reach[t]) grew |= to.insert(u).second;
+      }
+    }
+    for (const auto& [e, incs] : edges)
+      if (reach[e.second].count(e.first))
+        for (const auto& i : incs)
+          out.push_back(i.file + " includes " + i.header + ": a cycle between the rooms " + e.first + " and " + e.second +
+                        " of " + folder + "/");
+    // the order, where one is given
+    const auto order = orders.find(folder);
+    if (order == orders.end()) continue;
+    std::map<std::string, size_t> rank;
+    for (size_t i = 0; i < order->second.size(); ++i) rank[order->second[i]] = i;
+    for (const auto& r : rooms)
+      if (!rank.count(r)) out.push_back(prefix + r + " is a room of " + folder + "/ missing from its order (kRooms)");
+    for (const auto& [e, incs] : edges)
+      if (rank.count(e.first) && rank.count(e.second) && rank[e.second] > rank[e.first])
+        for (const auto& i : incs)
+          out.push_back(i.file + " includes " + i.header + ": the room " + e.first + " of " + folder +
+                        "/ includes the later room " + e.second);
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("architecture: no method name in C++ outside methods/ and tests/", "[architecture]") {
@@ -111,4 +219,45 @@ TEST_CASE("architecture: each stage includes only itself and the stages before i
       }
     }
   CHECK(bad == 0);
+}
+
+TEST_CASE("architecture: inside every folder, rooms include earlier rooms only and form no cycle", "[architecture]") {
+  const std::vector<std::string> v = room_violations(kRoot, kStages, kRooms);
+  for (const auto& m : v) UNSCOPED_INFO(m);
+  CHECK(v.empty());
+  // the orders name rooms that exist
+  for (const auto& [folder, rooms] : kRooms)
+    for (const auto& r : rooms) {
+      INFO(folder << "/" << r);
+      CHECK((r == "." || fs::is_directory(kRoot / folder / r)));
+    }
+}
+
+TEST_CASE("architecture: the room check names the file and the include of an upward include and a cycle", "[architecture]") {
+  const fs::path root = fs::temp_directory_path() / ("mbbench_rooms_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write = [&](const std::string& path, const std::string& text) {
+    fs::create_directories((root / path).parent_path());
+    std::ofstream(root / path) << text;
+  };
+  write("m/base.hpp", "#pragma once\n");
+  write("m/base.cpp", "#include \"m/base.hpp\"\n#include \"m/low/low.hpp\"\n");  // up from "."
+  write("m/low/low.hpp", "#include \"m/base.hpp\"\n#include \"m/high/high.hpp\"\n");  // up, and a cycle
+  write("m/high/high.hpp", "#include \"m/low/low.hpp\"  // back down\n");
+  write("m/high/deep/x.hpp", "#include \"m/high/y.hpp\"\n");
+  write("m/high/y.hpp", "#include \"m/high/deep/x.hpp\"\n");  // a cycle inside m/high/
+  write("m/new/n.hpp", "// #include \"m/high/high.hpp\" (a comment)\n");
+  const std::vector<std::string> v = room_violations(root, {"m"}, {{"m", {".", "low", "high"}}});
+  fs::remove_all(root);
+  std::string all;
+  for (const auto& m : v) all += m + "\n";
+  INFO(all);
+  auto has = [&](const std::string& s) { return all.find(s) != std::string::npos; };
+  CHECK(has("m/base.cpp includes m/low/low.hpp: a cycle between the rooms . and low of m/"));
+  CHECK(has("m/base.cpp includes m/low/low.hpp: the room . of m/ includes the later room low"));
+  CHECK(has("m/low/low.hpp includes m/high/high.hpp: the room low of m/ includes the later room high"));
+  CHECK(has("m/high/high.hpp includes m/low/low.hpp: a cycle between the rooms high and low of m/"));
+  CHECK(has("m/high/y.hpp includes m/high/deep/x.hpp: a cycle between the rooms . and deep of m/high/"));
+  CHECK(has("m/new is a room of m/ missing from its order (kRooms)"));
+  CHECK(v.size() == 9);
 }

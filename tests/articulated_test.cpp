@@ -15,7 +15,7 @@
 #include "methods/reduced/aba.hpp"
 #include "methods/reduced/crba.hpp"
 #include "models/kinematics.hpp"
-#include "models/urdf.hpp"
+#include "models/formats/urdf.hpp"
 #include "sim/run_case.hpp"
 #include "planar_chain.hpp"
 #include "test_util.hpp"

@@ -1,4 +1,4 @@
-// The block Cholesky solver of A = J M^-1 J^T (methods/common/block_cholesky.cpp, `sle`'s default):
+// The block Cholesky solver of A = J M^-1 J^T (methods/solvers/block_cholesky.cpp, `sle`'s default):
 // on trees it solves A x = b as the dense LDL^T does, to round-off; where the joints close a loop
 // it is the dense LDL^T, bit for bit.
 #include <catch2/catch.hpp>
@@ -9,8 +9,8 @@
 
 #include <Eigen/Dense>
 
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/linear_solver.hpp"
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/solvers/linear_solver.hpp"
 #include "models/catalog.hpp"
 #include "test_util.hpp"
 

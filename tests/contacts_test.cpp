@@ -10,14 +10,14 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/contacts.hpp"
-#include "methods/common/linear_solver.hpp"
+#include "methods/contacts/contacts.hpp"
 #include "methods/impulse/impulse_method.hpp"
 #include "methods/method.hpp"
+#include "methods/solvers/linear_solver.hpp"
 #include "models/catalog.hpp"
 #include "models/collision.hpp"
+#include "models/formats/scene.hpp"
 #include "models/kinematics.hpp"
-#include "models/scene.hpp"
 #include "sim/run_case.hpp"
 #include "test_util.hpp"
 

@@ -14,10 +14,10 @@
 #include "core/error.hpp"
 #include "methods/method.hpp"
 #include "models/catalog.hpp"
+#include "models/formats/mjcf.hpp"
+#include "models/formats/scene.hpp"
+#include "models/formats/urdf.hpp"
 #include "models/kinematics.hpp"
-#include "models/mjcf.hpp"
-#include "models/scene.hpp"
-#include "models/urdf.hpp"
 #include "test_util.hpp"
 
 namespace {

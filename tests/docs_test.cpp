@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 #include "cli_util.hpp"
 
 namespace fs = std::filesystem;

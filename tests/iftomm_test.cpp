@@ -9,7 +9,7 @@
 
 #include <Eigen/Core>
 
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "methods/method.hpp"
 #include "models/catalog.hpp"
 #include "models/kinematics.hpp"

@@ -7,7 +7,7 @@
 #include <boost/numeric/odeint/stepper/runge_kutta4_classic.hpp>
 #include <catch2/catch.hpp>
 
-#include "methods/common/free_motion.hpp"
+#include "methods/bodies/free_motion.hpp"
 #include "methods/impulse/impulse_method.hpp"
 #include "methods/impulse/methods.hpp"
 #include "metrics/observer.hpp"

@@ -4,7 +4,7 @@
 // moving (the first velocity correction removes what the joints forbid).
 #include <catch2/catch.hpp>
 
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "models/kinematics.hpp"
 #include "test_util.hpp"
 

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/linear_solver.hpp"
 #include "methods/lagrange/acceleration.hpp"
+#include "methods/solvers/linear_solver.hpp"
 #include "models/kinematics.hpp"
 #include "sim/run_case.hpp"
 #include "test_util.hpp"

@@ -7,10 +7,10 @@
 #include <Eigen/Dense>
 
 #include "core/error.hpp"
-#include "methods/common/body_split.hpp"
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/linear_solver.hpp"
+#include "methods/constraints/body_split.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "methods/method.hpp"
+#include "methods/solvers/linear_solver.hpp"
 #include "models/catalog.hpp"
 #include "sim/run_case.hpp"
 #include "test_util.hpp"

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "models/catalog.hpp"
+#include "models/formats/scene.hpp"
 #include "models/kinematics.hpp"
-#include "models/scene.hpp"
 #include "test_util.hpp"
 
 namespace {

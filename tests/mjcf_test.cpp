@@ -1,4 +1,4 @@
-// MJCF import (models/mjcf.cpp) against MuJoCo itself: the same file loaded natively through
+// MJCF import (models/formats/mjcf.cpp) against MuJoCo itself: the same file loaded natively through
 // MuJoCo's API gives the masses, frames, joints and the joint-space mass matrix the import must
 // reproduce; a free-floating import falls exactly; what the Model cannot hold is refused or listed.
 #include <catch2/catch.hpp>
@@ -21,9 +21,9 @@
 #include "methods/reduced/tree_kinematics.hpp"
 #include "methods/reduced/tree_model.hpp"
 #include "models/catalog.hpp"
-#include "models/mjcf.hpp"
-#include "models/scene.hpp"
-#include "models/urdf.hpp"
+#include "models/formats/mjcf.hpp"
+#include "models/formats/scene.hpp"
+#include "models/formats/urdf.hpp"
 #include "test_util.hpp"
 
 #ifdef MBBENCH_WITH_MUJOCO

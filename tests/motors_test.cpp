@@ -12,8 +12,8 @@
 #include "core/error.hpp"
 #include "core/spec.hpp"
 #include "methods/method.hpp"
+#include "models/formats/scene.hpp"
 #include "models/kinematics.hpp"
-#include "models/scene.hpp"
 
 namespace {
 

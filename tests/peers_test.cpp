@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "methods/peers/common.hpp"
-#include "models/urdf.hpp"
+#include "methods/peers/translation.hpp"
+#include "models/formats/urdf.hpp"
 #include "models/kinematics.hpp"
 #include "sim/run_case.hpp"
 #include "test_methods.hpp"

@@ -11,9 +11,9 @@
 
 #include "core/error.hpp"
 #include "models/catalog.hpp"
-#include "models/scene.hpp"
-#include "models/scene_lines.hpp"
-#include "models/scene_split.hpp"
+#include "models/formats/scene.hpp"
+#include "models/formats/scene_lexer.hpp"
+#include "models/formats/scene_split.hpp"
 
 namespace {
 

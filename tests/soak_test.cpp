@@ -29,8 +29,8 @@
 #include "core/error.hpp"
 #include "methods/method.hpp"
 #include "models/catalog.hpp"
+#include "models/formats/scene.hpp"
 #include "models/model.hpp"
-#include "models/scene.hpp"
 #include "sim/run_case.hpp"
 #include "test_methods.hpp"
 

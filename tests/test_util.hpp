@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "methods/method.hpp"
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 #include "core/error.hpp"
 #include "models/catalog.hpp"
 #include "sim/driver.hpp"

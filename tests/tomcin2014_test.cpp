@@ -13,7 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/toml.hpp"
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "methods/method.hpp"
 #include "models/catalog.hpp"
 #include "records/record.hpp"

@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/tree_solver.hpp"
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/solvers/tree_solver.hpp"
 #include "models/catalog.hpp"
 #include "models/model.hpp"
 #include "test_util.hpp"

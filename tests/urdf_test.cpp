@@ -1,4 +1,4 @@
-// URDF import (models/urdf.cpp, docs/robots.md): the merge of fixed links (mass, centre of mass and
+// URDF import (models/formats/urdf.cpp, docs/robots.md): the merge of fixed links (mass, centre of mass and
 // inertia against a hand computation), the spec options, the errors of bad files (here through
 // the library; tests/bad_input_test.cpp runs the files of tests/data/bad/urdf/ through the CLI),
 // a floating robot in free fall, and the robots of tests/data/robots/ in GC4 against ref and in
@@ -9,10 +9,10 @@
 #include <string>
 
 #include "cli_util.hpp"
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 #include "models/catalog.hpp"
-#include "models/scene.hpp"
-#include "models/urdf.hpp"
+#include "models/formats/scene.hpp"
+#include "models/formats/urdf.hpp"
 #include "test_util.hpp"
 
 namespace {

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/stopwatch.hpp"
 #include "methods/higher_order/weights.hpp"
 #include "methods/impulse/methods.hpp"
+#include "methods/stopwatch.hpp"
 
 namespace mb {
 

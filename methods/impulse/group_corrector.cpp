@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/stopwatch.hpp"
+#include "methods/stopwatch.hpp"
 
 namespace mb {
 

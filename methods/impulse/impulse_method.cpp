@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/stopwatch.hpp"
+#include "methods/stopwatch.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {

@@ -20,12 +20,12 @@
 
 #include <Eigen/Core>
 
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/contacts.hpp"
-#include "methods/common/free_motion.hpp"
-#include "methods/common/implicit_springs.hpp"
-#include "methods/common/linear_solver.hpp"
+#include "methods/bodies/free_motion.hpp"
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/contacts/contacts.hpp"
+#include "methods/forces/implicit_springs.hpp"
 #include "methods/method.hpp"
+#include "methods/solvers/linear_solver.hpp"
 
 namespace mb {
 
@@ -45,7 +45,7 @@ struct ImpulseOptions {
   // contacts, the preview adds the new pairs; false = every contact from the preview
   bool contacts_from_start = true;
   // the springs' forces: false = at the start of the step, held over it (explicit); true = the
-  // linearly implicit tensions of ImplicitSprings (methods/common/implicit_springs.hpp)
+  // linearly implicit tensions of ImplicitSprings (methods/forces/implicit_springs.hpp)
   bool implicit_springs = false;
   // > 0 (anytime, schmitt2003 s.3: "the loop can be interrupted at any time"): every correction
   // phase stops after this many sweeps and the step goes on with the error reached (recorded as the

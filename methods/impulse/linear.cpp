@@ -4,8 +4,8 @@
 // init into acyclic parts (split_acyclic: a spanning forest, then the remaining joints), each
 // solved by its own O(n) factorisation; the parts are iterated (block Gauss-Seidel) until every
 // joint is within tolerance (s.5).
-#include "methods/common/tree_solver.hpp"
 #include "methods/impulse/methods.hpp"
+#include "methods/solvers/tree_solver.hpp"
 
 namespace mb {
 

@@ -50,8 +50,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/free_motion.hpp"
-#include "methods/common/stopwatch.hpp"
+#include "methods/bodies/free_motion.hpp"
+#include "methods/stopwatch.hpp"
 #include "models/collision.hpp"
 #include "methods/impulse/methods.hpp"
 

@@ -12,7 +12,7 @@
 // Options (tomcin2014's names): eps_T, eps_P (the joint-correction tolerance, per joint as for every
 // impulse method), eps_V (the velocity correction's), max_iterations (the paper uses 50, and 500 for
 // the Peaucellier linkage), spectrum (lambda_max / lambda_min of A every step, for Figure 3),
-// split (body splitting, s.5: methods/common/body_split.hpp); ours: velocity_floor
+// split (body splitting, s.5: methods/constraints/body_split.hpp); ours: velocity_floor
 // (ImpulseOptions::velocity_floor: the velocity rows of redundant constraints agree only to the
 // order of the joint errors).
 #include <cstdlib>
@@ -20,7 +20,7 @@
 
 #include <fmt/format.h>
 
-#include "methods/common/body_split.hpp"
+#include "methods/constraints/body_split.hpp"
 #include "methods/impulse/methods.hpp"
 
 namespace mb {

@@ -25,10 +25,10 @@
 
 #include <Eigen/Core>
 
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/free_motion.hpp"
-#include "methods/common/linear_solver.hpp"
+#include "methods/bodies/free_motion.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "methods/method.hpp"
+#include "methods/solvers/linear_solver.hpp"
 
 namespace mb {
 

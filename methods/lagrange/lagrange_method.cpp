@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/stopwatch.hpp"
 #include "methods/impulse/impulse_method.hpp"
 #include "methods/lagrange/acceleration.hpp"
+#include "methods/stopwatch.hpp"
 
 namespace mb {
 
@@ -22,7 +22,7 @@ namespace {
 const std::pair<const char*, LinearSolverFactory> kSolvers[] = {
     {"lu", make_lu_solver},            // dense A, partial-pivot LU: bender2007's "Lagrange"
     {"cholmod", make_cholmod_solver},  // sparse A, CHOLMOD Cholesky (AMD ordering)
-    {"baraff", make_tree_solver},      // Baraff's O(n) LDL^T of H = [M -J^T; -J 0] (methods/common/tree_solver.hpp)
+    {"baraff", make_tree_solver},      // Baraff's O(n) LDL^T of H = [M -J^T; -J 0] (methods/solvers/tree_solver.hpp)
 };
 
 enum class Stab { None, Baumgarte, V, VD };
@@ -370,7 +370,7 @@ std::unique_ptr<Method> Lagrange::make(const Spec& s) {
 
 MethodEntry Lagrange::alias(const std::string& name, const std::string& expansion, const std::string& source,
                             const std::string& description, std::vector<DeclaredOrder> orders) {
-  const Spec e = Spec::parse("lagrange:" + expansion, "method", "methods/registry.cpp");
+  const Spec e = Spec::parse("lagrange:" + expansion, "method", "methods/registry/registry.cpp");
   e.check_options(describe().options);
   const Stab stab = pick(kStabs, "stab", e.get_string("stab", "baumgarte"), name);
   MethodInfo i;

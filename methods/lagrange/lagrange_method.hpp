@@ -21,7 +21,7 @@
 //  - solver=lu|cholmod  the LinearSolver for the multipliers and the impulse corrections.
 //  - form=half_squared|length|squared  the rods' constraint function (default half_squared: it
 //    reproduces the schmitt2005 LM4 table; length gives 0.8x its factors).
-// The paper names are registered aliases (methods/registry.cpp): one line each via alias().
+// The paper names are registered aliases (methods/registry/registry.cpp): one line each via alias().
 #pragma once
 #include <memory>
 #include <string>

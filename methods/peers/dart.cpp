@@ -40,8 +40,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/peers/common.hpp"
 #include "methods/peers/peers.hpp"
+#include "methods/peers/translation.hpp"
 #include "models/collision.hpp"
 #include "models/kinematics.hpp"
 

@@ -2,7 +2,7 @@
 // engine (Debian package), steps it and writes the Cartesian State back after every step. One file
 // per engine (methods/peers/<engine>.cpp), built when CMake finds the engine's package
 // (MBBENCH_WITH_<ENGINE>); the registry lists the ones built, `mbbench list` the others with why
-// (peers_not_built, methods/peers/common.hpp), both from the one table cmake/peers.cmake writes.
+// (peers_not_built, methods/peers/translation.hpp), both from the one table cmake/peers.cmake writes.
 // The engine's headers stay in its file.
 #pragma once
 #include <memory>

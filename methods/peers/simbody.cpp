@@ -23,7 +23,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 #include "models/collision.hpp"
 #include "methods/peers/peers.hpp"
 

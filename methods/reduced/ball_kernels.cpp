@@ -2,7 +2,7 @@
 
 #include <type_traits>
 
-#include "methods/common/lanes.hpp"
+#include "methods/bodies/lanes.hpp"
 
 namespace mb {
 

@@ -1,7 +1,7 @@
 // The ball joints' kernels of the tree algorithms (S = [R; 0]): their kinematics, pass 2 and pass
 // 3 in world-aligned joint axes, and the quaternion rates, on a number type T: double for one link
 // (link[0]), Eigen::Array2d for two (link[0], link[1]: ball joints on one parent, one per SSE2
-// lane; methods/common/lanes.hpp) with the same bits as one at a time where the compiler forms no
+// lane; methods/bodies/lanes.hpp) with the same bits as one at a time where the compiler forms no
 // fused multiply-add (the x86-64 SSE2 build of the presets).
 //
 // A ball joint passes on an articulated inertia [0 0; 0 K] and a bias force (0, f): no moment

@@ -19,8 +19,8 @@
 
 #include <Eigen/Core>
 
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/free_motion.hpp"
+#include "methods/bodies/free_motion.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "methods/lagrange/acceleration.hpp"
 #include "models/model.hpp"
 

@@ -1,7 +1,7 @@
 // Forward kinematics of a TreeModel (tree_model.hpp) into its TreeData, and the Cartesian state
 // from the reduced one.
 //
-// Spatial algebra in world-aligned coordinates (methods/common/spatial.hpp), each link's
+// Spatial algebra in world-aligned coordinates (methods/bodies/spatial.hpp), each link's
 // quantities referred to its own point o_i (the joint point; the COM for a free root; a slider's
 // moving joint point on the child) so that every number stays of the size of a link, however far
 // the link is from the world origin (a chain of 16383 rods reaches 16 km). Spatial inertia of a

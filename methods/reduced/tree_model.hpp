@@ -60,7 +60,7 @@
 #pragma once
 #include <vector>
 
-#include "methods/common/spatial.hpp"
+#include "methods/bodies/spatial.hpp"
 #include "models/model.hpp"
 
 namespace mb {

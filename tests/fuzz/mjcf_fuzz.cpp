@@ -1,5 +1,5 @@
 // Fuzz target: MJCF text through MuJoCo's parser and compiler (mj_loadXML reads a file: the input
-// is written to a file of this process first) and our importer (models/mjcf.cpp), with and without
+// is written to a file of this process first) and our importer (models/formats/mjcf.cpp), with and without
 // contacts; a model that imports must write as a scene and read back to the same text.
 #include <unistd.h>
 
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "models/mjcf.hpp"
-#include "models/scene.hpp"
+#include "models/formats/mjcf.hpp"
+#include "models/formats/scene.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string path = "/tmp/mbbench-mjcf-fuzz-" + std::to_string(::getpid()) + ".xml";

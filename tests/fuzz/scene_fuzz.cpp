@@ -1,5 +1,5 @@
-// Fuzz target: the scene reader (models/scene_reader.cpp), and the writer on what it accepts: a scene
-// that reads must write and read back to the same text. The line reader (models/scene_lines.hpp)
+// Fuzz target: the scene reader (models/formats/scene_reader.cpp), and the writer on what it accepts: a scene
+// that reads must write and read back to the same text. The line reader (models/formats/scene_lexer.hpp)
 // and toml++ must agree: the same model read either way, or an error either way (a file with
 // several errors may be refused for another of them first: the line reader checks the head's
 // [model] before the parts' syntax; tests/scene_test.cpp requires the same error on single faults).
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_common.hpp"
-#include "models/scene.hpp"
+#include "models/formats/scene.hpp"
 
 namespace {
 // the model's text, or "error"

@@ -1,11 +1,11 @@
-// Fuzz target: URDF text through liburdfdom and our importer (models/urdf.cpp), with both base
+// Fuzz target: URDF text through liburdfdom and our importer (models/formats/urdf.cpp), with both base
 // options and the collision shapes; a robot that imports must write as a scene and read back to
 // the same text.
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
-#include "models/scene.hpp"
-#include "models/urdf.hpp"
+#include "models/formats/scene.hpp"
+#include "models/formats/urdf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = mbfuzz::text_of(data, size);

@@ -18,7 +18,7 @@ namespace mb {
 
 Model read_scene(const std::string& path);
 // How parse_scene reads a file's [[body]], [[joint]], [[torque]] and [[spring]] tables: `lines`
-// through the line reader where it reads every line of a part (models/scene_lines.hpp), else
+// through the line reader where it reads every line of a part (models/formats/scene_lexer.hpp), else
 // toml++ part by part; `toml_parts` toml++ part by part; `toml_whole` toml++ on the whole file.
 // All three give the same model and the same error (tests/scene_test.cpp); the default is the
 // fastest, the others are there for the tests.

@@ -20,7 +20,7 @@
 #pragma once
 #include <vector>
 
-#include "methods/common/free_motion.hpp"
+#include "methods/bodies/free_motion.hpp"
 #include "methods/method.hpp"
 #include "models/collision.hpp"
 
@@ -46,7 +46,7 @@ class ArticulationCoupling {
   // The joints' response to body velocity changes: dV holds one change per column, [v; w] of body k
   // in rows 6k..6k+5 (a particle's w rows ignored). Fills PhiDV = J dV (joint rows x columns), the
   // joint rows' velocity change, and Y = A^-1 PhiDV: the joint impulses -Y cancel it, and the change
-  // left is dV - M^-1 J^T Y (force elements, methods/common/implicit_springs.hpp). False when
+  // left is dV - M^-1 J^T Y (force elements, methods/forces/implicit_springs.hpp). False when
   // nothing couples.
   virtual bool joint_response(const Eigen::MatrixXd& dV, Eigen::MatrixXd& PhiDV, Eigen::MatrixXd& Y) = 0;
 };

@@ -22,7 +22,7 @@
 #include <Eigen/Dense>
 
 #include "core/error.hpp"
-#include "methods/common/linear_solver.hpp"
+#include "methods/solvers/linear_solver.hpp"
 
 namespace mb {
 

@@ -1,4 +1,4 @@
-#include "models/urdf.hpp"
+#include "models/formats/urdf.hpp"
 
 #include <fmt/format.h>
 

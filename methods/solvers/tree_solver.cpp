@@ -1,4 +1,4 @@
-#include "methods/common/tree_solver.hpp"
+#include "methods/solvers/tree_solver.hpp"
 
 #include <algorithm>
 #include <cmath>

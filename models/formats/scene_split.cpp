@@ -1,4 +1,4 @@
-#include "models/scene_split.hpp"
+#include "models/formats/scene_split.hpp"
 
 namespace mb {
 

@@ -21,8 +21,8 @@
 #include <Eigen/Dense>
 #include <Eigen/SparseCholesky>
 
-#include "methods/common/contacts.hpp"
-#include "methods/common/free_motion.hpp"
+#include "methods/bodies/free_motion.hpp"
+#include "methods/contacts/contacts.hpp"
 
 namespace mb {
 

@@ -1,4 +1,4 @@
-#include "methods/peers/common.hpp"
+#include "methods/peers/translation.hpp"
 
 #include <algorithm>
 #include <deque>

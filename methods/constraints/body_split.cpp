@@ -1,4 +1,4 @@
-#include "methods/common/body_split.hpp"
+#include "methods/constraints/body_split.hpp"
 
 #include <fmt/format.h>
 

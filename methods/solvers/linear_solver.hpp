@@ -8,7 +8,7 @@
 
 #include <Eigen/Core>
 
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 
 namespace mb {
 
@@ -55,7 +55,7 @@ std::unique_ptr<LinearSolver> make_dense_solver();    // dense A, Eigen LDL^T (O
 // A by blocks (a joint with its motors one block, at most 6 rows), Cholesky in the minimum-degree
 // order of the blocks: leaves first, a body's clique of joints last (O(n) on a tree of bounded
 // degree); where the joints close a loop (A may be singular), or a pivot is not positive, the
-// dense LDL^T (methods/common/block_cholesky.cpp)
+// dense LDL^T (methods/solvers/block_cholesky.cpp)
 std::unique_ptr<LinearSolver> make_block_solver();
 std::unique_ptr<LinearSolver> make_lu_solver();       // dense A, Eigen partial-pivot LU (O(n^3))
 // dense A, Eigen's complete orthogonal decomposition: the minimum-norm least-squares solution, exact

@@ -1,4 +1,4 @@
-#include "models/scene.hpp"
+#include "models/formats/scene.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 //   force   X^T = [1 rx; 0 1]:   back from o + r to o, (n + r x f, f)
 //   inertia X^T I X:             an inertia at o + r expressed at o
 // The one home of these types and operations: the reduced-coordinate tree (methods/reduced/) and
-// the constraint system (methods/common/constraint_system.hpp) both include it.
+// the constraint system (methods/constraints/constraint_system.hpp) both include it.
 #pragma once
 #include <Eigen/Core>
 

@@ -1,4 +1,4 @@
-#include "methods/common/contacts.hpp"
+#include "methods/contacts/contacts.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <Eigen/Dense>
 
-#include "methods/common/constraint_system.hpp"
-#include "methods/common/stopwatch.hpp"
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/stopwatch.hpp"
 
 namespace mb {
 

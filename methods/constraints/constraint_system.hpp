@@ -37,7 +37,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 
-#include "methods/common/spatial.hpp"
+#include "methods/bodies/spatial.hpp"
 #include "models/kinematics.hpp"
 #include "models/model.hpp"
 
@@ -208,6 +208,9 @@ class ConstraintSystem {
     return (b.body[0] < 0 || body_dim_[b.body[0]] == 6) && (b.body[1] < 0 || body_dim_[b.body[1]] == 6);
   }
 };
+
+// Constraint rows minus their rank at the initial state (redundant_rows() of the model's system).
+long redundant_constraints(const Model& model);
 
 template <class F>
 void ConstraintSystem::for_each_coupling(F&& f) const {

@@ -1,4 +1,4 @@
-#include "models/mjcf.hpp"
+#include "models/formats/mjcf.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "methods/common/implicit_springs.hpp"
+#include "methods/forces/implicit_springs.hpp"
 
 
 #include "core/error.hpp"

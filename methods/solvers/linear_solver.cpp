@@ -1,4 +1,4 @@
-#include "methods/common/linear_solver.hpp"
+#include "methods/solvers/linear_solver.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
-#include "methods/common/tree_solver.hpp"
+#include "methods/solvers/tree_solver.hpp"
 
 namespace mb {
 

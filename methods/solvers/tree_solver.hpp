@@ -60,7 +60,7 @@
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
 
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 #include "models/model.hpp"
 
 namespace mb {

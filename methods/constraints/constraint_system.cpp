@@ -1,4 +1,4 @@
-#include "methods/common/constraint_system.hpp"
+#include "methods/constraints/constraint_system.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -586,6 +586,12 @@ long ConstraintSystem::redundant_rows() const {
   Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr;
   qr.compute(A);
   return nrows_ - static_cast<long>(qr.rank());
+}
+
+long redundant_constraints(const Model& model) {
+  ConstraintSystem cs(model);
+  cs.update(model, initial_state(model));
+  return cs.redundant_rows();
 }
 
 void ConstraintSystem::assemble_sparse_lower(Eigen::SparseMatrix<double>& A) const {

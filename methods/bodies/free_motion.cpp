@@ -1,4 +1,4 @@
-#include "methods/common/free_motion.hpp"
+#include "methods/bodies/free_motion.hpp"
 
 #include <array>
 #include <cmath>
@@ -6,7 +6,7 @@
 
 #include <boost/numeric/odeint/stepper/runge_kutta4_classic.hpp>
 
-#include "methods/common/lanes.hpp"
+#include "methods/bodies/lanes.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {

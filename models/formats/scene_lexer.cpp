@@ -1,14 +1,15 @@
-#include "models/scene_lines.hpp"
+#include "models/formats/scene_lexer.hpp"
 
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <new>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "models/scene_split.hpp"
+#include "models/formats/scene_split.hpp"
 
 namespace mb {
 
@@ -336,6 +337,51 @@ std::vector<double> LineTable::numbers(std::string_view key, size_t expect) cons
   v.reserve(a.count);
   for (size_t i = 0; i < a.count; ++i) v.push_back(number(element(a, i), key));
   return v;
+}
+
+LexAhead::~LexAhead() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  worker_.join();
+}
+
+const LexedPart* LexAhead::get(size_t k) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [&] { return lexed_ > k; });
+  const Slot& s = slots_[k % kSlots];
+  return s.ok ? &s.part : nullptr;
+}
+
+void LexAhead::done(size_t k) {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    built_ = k + 1;
+  }
+  cv_.notify_all();
+}
+
+void LexAhead::run() {
+  for (size_t k = 1; k < parts_.size(); ++k) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cv_.wait(lock, [&] { return stop_ || k < built_ + kSlots; });
+      if (stop_) return;
+    }
+    Slot& s = slots_[k % kSlots];
+    try {
+      s.ok = lex_part(parts_[k].text, parts_[k].line_offset, s.part);
+    } catch (const std::bad_alloc&) {
+      s.ok = false;  // toml++ reads the part on the builder's thread (and meets the shortage there)
+    }
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      lexed_ = k + 1;
+    }
+    cv_.notify_all();
+  }
 }
 
 }  // namespace mb

@@ -1,0 +1,25 @@
+// Whether a method runs on a model: the features the model needs against the ones the method
+// supports, with the rank of the constraints where it decides (declared in methods/method.hpp).
+#include <fmt/format.h>
+
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/method.hpp"
+
+namespace mb {
+
+std::string unsupported_reason(const MethodInfo& info, const Model& model) {
+  unsigned features = model_features(model);
+  // only a loop can make rows dependent (a tree's joints constrain independent relative motions);
+  // the rank is computed only when it decides whether the method runs
+  long redundant = 0;
+  if ((features & kLoops) && (info.supports & kLoops) && !(info.supports & kRedundant) &&
+      (redundant = redundant_constraints(model)) > 0)
+    features |= kRedundant;
+  const unsigned missing = features & ~info.supports;
+  if (!missing) return "";
+  std::string why = fmt::format("{} does not support {} (it supports: {})", info.name, features_text(missing), features_text(info.supports));
+  if (redundant > 0) why += fmt::format("; the model has {} redundant constraint rows", redundant);
+  return why;
+}
+
+}  // namespace mb
