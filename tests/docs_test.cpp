@@ -4,14 +4,18 @@
 // - docs/usage.md names every subcommand and every option that `mbbench SUBCOMMAND --help` lists;
 // - README.md is a front door of at most 12 KB that names every registered method, catalog model
 //   and metric;
-// - every relative link of README.md and docs/*.md resolves to a file of the repository, and
-//   nothing points outside it.
+// - every relative link of README.md and docs/**/*.md resolves to a file of the repository, and
+//   nothing points outside it;
+// - no page of docs/ is over 40 KB, docs/ holds at most 300 KB, and no line of docs/ or README.md
+//   tells history ("round N", "issue N", "used to"): the docs give the current state.
 #include <catch2/catch.hpp>
 
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -120,13 +124,13 @@ TEST_CASE("docs: README.md is a short front door that names every method, model 
 
 TEST_CASE("docs: every link resolves inside the repository and nothing points outside it", "[docs]") {
   std::vector<fs::path> pages = {kRoot / "README.md"};
-  for (const auto& e : fs::directory_iterator(kRoot / "docs"))
-    if (e.path().extension() == ".md") pages.push_back(e.path());
+  for (const auto& e : fs::recursive_directory_iterator(kRoot / "docs"))
+    if (e.is_regular_file() && e.path().extension() == ".md") pages.push_back(e.path());
   REQUIRE(pages.size() >= 10);
   const fs::path root = fs::weakly_canonical(kRoot);
   for (const auto& page : pages) {
     const std::string text = read(page);
-    INFO(page.filename().string());
+    INFO(fs::relative(page, root).string());
     // the development workspace's folder beside the checkout, spelled in two parts so that this
     // test itself names no path outside the repository
     const std::string workspace = std::string("..") + "/" + "shared";
@@ -147,4 +151,41 @@ TEST_CASE("docs: every link resolves inside the repository and nothing points ou
       CHECK(rel.rfind("..", 0) != 0);
     }
   }
+}
+
+TEST_CASE("docs: no page over 40 KB, docs within 300 KB, and no history in any line", "[docs]") {
+  constexpr std::uintmax_t kPageMax = 40 * 1024;
+  constexpr std::uintmax_t kTotalMax = 300 * 1024;
+  const fs::path root = fs::weakly_canonical(kRoot);
+  std::vector<fs::path> files = {root / "README.md"};
+  std::uintmax_t total = 0;
+  // every file under docs/ counts toward the total (docs/slurm holds scripts); every page is bounded
+  for (const auto& e : fs::recursive_directory_iterator(root / "docs")) {
+    if (!e.is_regular_file()) continue;
+    const std::uintmax_t size = e.file_size();
+    total += size;
+    files.push_back(e.path());
+    if (e.path().extension() != ".md") continue;
+    INFO(fs::relative(e.path(), root).string() << " is " << size << " bytes, over " << kPageMax
+                                              << ": split the page or cut it to the current state");
+    CHECK(size <= kPageMax);
+  }
+  REQUIRE(files.size() >= 10);
+  INFO("docs/ holds " << total << " bytes in " << files.size() - 1 << " files, over " << kTotalMax
+                      << " (docs/methods.md and docs/models.md included: they are generated)");
+  CHECK(total <= kTotalMax);
+
+  // the docs describe the current state with its command and number, not how it got there
+  const std::regex history("round [0-9]|issue [0-9]|used to", std::regex::icase);
+  long lines = 0;
+  for (const auto& path : files) {
+    std::ifstream in(path);
+    std::string line;
+    for (long n = 1; std::getline(in, line); ++n) {
+      ++lines;
+      if (std::regex_search(line, history))
+        FAIL_CHECK(fs::relative(path, root).string() << ":" << n << " tells history (round N, issue N, used to): " << line);
+    }
+  }
+  CHECK(lines > 1000);  // the files were read
 }
