@@ -1,5 +1,9 @@
 #include "report/listing.hpp"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -129,6 +133,20 @@ std::string methods_markdown() {
     s += fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", i.name, md(i.family), md(i.paper_name.empty() ? "-" : i.paper_name),
                      md(orders_text(i)), md(features_text(i.supports)), md(flags_text(i)), md(i.source));
   }
+  // an option row that several methods declare alike is printed once, in the table of shared
+  // options at the end, with the methods that take it
+  auto row = [](const OptionInfo& o) {
+    return fmt::format("| `{}` | {} | `{}` | {}{} | {} |", o.name, to_string(o.type), o.default_value, md(o.range_text()),
+                       o.applies_with.empty() ? "" : "; only with `" + o.applies_with + "`", md(o.description));
+  };
+  std::map<std::string, std::vector<std::string>> takers;  // row -> methods
+  std::vector<std::string> shared_order;
+  for (const auto& e : method_registry())
+    for (const auto& o : e.info.options) {
+      auto& t = takers[row(o)];
+      if (t.empty()) shared_order.push_back(row(o));
+      t.push_back(e.info.name);
+    }
   for (const auto& e : method_registry()) {
     const auto& i = e.info;
     s += fmt::format("\n## `{}`\n\n{}\n\n", i.name, i.description);
@@ -140,11 +158,26 @@ std::string methods_markdown() {
       s += "No options.\n";
       continue;
     }
-    s += "| option | type | default | accepted | meaning |\n|---|---|---|---|---|\n";
-    for (const auto& o : i.options)
-      s += fmt::format("| `{}` | {} | `{}` | {}{} | {} |\n", o.name, to_string(o.type), o.default_value, md(o.range_text()),
-                       o.applies_with.empty() ? "" : "; only with `" + o.applies_with + "`", md(o.description));
+    std::string own, shared;
+    for (const auto& o : i.options) {
+      if (takers[row(o)].size() > 1) shared += fmt::format("{}`{}`", shared.empty() ? "" : ", ", o.name);
+      else own += row(o) + "\n";
+    }
+    if (!own.empty()) s += "| option | type | default | accepted | meaning |\n|---|---|---|---|---|\n" + own;
+    if (!shared.empty())
+      s += fmt::format("{}Shared options ([below](#options-shared-by-several-methods)): {}.\n", own.empty() ? "" : "\n", shared);
   }
+  std::string table;
+  for (const auto& r : shared_order) {
+    const auto& t = takers[r];
+    if (t.size() < 2) continue;
+    std::string names;
+    for (const auto& n : t) names += fmt::format("{}`{}`", names.empty() ? "" : ", ", n);
+    table += r + " " + names + " |\n";
+  }
+  if (!table.empty())
+    s += "\n## Options shared by several methods\n\nEach row once, with the methods that declare it alike.\n\n"
+         "| option | type | default | accepted | meaning | methods |\n|---|---|---|---|---|---|\n" + table;
   return s;
 }
 
