@@ -30,6 +30,8 @@ struct GateConfig {
   // exactly these
   std::vector<std::string> methods;
   std::vector<int> timing_joints = {63, 255};
+  // the time cases (method, joints) when given; empty: those of gate_cases()
+  std::vector<std::pair<std::string, int>> time_cases;
   bool time = true;  // run_gate measures the time signal (false: accuracy and instructions alone)
   // repetitions, interleaved over the methods: at 15 + 15 the U test's smallest p (6.4e-9) stays
   // far below 0.01 after Holm's factor when a few repetitions overlap (docs/usage.md "gate")

@@ -151,7 +151,10 @@ GateCases gate_cases(const GateConfig& cfg) {
   const std::string reference = timing_reference_name();
   const std::vector<std::string> given = cfg.methods;
   for (int joints : cfg.timing_joints) {
-    if (given.empty()) {
+    if (!cfg.time_cases.empty()) {
+      for (const auto& c2 : cfg.time_cases)
+        if (c2.second == joints) c.time.push_back(c2);
+    } else if (given.empty()) {
       c.time.push_back({reference, joints});
       for (const auto& e : method_registry()) {
         const auto& j = e.info.gate_time_joints;

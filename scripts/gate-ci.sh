@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mb=build/release/mbbench
-info=$("$mb" gate --which)
+info=$("$mb" gate --which "$@")
 echo "$info" | sed 's/^/gate-ci: /'
 entry=$(sed -n 's/^entry: //p' <<<"$info")
 commit=$(sed -n 's/^commit: //p' <<<"$info")
