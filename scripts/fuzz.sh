@@ -4,22 +4,40 @@
 # records, specs, robots (URDF, MJCF) and gate histories and tests/fuzz/corpus/TARGET. A crash, a leak, undefined
 # behaviour or a timeout fails (exit code != 0) and leaves the input in build/fuzz/artifacts/.
 # Usage: scripts/fuzz.sh TARGET [SECONDS]   TARGET: scene | experiment | record | spec | urdf | mjcf | history | all
-# (all: each of them in turn)
+# (all: every target built, then run two at a time, each for SECONDS)
 # FUZZ_SEED=N fixes libFuzzer's random seed (CI uses 1, so a run explores what a local run with the
 # same seed and an empty build/fuzz/corpus explored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|urdf|mjcf|history|all [SECONDS]}
 seconds=${2:-60}
+all=(scene experiment record spec urdf mjcf history)
 if [[ "$target" == all ]]; then
-  for t in scene experiment record spec urdf mjcf history; do "$0" "$t" "$seconds"; done
-  exit 0
+  # every target built at once, then run two at a time (a libFuzzer process runs on one core)
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$(nproc)" --target "${all[@]/%/_fuzz}" mbbench
+  status=0
+  for ((i = 0; i < ${#all[@]}; i += 2)); do
+    pids=()
+    for t in "${all[@]:i:2}"; do
+      FUZZ_NO_BUILD=1 "$0" "$t" "$seconds" > "build/fuzz/$t.log" 2>&1 &
+      pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || status=1; done
+    for t in "${all[@]:i:2}"; do
+      echo "== fuzz: $t"
+      cat "build/fuzz/$t.log"
+    done
+  done
+  exit $status
 fi
-cmake --preset fuzz >/dev/null
-# the seeds of scene and record are made by the fuzz build's mbbench
-targets=("${target}_fuzz")
-[[ $target == scene || $target == record ]] && targets+=(mbbench)
-cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]}"
+if [[ -z ${FUZZ_NO_BUILD:-} ]]; then
+  cmake --preset fuzz >/dev/null
+  # the seeds of scene and record are made by the fuzz build's mbbench
+  targets=("${target}_fuzz")
+  [[ $target == scene || $target == record ]] && targets+=(mbbench)
+  cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]}"
+fi
 bin=build/fuzz
 seeds=$bin/seeds/$target
 corpus=$bin/corpus/$target

@@ -222,7 +222,7 @@ TEST_CASE("a run above 10^8 steps needs --force and states its size and time", "
   CHECK_THAT(s.output, Catch::Contains("with the h/64 run"));
 }
 
-TEST_CASE("the progress line is drawn on a terminal only", "[cli][progress]") {
+TEST_CASE("the progress line is drawn on a terminal only", "[cli][progress][full]") {
   // a run of several seconds in the Debug+ASan build (6 10^5 steps; the line appears after 3 s) in
   // a pipe: no progress line, no carriage return
   const std::string args = "run pendulum10 GC4 --h 1e-4 --no-ref";

@@ -104,7 +104,7 @@ std::vector<pid_t> rank_pids(pid_t mpiexec, int rank) {
 #ifdef MBBENCH_TEST_MPIEXEC
 
 TEST_CASE("cluster: the record set is the same with --jobs 1 and 2, mpirun -n 2 and 4, and 4 merged shards",
-          "[cluster][mpi]") {
+          "[cluster][mpi][full]") {
   fs::path d = mbtest::temp_dir("cluster_same");
   REQUIRE(mbtest::run_cli(fmt::format("sweep {} --jobs 1 --out {}", kSmall, (d / "j1").string())).code == 0);
   const auto expected = accuracy_list(d / "j1" / "records.jsonl");
@@ -214,7 +214,7 @@ TEST_CASE("cluster: a rank killed mid-sweep loses only its case in flight and --
   fs::remove_all(d);
 }
 
-TEST_CASE("cluster: bad input to sweep --mpi stops every rank with exit code 2 and one message", "[cluster][mpi][errors]") {
+TEST_CASE("cluster: bad input to sweep --mpi stops every rank with exit code 2 and one message", "[cluster][mpi][errors][full]") {
   fs::path d = mbtest::temp_dir("cluster_bad");
   auto jobs = mbtest::run_command(mpi_command(2, fmt::format("sweep {} --mpi --jobs 2 --out {}", kSmall, d.string())));
   CHECK(jobs.code == 2);
@@ -248,7 +248,7 @@ TEST_CASE("cluster: without MPI, sweep --mpi says so (exit code 2) and --version
 
 #endif
 
-TEST_CASE("cluster: merge refuses shards of another experiment file or another build", "[cluster][merge]") {
+TEST_CASE("cluster: merge refuses shards of another experiment file or another build", "[cluster][merge][full]") {
   fs::path d = mbtest::temp_dir("cluster_merge");
   // the same experiment file, written again with one more comment: another experiment hash
   const fs::path edited = d / "small.toml";

@@ -229,7 +229,7 @@ TEST_CASE("contacts: a cube on an incline slides with a = g (sin - mu cos) or st
   }
 }
 
-TEST_CASE("contacts: a body at rest on a plane stays at rest for 10 s", "[contacts]") {
+TEST_CASE("contacts: a body at rest on a plane stays at rest for 10 s", "[contacts][full]") {
   const mb::Model m = mb::build_model("incline-cubes:angle=0,cubes=2");
   for (const char* method : kContactMethods) {
     // with the corrections to round-off (measured 3.6e-13 m; at the default tol_p = 1e-6: 3.6e-7 m,
@@ -452,7 +452,7 @@ TEST_CASE("contacts: coupled impulses leave the joints' velocity errors - sweeps
   CHECK(joint_change(true, false, shifted) > 1e-6);
 }
 
-TEST_CASE("contacts: the heavy rod holds the block at steps up to tomcin2014's 0.25 s (contacts found at the step's start)", "[contacts]") {
+TEST_CASE("contacts: the heavy rod holds the block at steps up to tomcin2014's 0.25 s (contacts found at the step's start)", "[contacts][full]") {
   const mb::Model m = mb::build_model("heavy-rod");
   // the block's drop below its start after `duration` (a failed step: infinity)
   auto drop = [&](const std::string& method, double h, double duration) -> double {
@@ -601,7 +601,7 @@ TEST_CASE("contacts: an 8-leg Strandbeest dropped from 0.4 m lands and stands wi
   }
 }
 
-TEST_CASE("contacts: rolling-box (SimBenchmark) - the box slides and the balls roll on it at the closed-form accelerations", "[contacts]") {
+TEST_CASE("contacts: rolling-box (SimBenchmark) - the box slides and the balls roll on it at the closed-form accelerations", "[contacts][full]") {
   const mb::Model m = mb::build_model("rolling-box");
   const double a1 = mb::rolling_box_acceleration(150, true), a2 = mb::rolling_box_acceleration(150, false);
   CHECK(a1 == Approx(0.7385).epsilon(1e-3));  // 3.5 f2 / m with f2 = (150 - 0.4 * 35 * 9.81) / 60

@@ -44,7 +44,7 @@ class Counter final : public mb::Observer {
 
 }  // namespace
 
-TEST_CASE("driver: t after 10^7 steps is exactly k h", "[driver]") {
+TEST_CASE("driver: t after 10^7 steps is exactly k h", "[driver][full]") {
   const mb::Model model = mb::build_model("pendulum10");
   NullMethod m;
   mb::State s = mb::initial_state(model);

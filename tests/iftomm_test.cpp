@@ -147,7 +147,7 @@ TEST_CASE("self-consistency: the end state against the same method at h/64 estim
   CHECK_FALSE(mb::run_case(m, "linear", plain).metrics.get("self_error"));
 }
 
-TEST_CASE("flyball-governor (IFToMM A05): the layout, the couplers at rest length, and a stable run of the stiff couplers", "[iftomm]") {
+TEST_CASE("flyball-governor (IFToMM A05): the layout, the couplers at rest length, and a stable run of the stiff couplers", "[iftomm][full]") {
   const mb::Model m = mb::build_model("flyball-governor");
   REQUIRE(m.bodies.size() == 6);  // shaft, sleeve, two rods, two balls
   REQUIRE(m.joints.size() == 6);  // spin, slide, two top hinges, two balls

@@ -132,7 +132,7 @@ TEST_CASE("cloth: n = 1, a negative extensibility and an unfixed particle withou
   CHECK_THROWS_WITH(mb::check_model(m, "massless"), Catch::Contains("mass must be positive"));
 }
 
-TEST_CASE("particles: every rod within its extensibility after every step, every optimization", "[particles]") {
+TEST_CASE("particles: every rod within its extensibility after every step, every optimization", "[particles][full]") {
   for (double ext : {0.001, 1.0, 10.0}) {
     for (int scenario : {1, 3}) {
       const mb::Model m = cloth(8, ext, scenario);

@@ -98,7 +98,7 @@ void check_cases(bool all) {
 
 }  // namespace
 
-TEST_CASE("records: the schmitt2005 accuracy fields equal the committed set (cheap cases)", "[records]") {
+TEST_CASE("records: the schmitt2005 accuracy fields equal the committed set (cheap cases)", "[records][full]") {
   check_cases(false);
 }
 

@@ -37,7 +37,7 @@ double difference(const mb::CaseRecord& a, const mb::CaseRecord& b, bool velocit
 }  // namespace
 
 TEST_CASE("warm start: iterative on the frictionless walker needs fewer sweeps and reaches the cold run's states",
-          "[warm_start][walker][impulse]") {
+          "[warm_start][walker][impulse][full]") {
   // 1 s: the stance of the first tripod, its lift and the second tripod's stance
   const mb::CaseRecord cold = run("walker:mu=0", "iterative:max_iter=100000,warm_start=off", 1.0);
   const mb::CaseRecord warm = run("walker:mu=0", "iterative:max_iter=100000,warm_start=on", 1.0);
