@@ -287,10 +287,10 @@ GateRecord updated_baseline(const std::optional<GateRecord>& old, const GateReco
     t.ratio_min.reset();
     t.ratio_max.reset();
     t.ratios.clear();
-    if (t.status != Status::Ok && t.instructions) t.status = Status::Ok, t.failure.clear();
+    t.status = Status::Ok;  // a failed timing is this machine's, in its entry
+    t.failure.clear();
   }
-  b.timing.erase(std::remove_if(b.timing.begin(), b.timing.end(), [](const GateTiming& t) { return !t.instructions && t.status == Status::Ok; }),
-                 b.timing.end());
+  b.timing.erase(std::remove_if(b.timing.begin(), b.timing.end(), [](const GateTiming& t) { return !t.instructions; }), b.timing.end());
   if (old) {
     // the other machines' entries timed the code of the old baseline: kept while the counts agree
     std::string moved;

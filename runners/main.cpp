@@ -308,6 +308,8 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
   }
   cfg.progress = ::isatty(STDERR_FILENO) != 0;
   cfg.instructions = !a.no_instructions;
+  if (a.update && !a.against.empty())
+    throw mb::InputError("command line", 0, "against", "--update writes this machine's own time values: not with --against");
   std::optional<mb::GateRecord> base;
   if (fs::exists(a.baseline)) {
     std::ifstream in(a.baseline);
