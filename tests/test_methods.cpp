@@ -89,36 +89,39 @@ class TestMethod final : public Method {
     }
     sink_ = x;
   }
-  // the loop's iterations per step: percent of GC4's step as the gate times it (gate/gate.cpp: the
-  // CPU time of this thread per step of a window of 4 steps through the one timing harness, the
-  // driver's work included, the fastest of the windows), so that the copy is that percent slower
-  // in the quantity the gate tests; the loop's cost per iteration is its fastest of 15 probes
   static double cpu_now() {
     timespec ts{};
     ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
   }
-  void calibrate(const Model& model) {
-    StepTimer timer(model, "GC4", 1.0 / 30);
+  static double wall_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+  // The iterations of `work` per step: slow_percent() of the wrapped method's step as `now`
+  // measures it (the fastest window of 4 steps through the one timing harness, the driver's work
+  // included, as the gate times a step), one iteration's time the fastest of 15 probes. Slow10
+  // calibrates its busy loop in CPU time (what the gate's time signal measures), Stall10 its
+  // memory stall in wall time.
+  template <class Work>
+  void calibrate(const Model& model, double (*now)(), Work work) {
+    StepTimer timer(model, inner_name_, 1.0 / 30);
     timer.restart();
     constexpr int kWindow = 4;
     double fastest = 0, total = 0;
     for (int w = 0; w < 5 || total < 0.03; ++w) {
-      const double t0 = cpu_now();
+      const double t0 = now();
       timer.window(kWindow);
-      const double t = cpu_now() - t0;
+      const double t = now() - t0;
       fastest = w == 0 ? t : std::min(fastest, t);
       total += t;
     }
     constexpr long kProbe = 20000;
-    double loop = 0;
+    double one = 0;
     for (int r = 0; r < 15; ++r) {
-      const double t0 = cpu_now();
-      spin(kProbe);
-      const double t = (cpu_now() - t0) / kProbe;
-      loop = r == 0 ? t : std::min(loop, t);
+      const double t0 = now();
+      work(kProbe);
+      const double t = (now() - t0) / kProbe;
+      one = r == 0 ? t : std::min(one, t);
     }
-    iterations_ = std::lround(slow_percent() / 100 * (fastest / kWindow) / loop);
+    iterations_ = std::lround(slow_percent() / 100 * (fastest / kWindow) / one);
   }
   // A chain of dependent loads through a random cycle of 64 MiB (twice the largest last-level
   // cache here): each load waits for memory, so the chain stalls the core for a time that grows with
@@ -144,32 +147,11 @@ class TestMethod final : public Method {
     for (long i = 0; i < loads; ++i) at = next[at];
     chase_ = at;
   }
-  static double wall_now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-  // the stall's loads per step: `percent` (10) of the inner method's step in wall time (the fastest window of
-  // 4 steps through the timing harness), each load's time the fastest of 15 probes
-  void calibrate_stall(const Model& model) {
-    StepTimer timer(model, inner_name_, 1.0 / 30);
-    timer.restart();
-    constexpr int kWindow = 4;
-    double fastest = 0, total = 0;
-    for (int w = 0; w < 5 || total < 0.03; ++w) {
-      const double t = timer.window(kWindow);
-      fastest = w == 0 ? t : std::min(fastest, t);
-      total += t;
-    }
-    constexpr long kProbe = 20000;
-    double load = 0;
-    for (int r = 0; r < 15; ++r) {
-      const double t0 = wall_now();
-      stall(kProbe);
-      const double t = (wall_now() - t0) / kProbe;
-      load = r == 0 ? t : std::min(load, t);
-    }
-    iterations_ = std::lround(slow_percent() / 100 * (fastest / kWindow) / load);
-  }
   void do_init(const Model& model, const State& state) override {
-    if (kind_ == Kind::Stall10 && iterations_ < 0) calibrate_stall(model);
-    if (kind_ != Kind::Stall10 && calibrated_ && iterations_ < 0) calibrate(model);
+    if (calibrated_ && iterations_ < 0) {
+      if (kind_ == Kind::Stall10) calibrate(model, wall_now, [this](long n) { stall(n); });
+      else calibrate(model, cpu_now, [this](long n) { spin(n); });
+    }
     if (kind_ == Kind::Bias) {
       biased_ = model;
       biased_->gravity *= 1 + 1e-3;
@@ -204,8 +186,8 @@ class TestMethod final : public Method {
   MethodInfo info_;
   std::unique_ptr<Method> inner_;
   std::optional<Model> biased_;
-  bool calibrated_ = false;  // Slow10: the loop is calibrated at the first init
-  long iterations_ = -1;             // the loop per step (Slow10: -1 until calibrated)
+  bool calibrated_ = false;  // Slow10, Stall10: calibrated at the first init
+  long iterations_ = -1;     // the loop per step (-1 until calibrated)
   unsigned long sink_ = 1;
   std::string inner_name_;
   double stall_percent_ = 10;
