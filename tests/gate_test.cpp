@@ -136,19 +136,19 @@ TEST_CASE("the gate fails when a timing ratio to the timing reference exceeds it
   cfg.timing_reps = 9;
   cfg.methods = {mb::timing_reference_name()};
   mb::GateRecord base = mb::run_gate(cfg);
-  // the baseline: test-sleep as fast as the reference (ratio 1)
+  // the baseline: test-burn as fast as the reference (ratio 1)
   REQUIRE(base.timing.size() == 1);
   mb::GateTiming t = base.timing[0];
-  t.method = "test-sleep";
+  t.method = "test-burn";
   base.timing.push_back(t);
-  base.methods.push_back("test-sleep");
-  cfg.methods.push_back("test-sleep");
+  base.methods.push_back("test-burn");
+  cfg.methods.push_back("test-burn");
   const mb::GateComparison c = mb::compare_gate(base, mb::run_gate(cfg));
   const std::string out = mb::gate_text(c);
   INFO(out);
   CHECK(c.regressions == 1);
   CHECK(out.find("time/" + mb::timing_reference_name()) != std::string::npos);
-  CHECK(out.find("test-sleep tree:joints=15") != std::string::npos);
+  CHECK(out.find("test-burn tree:joints=15") != std::string::npos);
   CHECK(out.find("slower") != std::string::npos);
 }
 

@@ -22,13 +22,13 @@ using namespace mb;
 
 namespace {
 
-enum class Kind { Bias, Fail, Sleep, Slow10, Spin, Stall10 };
+enum class Kind { Bias, Fail, Burn, Slow10, Spin, Stall10 };
 
 class TestMethod final : public Method {
  public:
   TestMethod(Kind k, long iterations, std::string inner = "GC4", double percent = 10)
       : kind_(k), info_(describe(k)), iterations_(iterations), inner_name_(inner), stall_percent_(percent) {
-    inner_ = make_method(k == Kind::Sleep ? "linear:tol_p=1e-6,tol_v=1e-6" : inner);
+    inner_ = make_method(k == Kind::Burn ? "linear:tol_p=1e-6,tol_v=1e-6" : inner);
     calibrated_ = slow_percent() > 0;
   }
   static MethodInfo describe(Kind k) {
@@ -36,7 +36,7 @@ class TestMethod final : public Method {
     i.source = "test only (tests/test_methods.cpp)";
     i.family = "test";
     i.fixed_step = true;
-    i.supports = find_method(k == Kind::Sleep ? "linear" : "GC4")->info.supports;  // those of the method it wraps
+    i.supports = find_method(k == Kind::Burn ? "linear" : "GC4")->info.supports;  // those of the method it wraps
     switch (k) {
       case Kind::Bias:
         i.name = "test-gc4-bias";
@@ -46,9 +46,9 @@ class TestMethod final : public Method {
         i.name = "test-fail";
         i.description = "test only: GC4 that throws SimulationError once t >= 1 s (a new failure)";
         break;
-      case Kind::Sleep:
-        i.name = "test-sleep";
-        i.description = "test only: linear (tol 1e-6) that sleeps 20 ms in each step (a timing regression)";
+      case Kind::Burn:
+        i.name = "test-burn";
+        i.description = "test only: linear (tol 1e-6) that burns 2 ms of CPU time in each step (a timing regression)";
         break;
       case Kind::Slow10:
         i.name = "test-gc4-slow10";
@@ -167,10 +167,14 @@ class TestMethod final : public Method {
         if (state.t >= 1.0 - 1e-12) throw SimulationError("test-fail: fails by design at t >= 1 s");
         inner_->step(model, state, h, stats);
         break;
-      case Kind::Sleep:
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      case Kind::Burn: {
+        // CPU time, which the gate measures (a sleep would leave it out)
+        const double until = cpu_now() + 2e-3;
+        while (cpu_now() < until) {
+        }
         inner_->step(model, state, h, stats);
         break;
+      }
       case Kind::Slow10:
       case Kind::Spin:
         inner_->step(model, state, h, stats);
@@ -209,11 +213,11 @@ MethodEntry entry() {
 }  // namespace
 
 std::vector<MethodEntry> test_method_entries() {
-  return {entry<Kind::Bias>(), entry<Kind::Fail>(), entry<Kind::Sleep>(), entry<Kind::Slow10>(), entry<Kind::Spin>(), entry<Kind::Stall10>()};
+  return {entry<Kind::Bias>(), entry<Kind::Fail>(), entry<Kind::Burn>(), entry<Kind::Slow10>(), entry<Kind::Spin>(), entry<Kind::Stall10>()};
 }
 
 bool is_gate_test_method(const std::string& name) {
-  return name == "test-gc4-bias" || name == "test-fail" || name == "test-sleep" || name == "test-gc4-slow10" || name == "test-gc4-spin" ||
+  return name == "test-gc4-bias" || name == "test-fail" || name == "test-burn" || name == "test-gc4-slow10" || name == "test-gc4-spin" ||
          name == "test-stall10";
 }
 

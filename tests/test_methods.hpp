@@ -2,7 +2,7 @@
 // them (with register_method) before any test runs; the mbbench binary never has them:
 //   test-gc4-bias  GC4 stepping under gravity scaled by 1 + 1e-3 (a small bias: an accuracy regression)
 //   test-fail      GC4 that throws SimulationError once t >= 1 s (a newly failing case)
-//   test-sleep     linear (tol 1e-6) that sleeps 20 ms in each step (a timing regression)
+//   test-burn      linear (tol 1e-6) that burns 2 ms of CPU time in each step (a timing regression)
 //   test-gc4-slow10 GC4 with a busy loop after each step, calibrated at init to 10 % of the
 //                  median time of GC4's step on the same model (the wall-time detection goal:
 //                  docs/usage.md "gate")
