@@ -279,7 +279,7 @@ std::vector<AbTiming> gate_ab_cases(const GateConfig& cfg, const std::string& ot
   for (const auto& c : cases) out.push_back({c.self, c.joints, {}, {}, "", std::nullopt, std::nullopt});
   for (int joints : cfg.timing_joints) {
     if (cfg.progress) std::cerr << fmt::format("gate: A/B timing on tree:joints={}\n", joints);
-    for (int r = 0; r < cfg.timing_reps; ++r)
+    for (int r = 0; r < cfg.ab_reps; ++r)
       for (size_t i = 0; i < cases.size(); ++i) {
         if (cases[i].joints != joints) continue;
         AbTiming& x = out[i];

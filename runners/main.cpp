@@ -296,7 +296,7 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
   for (double x : cfg.h)
     if (!(x > 0)) throw mb::InputError("command line", 0, "h", fmt::format("step sizes must be positive, got {}", x));
   if (a.duration > 0) cfg.duration = a.duration;
-  if (a.reps > 0) cfg.timing_reps = a.reps;
+  if (a.reps > 0) cfg.timing_reps = cfg.ab_reps = a.reps;
   if (!a.joints.empty()) {
     cfg.timing_joints.clear();
     if (a.joints != "none")

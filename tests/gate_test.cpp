@@ -622,7 +622,7 @@ TEST_CASE("A/B fails the gate on a stall that adds no instructions", "[gate][tim
   // itself, both in children of this binary, interleaved: the stall is slower beyond x1.05
   mb::GateConfig cfg;
   cfg.timing_joints = {15};
-  cfg.timing_reps = 15;
+  cfg.ab_reps = 15;
   const std::string stalled = "test-stall10:method=GC4,percent=50";
   const auto ab = mb::gate_ab_cases(cfg, self_exe(), {{stalled, "GC4", 15}, {"GC4", "GC4", 15}}, false);
   mb::GateComparison c;
@@ -642,6 +642,7 @@ TEST_CASE("the A/B goal: a 10 % stall of GC4 or LM4 fails, the unchanged methods
   const char* env = std::getenv("MBBENCH_GOAL_RUNS");
   const int runs = env ? std::atoi(env) : 10;
   mb::GateConfig cfg;
+  if (const char* reps = std::getenv("MBBENCH_GOAL_REPS")) cfg.ab_reps = std::atoi(reps);
   std::vector<mb::AbCase> cases;
   for (const auto& [m, j] : mb::gate_cases(cfg).time) cases.push_back({m, m, j});
   const std::vector<mb::AbCase> stalls = {{"test-stall10:method=GC4", "GC4", 63}, {"test-stall10:method=GC4", "GC4", 255},

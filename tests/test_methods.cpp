@@ -98,8 +98,11 @@ class TestMethod final : public Method {
   // The iterations of `work` per step: slow_percent() of the wrapped method's step as `now`
   // measures it (the fastest window of 4 steps through the one timing harness, the driver's work
   // included, as the gate times a step), one iteration's time the fastest of 15 probes. Slow10
-  // calibrates its busy loop in CPU time (what the gate's time signal measures), Stall10 its
-  // memory stall in wall time.
+  // calibrates its busy loop in CPU time (what the gate's time signal measures). Stall10 calibrates
+  // its memory stall in wall time and then measures it beside the step: a load after a step waits
+  // longer than one of the probe's (the probe's loads share page walks), so in 3 passes the time
+  // the stall adds to a window is measured as the median difference of windows with and without
+  // it, taken in turns, and the stall rescaled to P % of the median window without it.
   template <class Work>
   void calibrate(const Model& model, double (*now)(), Work work) {
     StepTimer timer(model, inner_name_, 1.0 / 30);
@@ -122,6 +125,33 @@ class TestMethod final : public Method {
       one = r == 0 ? t : std::min(one, t);
     }
     iterations_ = std::lround(slow_percent() / 100 * (fastest / kWindow) / one);
+    if (kind_ != Kind::Stall10) return;
+    // a window of kWindow steps, one window(1) each (the harness's own time per call then cancels
+    // in the difference), with `n` iterations after each step
+    auto window = [&](long n) {
+      const double t0 = now();
+      for (int k = 0; k < kWindow; ++k) {
+        timer.window(1);
+        if (n > 0) work(n);
+      }
+      return now() - t0;
+    };
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    for (int pass = 0; pass < 3 && iterations_ > 0; ++pass) {
+      std::vector<double> alone, added;
+      const double start = now();
+      while (alone.size() < 400 && (alone.size() < 15 || now() - start < 0.2)) {
+        const double a = window(0), b = window(iterations_);
+        alone.push_back(a);
+        added.push_back(b - a);
+      }
+      const double extra = median(added), base = median(alone);
+      if (!(extra > 0)) break;
+      iterations_ = std::max(1L, std::lround(static_cast<double>(iterations_) * (slow_percent() / 100 * base) / extra));
+    }
   }
   // A chain of dependent loads through a random cycle of 64 MiB (twice the largest last-level
   // cache here): each load waits for memory, so the chain stalls the core for a time that grows with
