@@ -22,10 +22,18 @@ Spec Spec::parse(const std::string& text, const std::string& what, const std::st
   if (colon == std::string::npos) return s;
   std::string rest = text.substr(colon + 1);
   size_t pos = 0;
+  std::string last;  // the key of the option before (its value may hold commas)
   while (pos <= rest.size()) {
     size_t comma = rest.find(',', pos);
     std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     auto eq = item.find('=');
+    // an item without '=' after an option continues that option's value: ctrl=noise:1,0.2
+    if (eq == std::string::npos && !last.empty() && !item.empty()) {
+      s.options_[last] += "," + item;
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+      continue;
+    }
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
       throw InputError(source, line, what,
                        fmt::format("option '{}' in '{}' is not of the form key=value", item, text));
@@ -33,6 +41,7 @@ Spec Spec::parse(const std::string& text, const std::string& what, const std::st
     if (s.options_.count(key))
       throw InputError(source, line, what, fmt::format("option '{}' given twice in '{}'", key, text));
     s.options_[key] = item.substr(eq + 1);
+    last = key;
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }

@@ -35,8 +35,9 @@ struct OptionInfo {
 
 class Spec {
  public:
-  // Parses "name[:k=v[,k=v...]]". `what` ("method", "model") and `source` (file or
-  // "command line") go into error messages.
+  // Parses "name[:k=v[,k=v...]]". An item without '=' continues the value before it, so a value
+  // may hold commas ("m:ctrl=noise:1,0.2,base=free"). `what` ("method", "model") and `source`
+  // (file or "command line") go into error messages.
   static Spec parse(const std::string& text, const std::string& what = "spec",
                     const std::string& source = "command line", int line = 0);
 

@@ -31,6 +31,7 @@ enum Feature : unsigned {
   kJointDampers = 1u << 10,   // viscous dampers in hinges and sliders (Joint::damping)
   kMotors = 1u << 11,         // motors on hinges and sliders (Model::motors)
   kBrokenJoints = 1u << 12,   // joints open at the start beyond kBrokenJointTolerance (models/kinematics.hpp)
+  kActuators = 1u << 13,      // force actuators on hinges and sliders under a control source (Model::actuators)
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

@@ -25,7 +25,10 @@ const std::vector<ModelEntry>& model_catalog();
 Model build_model(const std::string& spec, const std::string& source = "command line", int line = 0);
 // A catalog spec or the path of a scene file (ends in .toml or names a file): the model. Defined
 // with the file formats it reads (models/formats/load_model.cpp).
+// Every model takes the options of model_options() (ctrl=, actuate=: models/actuators.hpp) beside
+// its own: "robot.urdf:base=free,actuate=all:40,1,ctrl=hold".
 Model load_model(const std::string& spec_or_path, const std::string& source = "command line", int line = 0);
+const std::vector<OptionInfo>& model_options();
 bool is_scene_path(const std::string& text);
 
 // --- builders (models/catalog/*.cpp) ---

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "core/name_index.hpp"
+#include "models/actuators.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -327,6 +328,10 @@ void check_model(const Model& m, const std::string& src) {
   }
   std::vector<bool> driven(m.joints.size(), false);
   for (size_t i = 0; i < m.motors.size(); ++i) check_motor(m, i, src, driven);
+  unique_names(m.actuators, "actuator");
+  for (size_t i = 0; i < m.actuators.size(); ++i)
+    if (const ActuatorProblem p = actuator_problem(m, i); !p.field.empty())
+      throw InputError(src, 0, fmt::format("actuator[{}] '{}'.{}", i, m.actuators[i].name, p.field), p.message);
   check_contact_model(m, src);
 }
 

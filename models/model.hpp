@@ -212,6 +212,50 @@ std::string motor_target_problem(const MotorTarget& t);
 // |target(0)| a position-mode motor may have (the initial state must satisfy it)
 constexpr double kMotorStartTolerance = 1e-12;
 
+// An actuator on a hinge or a slider (docs/robots.md "Actuators and controls"): MuJoCo's affine
+// actuator on a joint transmission. With the control c (clamped to [ctrl_low, ctrl_high]), the
+// joint's coordinate q (the motor coordinate of models/kinematics.hpp plus `offset`, so that q is
+// the source file's own coordinate: MuJoCo's qpos) and its rate q', the actuator's length
+// l = gear q and velocity l' = gear q', its force is
+//   f = gain c + bias[0] + bias[1] l + bias[2] l'        (clamped to [force_low, force_high])
+// and the joint receives the generalized force gear f (a torque about a hinge's axis, a force along
+// a slider). motor: gain 1, bias 0; position: gain kp, bias (0, -kp, -kv); velocity: gain kv,
+// bias (0, 0, -kv). The law is evaluated on the method's own state: explicit in every method here.
+enum class ActuatorKind { Motor, Position, Velocity, General };
+const char* actuator_kind_name(ActuatorKind k);
+bool actuator_kind_from_name(const std::string& name, ActuatorKind& k);
+struct Actuator {
+  std::string name;
+  int joint = 0;  // model joint index (a hinge or a slider)
+  ActuatorKind kind = ActuatorKind::Motor;
+  double gear = 1;
+  double gain = 1;
+  std::array<double, 3> bias = {0, 0, 0};
+  double ctrl_low = -INFINITY, ctrl_high = INFINITY;    // ctrlrange (infinite: not limited)
+  double force_low = -INFINITY, force_high = INFINITY;  // forcerange
+  double offset = 0;  // the file's coordinate of the joint at the initial state (MuJoCo's qpos0)
+};
+
+// Where the actuators' controls come from (the model option ctrl=, docs/robots.md). Open loop:
+// zero; sine: amplitude sin(2 pi frequency t) on every actuator; noise: piecewise constant on a
+// grid of kNoiseCell s of time, on actuator i in cell k the control centre + sigma radius z(seed,
+// i, k) with z a standard normal drawn from (seed, i, k) alone (centre and radius of ctrlrange; 0
+// and 1 when the control is not limited); table: a file's rows (times strictly increasing, one
+// column per actuator), each row held until the next (before the first: the first). hold: each
+// position actuator's control is its joint's initial coordinate (offset), the others' 0. A method
+// evaluates the controls once a step, at the step's start, and holds them over the step.
+enum class ControlKind { Zero, Hold, Sine, Noise, Table };
+constexpr double kNoiseCell = 0.01;  // s
+struct ControlSource {
+  ControlKind kind = ControlKind::Zero;
+  std::string text = "zero";  // the option's value as given (records, messages)
+  double amplitude = 0, frequency = 0;  // sine
+  unsigned long seed = 0;               // noise
+  double sigma = 0;                     // noise
+  std::vector<double> times;            // table
+  std::vector<std::vector<double>> rows;  // table: rows[k][i], actuator i from times[k] on
+};
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -242,6 +286,8 @@ struct Model {
   std::vector<MaterialPair> material_pairs;
   std::vector<Spring> springs;  // force elements (state-dependent loads)
   std::vector<Motor> motors;    // drives on hinges and sliders (at most one per joint)
+  std::vector<Actuator> actuators;  // force actuators on hinges and sliders
+  ControlSource control;            // the actuators' controls
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;
@@ -294,6 +340,8 @@ void add_joint_damper_loads(const Model& model, const State& state, std::vector<
 bool has_joint_dampers(const Model& model);
 // The state-dependent loads add_spring_loads adds: springs or joint dampers.
 inline bool has_force_elements(const Model& model) { return !model.springs.empty() || has_joint_dampers(model); }
+// Loads that depend on the state: the force elements' and the actuators' (models/actuators.hpp).
+inline bool has_state_loads(const Model& model) { return has_force_elements(model) || !model.actuators.empty(); }
 // The potential energy of the springs at `state`, sum stiffness (l - rest_length)^2 / 2.
 double spring_energy(const Model& model, const State& state);
 

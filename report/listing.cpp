@@ -193,6 +193,11 @@ std::string models_markdown() {
     for (const auto& op : e.options) o += fmt::format("{}`{}` (default `{}`): {}", o.empty() ? "" : "; ", op.name, op.default_value, op.description);
     s += fmt::format("| `{}` | {} | {} | {} |\n", e.name, md(e.description), md(e.source), md(o.empty() ? "-" : o));
   }
+  s += "\n## Options of every model\n\nEvery model, scene and robot file takes these beside its own "
+       "(`robot.urdf:base=free,actuate=all:40,1,ctrl=hold`; [robots.md](robots.md#actuators-and-controls)).\n\n"
+       "| option | default | meaning |\n|---|---|---|\n";
+  for (const auto& op : model_options())
+    s += fmt::format("| `{}` | {} | {} |\n", op.name, op.default_value.empty() ? "-" : "`" + op.default_value + "`", md(op.description));
   s += "\n## Metrics\n\nFrom the metric registry (metrics/registry.cpp); the definitions in full: [metrics.md](metrics.md).\n\n"
        "| metric | unit | applies with | better | definition |\n|---|---|---|---|---|\n";
   for (const auto& m : metric_catalog()) {

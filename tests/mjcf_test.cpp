@@ -20,6 +20,7 @@
 #include "methods/reduced/tree_data.hpp"
 #include "methods/reduced/tree_kinematics.hpp"
 #include "methods/reduced/tree_model.hpp"
+#include "models/actuators.hpp"
 #include "models/catalog.hpp"
 #include "models/formats/mjcf.hpp"
 #include "models/formats/scene.hpp"
@@ -160,7 +161,13 @@ TEST_CASE("mjcf: masses, frames, joints and shapes are MuJoCo's compiler's, fiel
   CHECK(body_body.mu_dynamic == 0.8);
   // what the Model does not hold: one warning line
   REQUIRE(m.info.warnings.size() == 1);
-  for (const char* part : {"1 actuator(s) (not driven: zero control)", "stiffness on 1 joint(s)", "damping on 6 joint(s)", "armature on 6 joint(s)",
+  CHECK_THAT(m.info.warnings[0], !Catch::Contains("actuator"));  // the shoulder's motor is driven
+  REQUIRE(m.actuators.size() == 1);
+  CHECK(m.actuators[0].name == "shoulder_motor");
+  CHECK(m.actuators[0].kind == mb::ActuatorKind::Motor);
+  CHECK(m.actuators[0].gear == 10);
+  CHECK(m.joints[static_cast<size_t>(m.actuators[0].joint)].name == "shoulder");
+  for (const char* part : {"stiffness on 1 joint(s)", "damping on 6 joint(s)", "armature on 6 joint(s)",
                            "limits on 1 joint(s)"})
     CHECK_THAT(m.info.warnings[0], Catch::Contains(part));
   CHECK(m.gravity == mb::Vec3(0, 0, -9.81));
@@ -365,7 +372,7 @@ TEST_CASE("mjcf: refusals name the file, line and body, MuJoCo's own errors keep
   CHECK(gc4.code == 2);
   CHECK_THAT(gc4.output, Catch::Contains("GC4 does not support contacts"));
   CHECK_THAT(gc4.output, Catch::Contains("small.xml:contacts=off` runs the model without its contacts"));
-  CHECK_THAT(gc4.output, Catch::Contains("mbbench: warning: " + kData + "small.xml: not in the Model, ignored: 1 actuator(s)"));
+  CHECK_THAT(gc4.output, Catch::Contains("mbbench: warning: " + kData + "small.xml: not in the Model, ignored: stiffness"));
   const auto option = mbtest::run_cli("run " + kData + "small.xml:contacts=maybe GC4 --duration 0.1");
   CHECK(option.code == 2);
   CHECK_THAT(option.output, Catch::Contains("option 'contacts'"));
@@ -613,6 +620,66 @@ TEST_CASE("mjcf: MuJoCo's humanoid.xml runs: its ankles through massless frames,
   // humanoid100.xml: the same humanoid among 100 free bodies
   const mb::Model hundred = mb::load_model(kHumanoid100 + ":contacts=off");
   CHECK(frame_count(hundred) == chain_frames(Native(kHumanoid100)));
+}
+
+TEST_CASE("mjcf: actuators push their joints with MuJoCo's own force", "[mjcf][actuators]") {
+  // motor, position (with a joint ref: qpos0 != 0), velocity and general actuators, control and
+  // force ranges: at a state off qpos0 with controls inside and beyond ctrlrange, our force law on
+  // the imported coordinate equals MuJoCo's qfrc_actuator
+  const std::filesystem::path f = std::filesystem::temp_directory_path() / "mbbench_actuators.xml";
+  {
+    std::ofstream out(f);
+    out << R"(<mujoco model="actuated">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="ja" type="hinge" axis="0 1 0" ref="0.3"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.05"/>
+      <body name="b" pos="0.3 0 0">
+        <joint name="jb" type="hinge" axis="0 0.6 0.8"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.05"/>
+        <body name="c" pos="0.3 0 0">
+          <joint name="jc" type="slide" axis="1 0 0"/>
+          <geom type="box" size="0.05 0.05 0.05"/>
+          <body name="d" pos="0.1 0 0">
+            <joint name="jd" type="hinge" axis="1 0 0"/>
+            <geom type="sphere" size="0.05"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position name="pa" joint="ja" kp="20" ctrlrange="-1 1" ctrllimited="true"/>
+    <motor name="mb" joint="jb" gear="3" forcerange="-0.5 0.5" forcelimited="true"/>
+    <velocity name="vc" joint="jc" kv="4"/>
+    <general name="gd" joint="jd" gear="2" gainprm="5" biastype="affine" biasprm="0.1 -1 -0.2"/>
+  </actuator>
+</mujoco>
+)";
+  }
+  const mb::Model m = mb::load_model(f.string() + ":contacts=off");
+  REQUIRE(m.actuators.size() == 4);
+  CHECK(m.actuators[0].kind == mb::ActuatorKind::Position);
+  CHECK(m.actuators[0].offset == Approx(0.3));
+  CHECK(m.actuators[1].kind == mb::ActuatorKind::Motor);
+  CHECK(m.actuators[2].kind == mb::ActuatorKind::Velocity);
+  CHECK(m.actuators[3].kind == mb::ActuatorKind::General);
+  char err[1000] = "";
+  std::unique_ptr<mjModel, void (*)(mjModel*)> mm(mj_loadXML(f.string().c_str(), nullptr, err, sizeof err), mj_deleteModel);
+  REQUIRE(mm);
+  std::unique_ptr<mjData, void (*)(mjData*)> d(mj_makeData(mm.get()), mj_deleteData);
+  const double qpos[4] = {0.3 + 0.2, -0.4, 0.05, 1.1}, qvel[4] = {0.7, -0.3, 0.2, -0.9};
+  const double ctrl[4] = {1.7, 0.4, -0.6, 0.25};  // the first beyond ctrlrange
+  for (int k = 0; k < 4; ++k) d->qpos[k] = qpos[k], d->qvel[k] = qvel[k], d->ctrl[k] = ctrl[k];
+  mj_forward(mm.get(), d.get());
+  for (int k = 0; k < 4; ++k) {
+    const mb::Actuator& a = m.actuators[static_cast<size_t>(k)];
+    const double c = std::clamp(ctrl[k], a.ctrl_low, a.ctrl_high);
+    INFO(a.name);
+    CHECK(mb::actuator_force(a, c, qpos[k], qvel[k]) == Approx(d->qfrc_actuator[k]).margin(1e-12));
+  }
+  std::filesystem::remove(f);
 }
 
 #else

@@ -194,7 +194,22 @@ TEST_CASE("urdf: spec options (base, collisions, limits) and the limits warning"
   // a bad value of an option, an unknown option
   CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:base=floating"), Catch::Contains("option 'base'") && Catch::Contains("not one of the choices"));
   CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:damping=yes"), Catch::Contains("option 'damping'") && Catch::Contains("not one of the choices"));
-  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:friction=on"), Catch::Contains("unknown option 'friction'"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:friction=on"), Catch::Contains("option 'friction'"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "ur5.urdf:gravity=on"), Catch::Contains("unknown option 'gravity'"));
+  // floor=on: a half-space touching the lowest collision shape (the feet) at the start; a height;
+  // it needs the shapes
+  const mb::Model f = mb::load_model(kRobots + "quadruped.urdf:base=free,floor=on,friction=0.8,limits=ignore");
+  REQUIRE(f.shapes.size() == 10);
+  const mb::Shape& floor = f.shapes.back();
+  CHECK(floor.type == mb::ShapeType::HalfSpace);
+  CHECK(floor.body == mb::kWorld);
+  CHECK((floor.orientation * mb::Vec3::UnitY() - mb::Vec3::UnitZ()).norm() < 1e-15);
+  CHECK(floor.position.z() == Approx(-0.2 * (std::cos(0.8) + std::cos(0.7)) - 0.02).margin(1e-12));
+  CHECK(f.materials.size() == 1);
+  CHECK(f.materials[0].mu_dynamic == 0.8);
+  CHECK(mb::load_model(kRobots + "quadruped.urdf:base=free,floor=-0.5,limits=ignore").shapes.back().position.z() == -0.5);
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "quadruped.urdf:floor=on,collisions=off"), Catch::Contains("floor=on needs the collision shapes"));
+  CHECK_THROWS_WITH(mb::load_model(kRobots + "quadruped.urdf:floor=low"), Catch::Contains("'low' is not off, on or a height"));
   CHECK_THROWS_WITH(mb::load_model(kRobots + "nosuch.urdf:base=free"), Catch::Contains("no URDF file"));
 }
 

@@ -7,6 +7,7 @@
 #include <boost/numeric/odeint/stepper/runge_kutta4_classic.hpp>
 
 #include "methods/bodies/lanes.hpp"
+#include "models/actuators.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -16,11 +17,13 @@ void step_loads(const Model& m, double t, double h, StepLoads& loads) {
   loads.force.resize(m.bodies.size());
   for (size_t k = 0; k < m.bodies.size(); ++k) loads.force[k] = m.bodies[k].mass * m.gravity;
   add_average_forces(m, t, h, loads.force);
+  controls_at(m, t, loads.ctrl);
 }
 
 void loads_at(const Model& m, const State& s, const StepLoads& step, StepLoads& out) {
   if (&out != &step) out = step;
   add_spring_loads(m, s, out.force, out.torque);
+  if (!m.actuators.empty()) add_actuator_loads(m, s, step.ctrl, out.force, out.torque);
 }
 
 namespace {

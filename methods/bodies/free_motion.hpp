@@ -14,14 +14,18 @@
 namespace mb {
 
 // Constant loads over the step [t, t+h]: gravity m g and the model's applied torques averaged
-// over the step (a torque that ends inside the step acts for its share). The springs' forces depend
-// on the state: loads_at adds them (the impulse methods take them at the start of the free motion).
+// over the step (a torque that ends inside the step acts for its share), and the actuators'
+// controls at the step's start, held over the step. The springs', dampers' and actuators' forces
+// depend on the state: loads_at adds them (the impulse methods take them at the start of the free
+// motion).
 struct StepLoads {
   std::vector<Vec3> force, torque;  // (nbody) world frame
+  std::vector<double> ctrl;         // (nactuators) models/actuators.hpp controls_at
 };
 void step_loads(const Model& model, double t, double h, StepLoads& loads);
-// The loads at `state`: `step` (step_loads) plus the forces of the model's springs at `state`
-// (add_spring_loads: state-dependent, so the multiplier methods evaluate them at every stage).
+// The loads at `state`: `step` (step_loads) plus the forces of the model's springs and joint
+// dampers (add_spring_loads) and of its actuators (add_actuator_loads, with step.ctrl) at `state`:
+// state-dependent, so the multiplier methods evaluate them at every stage.
 void loads_at(const Model& model, const State& state, const StepLoads& step, StepLoads& out);
 
 void free_motion_body(const Body& body, const Vec3& force, const Vec3& torque, double h, const BodyState& in,

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "methods/stopwatch.hpp"
+#include "models/actuators.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -343,6 +344,7 @@ void ImpulseMethod::step_once(const Model& model, State& state, double h, StepSt
   if (opt_.implicit_springs) {
     springs_.loads(model, state, h, loads_, loads_, corrector_->response());
     add_joint_damper_loads(model, state, loads_.force, loads_.torque);  // the joint dampers: explicit
+    if (!model.actuators.empty()) add_actuator_loads(model, state, loads_.ctrl, loads_.force, loads_.torque);  // so are the actuators
   } else {
     loads_at(model, state, loads_, loads_);
   }

@@ -274,7 +274,7 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
     unpack(y, stage_);
     stage_.t = t;  // the motors' targets at the stage's time
     const StepLoads* loads = &loads_;
-    if (has_force_elements(model)) {  // spring and joint damper forces at the stage's state
+    if (has_state_loads(model)) {  // spring, joint damper and actuator forces at the stage's state
       loads_at(model, stage_, loads_, stage_loads_);
       loads = &stage_loads_;
     }
@@ -357,7 +357,7 @@ MethodInfo Lagrange::describe() {
     i.options.push_back(oi);
   }
   i.orders = {kFamilyOrder};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   i.gate_time_joints = {63};  // the dense solve LM4, LMBS4, LMV4 and LMVD4 compose
@@ -388,7 +388,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.paper_name = name == "baraff" ? "Baraff" : name;
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
-  i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers |
                (name == "baraff" ? 0u : kLoops | kMotors);
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;

@@ -472,10 +472,11 @@ class Bullet final : public Method {
       bm.constraint->setVelocityTarget(bm.sign * rate);
       bm.constraint->setMaxAppliedImpulse(mo.limited() ? mo.max_force * h : std::numeric_limits<double>::max());
     }
-    if (!model.loads.empty()) {
+    if (!model.loads.empty() || !model.actuators.empty()) {
       average_torques(model, state.t, h, torque_);
       std::fill(force_.begin(), force_.end(), Vec3::Zero());
       add_average_forces(model, state.t, h, force_);
+      add_peer_actuator_loads(model, state, ctrl_, force_, torque_);
       for (size_t i = 0; i < places_.size(); ++i) {
         const Place& p = places_[i];
         if (p.multibody < 0) continue;
@@ -533,6 +534,7 @@ class Bullet final : public Method {
   std::vector<std::vector<int>> members_;  // the bodies of each multibody
   std::vector<Place> places_;  // (nbody)
   std::vector<Vec3> torque_, force_;
+  std::vector<double> ctrl_;  // the actuators' controls of the step
   btAlignedObjectArray<btQuaternion> world_to_local_;
   btAlignedObjectArray<btVector3> local_origin_;
   std::vector<btVector3> omega_, vel_;
@@ -551,7 +553,7 @@ MethodInfo describe_bullet() {
   i.source = "coumans2015 (Bullet)";
   i.options = {point_inertia_option("1e-12")};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMotors;
   i.fixed_step = true;
   return i;
 }

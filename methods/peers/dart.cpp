@@ -406,10 +406,11 @@ class Dart final : public Method {
       const double rate = motor_step_rate(model, state, mo, h);
       dm.joint->setCommand(0, dm.sign * rate);
     }
-    if (!model.loads.empty()) {  // the step's average loads, world axes: a force at the centre of mass, a torque
+    if (!model.loads.empty() || !model.actuators.empty()) {  // the step's average loads, world axes: a force at the centre of mass, a torque
       average_torques(model, state.t, h, torque_);
       force_.assign(nodes_.size(), Vec3::Zero());
       add_average_forces(model, state.t, h, force_);
+      add_peer_actuator_loads(model, state, ctrl_, force_, torque_);
       for (size_t i = 0; i < nodes_.size(); ++i)
         if (nodes_[i]) {
           nodes_[i]->clearExternalForces();
@@ -438,6 +439,7 @@ class Dart final : public Method {
   std::vector<dd::BodyNode*> nodes_;  // (nbody), null for a static body
   std::vector<Frame> frames_;         // (nbody)
   std::vector<Vec3> torque_, force_;
+  std::vector<double> ctrl_;  // the actuators' controls of the step
   struct DartMotor {
     int motor;  // Model::motors index
     bool slider;
@@ -462,7 +464,7 @@ MethodInfo describe_dart() {
                                   "shapes (primitive)",
                                   {"mesh", "primitive"})};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers | kMotors;
   i.fixed_step = true;
   return i;
 }

@@ -136,7 +136,7 @@ class Mujoco final : public Method {
       mm.integral = 0;
     }
     solref_set_ = false;
-    xfrc_ = !model.loads.empty();
+    xfrc_ = !model.loads.empty() || !model.actuators.empty();
   }
 
 
@@ -497,6 +497,7 @@ class Mujoco final : public Method {
       average_torques(model, state.t, h, torque_);
       force_.assign(model.bodies.size(), Vec3::Zero());
       add_average_forces(model, state.t, h, force_);
+      add_peer_actuator_loads(model, state, ctrl_, force_, torque_);
       for (size_t i = 0; i < ids_.size(); ++i)
         if (ids_[i] >= 0)
           for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + k] = force_[i][k], data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
@@ -576,6 +577,7 @@ class Mujoco final : public Method {
   std::vector<Chained> chain_;
   bool xfrc_ = false;
   std::vector<Vec3> torque_, force_;
+  std::vector<double> ctrl_;  // the actuators' controls of the step
   std::vector<double> zeta_;  // per contact pair
   bool solref_set_ = false;
   struct MujocoMotor {
@@ -610,7 +612,7 @@ MethodInfo describe_mujoco() {
                                   "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers |
                kMotors;
   i.fixed_step = true;
   return i;

@@ -239,11 +239,12 @@ class Ode final : public Method {
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     // loads held over the step: applied loads (their average) and the springs at its start
-    if (!model.loads.empty() || has_force_elements(model)) {
+    if (!model.loads.empty() || has_state_loads(model)) {
       average_torques(model, state.t, h, torque_);
       std::fill(force_.begin(), force_.end(), Vec3::Zero());
       add_average_forces(model, state.t, h, force_);
       add_spring_loads(model, state, force_, torque_);
+      add_peer_actuator_loads(model, state, ctrl_, force_, torque_);
       for (size_t i = 0; i < bodies_.size(); ++i) {
         if (!bodies_[i]) continue;
         dBodyAddForce(bodies_[i], force_[i].x(), force_[i].y(), force_[i].z());
@@ -298,6 +299,7 @@ class Ode final : public Method {
   long step_contacts_ = 0;
   std::vector<dBodyID> bodies_;  // (nbody), null for a static body
   std::vector<Vec3> force_, torque_;
+  std::vector<double> ctrl_;  // the actuators' controls of the step
   struct OdeMotor {
     int motor;       // Model::motors index
     dJointID joint;  // its hinge or slider
@@ -325,7 +327,7 @@ MethodInfo describe_ode() {
   i.options[1].applies_with = "stepper=quick";
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "",
                "semi-implicit Euler (dWorldStep); 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts |
                kJointDampers | kMotors;
   i.fixed_step = true;
   return i;

@@ -198,7 +198,12 @@ class Simbody final : public Method {
     forces_ = std::make_unique<SimTK::GeneralForceSubsystem>(*system_);
     SimTK::Force::UniformGravity(*forces_, *matter_, sv(model.gravity));
     torque_.assign(n, Vec3::Zero());
-    if (!model.loads.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
+    actuator_force_.assign(n, Vec3::Zero());
+    for (const Actuator& a : model.actuators)
+      if (model.joints[static_cast<size_t>(a.joint)].type != JointType::Hinge)
+        throw UnsupportedModel(fmt::format("simbody: actuator '{}' drives a slider; this adapter applies the actuators as body torques, "
+                                           "and a slider's actuator is a force", a.name));
+    if (!model.loads.empty() || !model.actuators.empty()) SimTK::Force::Custom(*forces_, new Torques(&mobods_, &torque_));
     mobods_.assign(n, SimTK::MobilizedBody());
     frames_ = peer_frames(model, state, joints, tree, "simbody");
     rod_axes_.assign(n, Quat::Identity());
@@ -544,8 +549,9 @@ class Simbody final : public Method {
     // applied torques: the step's average; when it changes, the integrator starts afresh from the
     // current state (its cached derivatives saw the old torques)
     bool changed = false;
-    if (!model.loads.empty()) {
+    if (!model.loads.empty() || !model.actuators.empty()) {
       average_torques(model, state.t, h, next_torque_);
+      add_peer_actuator_loads(model, state, ctrl_, actuator_force_, next_torque_);
       changed = next_torque_ != torque_;
       torque_ = next_torque_;
     }
@@ -684,6 +690,8 @@ class Simbody final : public Method {
   std::vector<Frame> frames_;                 // (nbody)
   std::vector<Quat> rod_axes_, mframes_;      // (nbody)
   std::vector<Vec3> torque_, next_torque_;  // (nbody) the step's applied torques, world frame
+  std::vector<Vec3> actuator_force_;  // (nbody) zero: an actuator on a hinge puts torques alone
+  std::vector<double> ctrl_;  // the actuators' controls of the step
   SimTK::State state_;
   double h_ = 0;
   long steps_ = 0;
@@ -724,7 +732,7 @@ MethodInfo describe_simbody() {
                                   1e300, true)};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kJointDampers | kMotors;
   i.fixed_step = true;
   return i;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "models/actuators.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -217,6 +218,13 @@ double motor_step_rate(const Model& model, const State& state, const Motor& moto
   const double gap = target - motor_coordinate(model, state, motor);
   const bool slider = model.joints[static_cast<size_t>(motor.joint)].type == JointType::Slider;
   return (slider ? gap : wrap_angle(gap)) / h;
+}
+
+void add_peer_actuator_loads(const Model& model, const State& state, std::vector<double>& ctrl, std::vector<Vec3>& force,
+                             std::vector<Vec3>& torque) {
+  if (model.actuators.empty()) return;
+  controls_at(model, state.t, ctrl);
+  add_actuator_loads(model, state, ctrl, force, torque);
 }
 
 }  // namespace mb

@@ -102,6 +102,12 @@ Quat frame_xy(const Vec3& x, const Vec3& y);
 Vec3 peer_point_velocity(const State& state, const std::vector<PeerFrame>& frames, int b, const Vec3& p);
 
 // Writes one body's Cartesian state (a particle keeps its orientation and zero angular velocity).
+// The actuators' loads at the step's start, held over the step (an explicit servo: the engine's
+// own actuators are not used, so that every engine gets one law): the controls at state.t into
+// ctrl, then add_actuator_loads (models/actuators.hpp) into force and torque.
+void add_peer_actuator_loads(const Model& model, const State& state, std::vector<double>& ctrl, std::vector<Vec3>& force,
+                             std::vector<Vec3>& torque);
+
 void write_body(const Body& body, BodyState& s, const Vec3& x, const Quat& q, const Vec3& v, const Vec3& w);
 
 // Engines not built into this binary, with why (their CMake option is off or the package was not

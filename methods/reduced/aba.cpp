@@ -35,7 +35,7 @@ void articulate(const TreeView& tv, int i, Mat6& Ia, Vec6& pa) {
     Dinv = D.inverse();  // fixed size 3: Eigen's closed form (cofactors) of the SPD block, not a Cholesky
   }
   u.noalias() = -S.transpose() * W.pA;
-  if (tv.m.damped) u[0] += tv.d.joint_force[i];  // the joint force Q (zero but on a damped hinge or slider)
+  if (tv.m.joint_forces) u[0] += tv.d.joint_force[i];  // the joint force Q (zero but on a damped or actuated hinge or slider)
   const MatS UD = U * Dinv;
   Ia.noalias() -= UD * U.transpose();
   pa += Ia * W.c + UD * u;

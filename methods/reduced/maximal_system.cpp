@@ -73,7 +73,7 @@ void MaximalSystem::derivative(const std::vector<double>& x, std::vector<double>
     if (offset_[k] >= 0 && !model_.bodies[k].particle) tmp_.bodies[k].q.normalize();
   StepStats unused;
   const StepLoads* loads = &loads_;
-  if (has_force_elements(model_)) {  // spring and joint damper forces at this state
+  if (has_state_loads(model_)) {  // spring, joint damper and actuator forces at this state
     loads_at(model_, tmp_, loads_, state_loads_);
     loads = &state_loads_;
   }

@@ -1,5 +1,7 @@
 #include "methods/reduced/reduced_system.hpp"
 
+#include "models/actuators.hpp"
+
 #include <algorithm>
 
 namespace mb {
@@ -93,6 +95,7 @@ void ReducedSystem::set_loads(const Model& model, double t, double h) {
   // point masses carry no torque: a tree of them needs no loads
   if (model_.point_masses) return;
   average_torques(model, t, h, data_.tau);
+  if (!model_.actuators.empty()) controls_at(model, t, data_.ctrl);
 }
 
 std::vector<double> load_breaks(const Model& model, double t0, double t1) {

@@ -33,7 +33,7 @@ MethodInfo Ref::describe() {
                                    "internal steps (taken and rejected) of a run at most; past them the run fails, naming the step "
                                    "size reached (a stiff model); 0: no budget",
                                    0, 1e15)};
-  i.supports = kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers | kMotors;
   i.reference = true;
   i.fixed_step = false;
   return i;

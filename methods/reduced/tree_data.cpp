@@ -14,7 +14,8 @@ TreeData::TreeData(const TreeModel& model) {
   IA.resize(nia);
   blocks.assign(nblocks, 0.0);
   tau.assign(static_cast<size_t>(model.nbody), Vec3::Zero());
-  if (model.damped) joint_force.assign(model.link.size(), 0.0);
+  if (model.joint_forces) joint_force.assign(model.link.size(), 0.0);
+  ctrl.assign(model.actuators.size(), 0.0);
 }
 
 void TreeView::add_inertia(int i, const Mat6& I) const {

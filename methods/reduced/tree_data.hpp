@@ -35,8 +35,9 @@ struct TreeData {
   // articulated inertia after pass 2
   std::vector<Mat6> IA;
   std::vector<Vec3> tau;  // (nbody) applied torques, world frame, held until the next set
-  // (links, when the model is damped) a hinge's or slider's joint force -damping qd at the
-  // evaluated velocities (tree_kinematics), which pass 2 adds to u
+  std::vector<double> ctrl;  // (TreeModel::actuators) the controls, held until the next set
+  // (links, when the model has joint forces) a hinge's or slider's joint force, -damping qd plus
+  // its actuator's force, at the evaluated state (tree_kinematics), which pass 2 adds to u
   std::vector<double> joint_force;
 };
 

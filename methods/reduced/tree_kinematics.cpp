@@ -4,6 +4,8 @@
 
 #include "methods/reduced/ball_kernels.hpp"
 #include "methods/reduced/tree_util.hpp"
+#include "models/actuators.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -109,10 +111,19 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
       if (dynamics) W.c = crm(W.v, sqd);
     }
     if (!dynamics) continue;
-    if (model.damped) data.joint_force[i] = -F.damping * (L.nd == 1 ? qd[0] : 0.0);
+    if (model.joint_forces) data.joint_force[i] = -F.damping * (L.nd == 1 ? qd[0] : 0.0);
     // ABA pass 1 (fused here: one sweep over the links less): rigid-body inertia and bias force
     W.pA = crf(W.v, tv.IA(static_cast<int>(i)) * W.v) - tv.external_force(static_cast<int>(i));
   }
+  // the actuators' joint forces at this state, from the link's coordinate (a hinge's wrapped into
+  // (-pi, pi], as the Cartesian methods read it)
+  if (dynamics && v)
+    for (const TreeActuator& A : model.actuators) {
+      const TreeLink& L = model.link[static_cast<size_t>(A.link)];
+      const double qj = A.sign * q[L.iq];
+      const double coord = (L.kind == TreeJoint::Hinge ? wrap_angle(qj) : qj) + A.actuator.offset;
+      data.joint_force[static_cast<size_t>(A.link)] += A.sign * actuator_force(A.actuator, data.ctrl[static_cast<size_t>(A.index)], coord, A.sign * v[L.iv]);
+    }
 }
 
 void write_state(const TreeModel& model, TreeData& data, const std::vector<double>& x, State& s) {

@@ -13,6 +13,8 @@ namespace mb {
 
 // The motors as prescribed links (tree_model.hpp), or UnsupportedModel naming the motor.
 static void attach_motors(const Model& m, TreeModel& t);
+// The actuators on the tree's links, or UnsupportedModel naming the actuator.
+static void attach_actuators(const Model& m, TreeModel& t);
 
 int joint_dofs(TreeJoint k) {
   switch (k) {
@@ -253,15 +255,40 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
     if (L.kind == TreeJoint::Ball && N.kind == TreeJoint::Ball && L.parent >= 0 && L.parent == N.parent) t.pair[i++] = 1;
   }
   if (!m.motors.empty()) attach_motors(m, t);
+  attach_actuators(m, t);
+  t.joint_forces = t.damped || !t.actuators.empty();
   return t;
 }
+
+namespace {
+// The link whose edge is joint J of the model and the sign taking the joint's motor coordinate to
+// the link's (-1 when the tree runs the joint from b to a); link -1 when no hinge or slider link is.
+std::pair<int, double> joint_link(const Model& m, const TreeModel& t, const std::vector<int>& link_of, const Joint& J) {
+  // the body a link hangs from (kWorld for a fixed frame: the world or a static body)
+  auto parent_body = [&](int li) { return t.link[li].parent >= 0 ? t.link[t.link[li].parent].body : kWorld; };
+  auto fixed = [&](int b) { return b == kWorld || m.bodies[static_cast<size_t>(b)].is_static; };
+  // the link whose edge is this joint: the child is b when a is its parent (or both are fixed frames' children)
+  auto edge = [&](int child, int parent) {
+    if (child == kWorld || fixed(child)) return -1;
+    const int li = link_of[static_cast<size_t>(child)];
+    if (li < 0) return -1;
+    const int pb = parent_body(li);
+    return (pb == parent || (pb == kWorld && fixed(parent))) ? li : -1;
+  };
+  int li = edge(J.b, J.a);
+  double sign = 1;
+  if (li < 0) {
+    li = edge(J.a, J.b);
+    sign = -1;
+  }
+  if (li < 0 || (t.link[li].kind != TreeJoint::Hinge && t.link[li].kind != TreeJoint::Slider)) return {-1, 1};
+  return {li, sign};
+}
+}  // namespace
 
 static void attach_motors(const Model& m, TreeModel& t) {
   std::vector<int> link_of(m.bodies.size(), -1);
   for (int i = 0; i < t.links(); ++i) link_of[static_cast<size_t>(t.link[i].body)] = i;
-  // the body a link hangs from (kWorld for a fixed frame: the world or a static body)
-  auto parent_body = [&](int li) { return t.link[li].parent >= 0 ? t.link[t.link[li].parent].body : kWorld; };
-  auto fixed = [&](int b) { return b == kWorld || m.bodies[static_cast<size_t>(b)].is_static; };
   t.is_prescribed.assign(t.link.size(), 0);
   for (size_t mi = 0; mi < m.motors.size(); ++mi) {
     const Motor& mo = m.motors[mi];
@@ -270,26 +297,24 @@ static void attach_motors(const Model& m, TreeModel& t) {
       throw UnsupportedModel(fmt::format("motor '{}' has a force bound ({}): prescribed motion in reduced coordinates takes the force "
                                          "it needs, so a bounded motor is not built",
                                          mo.name, mo.max_force));
-    // the link whose edge is this joint: the child is b when a is its parent (or both are fixed frames' children)
-    auto edge = [&](int child, int parent) {
-      if (child == kWorld || fixed(child)) return -1;
-      const int li = link_of[static_cast<size_t>(child)];
-      if (li < 0) return -1;
-      const int pb = parent_body(li);
-      return (pb == parent || (pb == kWorld && fixed(parent))) ? li : -1;
-    };
-    int li = edge(J.b, J.a);
-    double sign = 1;
-    if (li < 0) {
-      li = edge(J.a, J.b);
-      sign = -1;
-    }
-    if (li < 0 || (t.link[li].kind != TreeJoint::Hinge && t.link[li].kind != TreeJoint::Slider))
-      throw UnsupportedModel(fmt::format("motor '{}': its joint '{}' is not a hinge or slider of the tree", mo.name, J.name));
+    const auto [li, sign] = joint_link(m, t, link_of, J);
+    if (li < 0) throw UnsupportedModel(fmt::format("motor '{}': its joint '{}' is not a hinge or slider of the tree", mo.name, J.name));
     if (t.is_prescribed[li])
       throw UnsupportedModel(fmt::format("motor '{}': joint '{}' has a motor already", mo.name, J.name));
     t.is_prescribed[li] = 1;
     t.prescribed.push_back({li, static_cast<int>(mi), sign});
+  }
+}
+
+static void attach_actuators(const Model& m, TreeModel& t) {
+  std::vector<int> link_of(m.bodies.size(), -1);
+  for (int i = 0; i < t.links(); ++i) link_of[static_cast<size_t>(t.link[i].body)] = i;
+  for (size_t k = 0; k < m.actuators.size(); ++k) {
+    const Actuator& a = m.actuators[k];
+    const Joint& J = m.joints[static_cast<size_t>(a.joint)];
+    const auto [li, sign] = joint_link(m, t, link_of, J);
+    if (li < 0) throw UnsupportedModel(fmt::format("actuator '{}': its joint '{}' is not a hinge or slider of the tree", a.name, J.name));
+    t.actuators.push_back({li, static_cast<int>(k), sign, a});
   }
 }
 

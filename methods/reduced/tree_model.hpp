@@ -104,6 +104,15 @@ struct TreePrescribed {
   double sign = 1;   // tree coordinate = sign * the motor's coordinate
 };
 
+// An actuator on a tree link's hinge or slider (models/actuators.hpp): its joint force
+// sign * actuator_force(actuator, ctrl, sign q + offset, sign qd) from the link's coordinate q.
+struct TreeActuator {
+  int link = 0;
+  int index = 0;     // Model::actuators index (the control's)
+  double sign = 1;   // tree coordinate = sign * the joint's motor coordinate
+  Actuator actuator;
+};
+
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
   // free/ball/hinge/slider/fixed joints nor a tree of point masses on rods. pair_balls: ball
@@ -121,9 +130,14 @@ struct TreeModel {
   int nbody = 0;              // bodies of the Model (the size of the applied torques)
   bool point_masses = false;  // every link a rod or a swing
   bool damped = false;        // a hinge or slider has a damper: the joint force -damping qd enters u
+  // a hinge or slider has a joint force (a damper or an actuator): TreeData::joint_force enters u
+  // (a flag of its own: the passes test it at every link)
+  bool joint_forces = false;
   Vec3 gravity = Vec3::Zero();
   std::vector<TreePrescribed> prescribed;  // the motors
   std::vector<char> is_prescribed;         // (links, or empty without motors) the link's motion is prescribed
+  std::vector<TreeActuator> actuators;     // Model::actuators on the tree's hinges and sliders
+
 
   int size() const { return nq + nv; }
   int links() const { return static_cast<int>(link.size()); }

@@ -29,7 +29,11 @@ const std::vector<OptionInfo>& mjcf_options() {
   static const std::vector<OptionInfo> options = {
       OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero) become Shapes; off: no contacts", {"on", "off"}),
       OptionInfo::choice("damping", "off", "on: the damping of hinge and slide joints (dof_damping) as joint dampers; off: ignored (listed in the warning)",
-                         {"off", "on"})};
+                         {"off", "on"}),
+      OptionInfo::choice("frames", "massless",
+                         "the frames of MuJoCo's joint chains: massless (GC4, ref and mujoco take them), or light: rigid bodies of 1 % of the "
+                         "lighter neighbour's mass and smallest moment (every method takes them; a change to the model, stated in its warning)",
+                         {"massless", "light"})};
   return options;
 }
 
@@ -40,6 +44,7 @@ Model load_mjcf(const std::string& text, const std::string& source, int line) {
   MjcfOptions options;
   options.contacts = spec.get_string("contacts", "on") == "on";
   options.damping = spec.get_string("damping", "off") == "on";
+  options.light_frames = spec.get_string("frames", "massless") == "light";
   return read_mjcf(spec.name(), options);
 }
 
@@ -138,6 +143,8 @@ const char* geom_kind(int type) {
   return "unknown";
 }
 
+// frames=light: a frame's mass and moments as a fraction of its lighter neighbour's
+constexpr double kLightFrame = 0.01;
 // points (and directions) closer than this are one point: the file's numbers as MuJoCo compiled them
 constexpr double kMeetTolerance = 1e-9;
 
@@ -150,6 +157,7 @@ struct Reader {
   Model out;
   std::vector<int> rep;  // (nbody) our body index of each MuJoCo body, kWorld for the fixed frame
   bool frames = false;   // multi-joint bodies as chains through massless frames (needs_frames)
+  int light_frames = 0;  // frames=light: the light bodies made
 
   std::string body_name(int i) const { return name_of(m, mjOBJ_BODY, i, "body"); }
   std::string joint_name(int k) const { return name_of(m, mjOBJ_JOINT, k, "joint"); }
@@ -326,7 +334,21 @@ struct Reader {
     for (int k = j0; k < j0 + nj - 1; ++k) {
       Body f;
       f.name = body_name(i) + "/" + joint_name(k);
-      f.frame = true;
+      f.frame = !opt.light_frames;
+      if (opt.light_frames) {
+        // 1 % of the lighter of the body and the massive body it hangs from (the body alone under
+        // the world), as an isotropic inertia of 1 % of that body's smallest moment
+        int light = i;
+        for (int p = m->body_parentid[i]; p > 0; p = m->body_parentid[p])
+          if (m->body_mass[p] >= mjMINVAL) {
+            if (m->body_mass[p] < m->body_mass[i]) light = p;
+            break;
+          }
+        const Vec3 moments = vec3(m->body_inertia + 3 * light);
+        f.mass = kLightFrame * m->body_mass[light];
+        f.inertia = kLightFrame * moments.minCoeff() * Mat3::Identity();
+        ++light_frames;
+      }
       f.position = vec3(d->xanchor + 3 * k);
       f.orientation = quat4(d->xquat + 4 * i);
       const int index = static_cast<int>(out.bodies.size());
@@ -559,6 +581,65 @@ struct Reader {
     if (priority) ignored.push_back(fmt::format("contact priority on {} geom(s)", priority));
   }
 
+  // The actuators on a hinge or slide joint that stays one here, with a fixed gain and no or an
+  // affine bias, no activation dynamics: models/model.hpp Actuator (MuJoCo's force law). The
+  // others are listed in the warning, not driven.
+  void actuators(std::vector<std::string>& ignored) {
+    std::map<std::string, int> ours;  // our hinges and sliders by name
+    for (size_t k = 0; k < out.joints.size(); ++k)
+      if (out.joints[k].type == JointType::Hinge || out.joints[k].type == JointType::Slider) ours.emplace(out.joints[k].name, static_cast<int>(k));
+    std::vector<std::string> left;
+    for (int u = 0; u < m->nu; ++u) {
+      const std::string name = name_of(m, mjOBJ_ACTUATOR, u, "actuator");
+      const int jid = m->actuator_trnid[2 * u];
+      if (m->actuator_trntype[u] != mjTRN_JOINT) {
+        left.push_back(name + " (not a joint transmission)");
+        continue;
+      }
+      if (m->actuator_dyntype[u] != mjDYN_NONE) {
+        left.push_back(name + " (activation dynamics)");
+        continue;
+      }
+      if (m->actuator_gaintype[u] != mjGAIN_FIXED || (m->actuator_biastype[u] != mjBIAS_NONE && m->actuator_biastype[u] != mjBIAS_AFFINE)) {
+        left.push_back(name + " (a gain or bias that is not affine)");
+        continue;
+      }
+      const auto it = ours.find(joint_name(jid));
+      if (it == ours.end()) {
+        left.push_back(name + fmt::format(" (joint '{}' is not a hinge or slide here)", joint_name(jid)));
+        continue;
+      }
+      Actuator a;
+      a.name = name;
+      a.joint = it->second;
+      a.gear = m->actuator_gear[6 * u];
+      a.gain = m->actuator_gainprm[mjNGAIN * u];
+      if (m->actuator_biastype[u] == mjBIAS_AFFINE) a.bias = {m->actuator_biasprm[mjNBIAS * u], m->actuator_biasprm[mjNBIAS * u + 1], m->actuator_biasprm[mjNBIAS * u + 2]};
+      if (m->actuator_ctrllimited[u]) a.ctrl_low = m->actuator_ctrlrange[2 * u], a.ctrl_high = m->actuator_ctrlrange[2 * u + 1];
+      if (m->actuator_forcelimited[u]) a.force_low = m->actuator_forcerange[2 * u], a.force_high = m->actuator_forcerange[2 * u + 1];
+      a.offset = m->qpos0[m->jnt_qposadr[jid]];
+      // the kind MuJoCo's shortcut elements give (motor, position, velocity), else general
+      const auto& b = a.bias;
+      a.kind = a.gain == 1 && b[0] == 0 && b[1] == 0 && b[2] == 0 ? ActuatorKind::Motor
+               : b[0] == 0 && b[1] == -a.gain && a.gain > 0      ? ActuatorKind::Position
+               : b[0] == 0 && b[1] == 0 && b[2] == -a.gain && a.gain > 0 ? ActuatorKind::Velocity
+                                                                 : ActuatorKind::General;
+      const std::pair<const char*, double> numbers[] = {{"gear", a.gear}, {"gainprm", a.gain}, {"biasprm", b[0]}, {"biasprm", b[1]}, {"biasprm", b[2]}};
+      for (const auto& [field, x] : numbers)
+        if (!std::isfinite(x)) fail("actuator", name, fmt::format("actuator '{}' has a non-finite {} ({})", name, field, x));
+      if (!(a.ctrl_low <= a.ctrl_high))
+        fail("actuator", name, fmt::format("actuator '{}' has ctrlrange [{}, {}]: the low end is above the high end", name, a.ctrl_low, a.ctrl_high));
+      if (!(a.force_low <= a.force_high))
+        fail("actuator", name, fmt::format("actuator '{}' has forcerange [{}, {}]: the low end is above the high end", name, a.force_low, a.force_high));
+      out.actuators.push_back(a);
+    }
+    if (!left.empty()) {
+      std::string line;
+      for (const std::string& s : left) line += (line.empty() ? "" : ", ") + s;
+      ignored.push_back(fmt::format("{} actuator(s) not driven: {}", left.size(), line));
+    }
+  }
+
   // Our names are one namespace per kind: MuJoCo's joints and equality constraints (both joints
   // here) may share a name, and an unnamed element's name here ("body3") may be another's.
   void unique_names() const {
@@ -592,7 +673,6 @@ struct Reader {
       frictionloss += lossy;
     }
     std::vector<std::string> parts;
-    if (m->nu) parts.push_back(fmt::format("{} actuator(s) (not driven: zero control)", m->nu));
     if (stiffness) parts.push_back(fmt::format("stiffness on {} joint(s)", stiffness));
     if (damping && !opt.damping) parts.push_back(fmt::format("damping on {} joint(s) (damping=on applies it)", damping));
     if (armature) parts.push_back(fmt::format("armature on {} joint(s)", armature));
@@ -633,9 +713,14 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
   r.bodies();
   r.equalities(ignored);
   r.geoms(ignored);
+  r.actuators(ignored);
   r.unmapped(ignored);
   r.unique_names();
   if (err[0]) ignored.push_back(fmt::format("MuJoCo's compiler warned: {}", one_line(err)));
+  if (r.light_frames)
+    m.info.warnings.push_back(fmt::format("{}: frames=light: the {} massless frame(s) of MuJoCo's joint chains are light bodies (1 % of the "
+                                          "lighter neighbour's mass and smallest moment): a change to the model",
+                                          path, r.light_frames));
 
   m.info.name = raw->names[0] ? std::string(raw->names) : path;
   m.info.source = path;
@@ -645,7 +730,7 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
   m.info.default_h = raw->opt.timestep;
   m.info.h_grid = default_h_grid();
   m.info.tracked_body = 0;
-  m.info.energy_conserved = m.shapes.empty() && !has_joint_dampers(m);
+  m.info.energy_conserved = m.shapes.empty() && !has_joint_dampers(m) && m.actuators.empty();
   // Every group of bodies floating without contacts, at rest at qpos0: in the frame falling with
   // gravity nothing acts on it, so every centre of mass drops g t^2 / 2.
   bool floating = m.shapes.empty();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "models/actuators.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -99,6 +100,7 @@ const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position",
                                              "half_extents", "vertices", "faces", "material"};
 const std::vector<std::string> kMotorKeys = {"name", "joint", "mode", "target", "value", "rate", "amplitude", "frequency", "phase",
                                              "times", "values", "max_force"};
+const std::vector<std::string> kActuatorKeys = {"name", "joint", "kind", "gear", "kp", "kv", "gain", "bias", "ctrlrange", "forcerange", "offset"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation", "damping"};
@@ -486,6 +488,73 @@ void SceneBuilder::motor(const toml::table& t) {
                                  "displacement from the initial state)", tg.at(0)));
   if (r.has("max_force")) mo.max_force = r.positive("max_force");
   m.motors.push_back(std::move(mo));
+}
+
+void SceneBuilder::actuator(const toml::table& t) {
+  const size_t i = m.actuators.size();
+  TableReader r(t, file, fmt::format("actuator[{}]", i), kActuatorKeys);
+  Actuator a;
+  a.name = r.str("name", fmt::format("actuator{}", i + 1));
+  unique_name(r, actuator_names, a.name, "actuator");
+  const std::string joint = r.str("joint");
+  if (joint_index.size() != m.joints.size()) {  // the joints are all read before the actuators
+    joint_index.clear();
+    for (size_t k = 0; k < m.joints.size(); ++k) joint_index.emplace(m.joints[k].name, static_cast<int>(k));
+  }
+  const auto it = joint_index.find(joint);
+  if (it == joint_index.end()) r.fail("joint", fmt::format("no joint named '{}'", joint));
+  a.joint = it->second;
+  const Joint& j = m.joints[static_cast<size_t>(a.joint)];
+  if (j.type != JointType::Hinge && j.type != JointType::Slider)
+    r.fail("joint", fmt::format("joint '{}' is a {} joint; an actuator drives a hinge or a slider", joint, joint_type_name(j.type)));
+  const std::string kind = r.str("kind", "motor");
+  if (!actuator_kind_from_name(kind, a.kind))
+    r.fail("kind", fmt::format("must be \"motor\", \"position\", \"velocity\" or \"general\", got \"{}\"", kind));
+  // the keys each kind takes: its gains (kp, kv; a general actuator's gain and bias)
+  const std::vector<std::string> own = a.kind == ActuatorKind::Position ? std::vector<std::string>{"kp", "kv"}
+                                       : a.kind == ActuatorKind::Velocity ? std::vector<std::string>{"kv"}
+                                       : a.kind == ActuatorKind::General  ? std::vector<std::string>{"gain", "bias"}
+                                                                          : std::vector<std::string>{};
+  for (const char* k : {"kp", "kv", "gain", "bias"})
+    if (r.has(k) && std::find(own.begin(), own.end(), k) == own.end()) r.fail(k, fmt::format("a {} actuator has no {}", kind, k));
+  auto non_negative = [&](const char* k, double fallback) {
+    if (!r.has(k) && std::isnan(fallback)) r.fail(k, fmt::format("a {} actuator needs {}", kind, k));
+    const double v = r.has(k) ? r.num(k) : fallback;
+    if (!(v >= 0)) r.fail(k, fmt::format("must be >= 0, got {}", v));
+    return v;
+  };
+  a.gear = r.num("gear", 1.0);
+  switch (a.kind) {
+    case ActuatorKind::Motor: break;
+    case ActuatorKind::Position: {
+      const double kp = non_negative("kp", std::nan("")), kv = non_negative("kv", 0.0);
+      a.gain = kp;
+      a.bias = {0, -kp, -kv};
+      break;
+    }
+    case ActuatorKind::Velocity: {
+      const double kv = non_negative("kv", std::nan(""));
+      a.gain = kv;
+      a.bias = {0, 0, -kv};
+      break;
+    }
+    case ActuatorKind::General: {
+      a.gain = r.num("gain");
+      const std::vector<double> b = r.numbers("bias", 3);
+      a.bias = {b[0], b[1], b[2]};
+      break;
+    }
+  }
+  auto range = [&](const char* k, double& lo, double& hi) {
+    if (!r.has(k)) return;
+    const std::vector<double> v = r.numbers(k, 2);
+    if (!(v[0] <= v[1])) r.fail(k, fmt::format("the low end {} is above the high end {}", v[0], v[1]));
+    lo = v[0], hi = v[1];
+  };
+  range("ctrlrange", a.ctrl_low, a.ctrl_high);
+  range("forcerange", a.force_low, a.force_high);
+  a.offset = r.num("offset", 0.0);
+  m.actuators.push_back(std::move(a));
 }
 
 Model SceneBuilder::finish() {

@@ -65,6 +65,11 @@ class SceneBuilder {
   // [[motor]]: a drive on a hinge or slider named by `joint`; `target` names the kind of f(t) and
   // the kind's own keys give it (models/model.hpp, MotorTarget)
   void motor(const toml::table& t);
+  // [[actuator]]: a force actuator on a hinge or slider named by `joint` (models/model.hpp Actuator):
+  // kind motor (default), position (kp, kv), velocity (kv) or general (gain, bias = [b0, b1, b2]);
+  // gear (1), ctrlrange and forcerange ([low, high]; none: not limited), offset (0: the joint's
+  // coordinate at the initial state)
+  void actuator(const toml::table& t);
 
   Model finish();
 
@@ -99,7 +104,7 @@ class SceneBuilder {
   NameIndex index, joint_names;  // the bodies and the joints read so far, by name
   std::unordered_map<std::string, int> materials, joint_index;
   std::unordered_map<int, std::string> driven;  // joint index -> the name of its motor
-  std::unordered_set<std::string> shape_names, spring_names, motor_names;
+  std::unordered_set<std::string> shape_names, spring_names, motor_names, actuator_names;
   std::string tracked;
   int tracked_line = 0;
 };

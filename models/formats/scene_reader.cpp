@@ -24,7 +24,7 @@ namespace mb {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor"};
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor", "actuator"};
 
 // The parts path: the model, or nothing when the file must be parsed whole. A part goes through the
 // line reader (scene_lexer.hpp) when it reads every line of it, else through toml++; either way its
@@ -47,7 +47,7 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor"})
+  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator"})
     if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
@@ -138,6 +138,7 @@ Model parse_scene(std::string_view text, const std::string& file, SceneParse how
   for (const toml::table* t : top.tables("material_pair")) b.material_pair(*t);
   for (const toml::table* t : top.tables("shape")) b.shape(*t);
   for (const toml::table* t : top.tables("motor")) b.motor(*t);
+  for (const toml::table* t : top.tables("actuator")) b.actuator(*t);
   return b.finish();
 }
 

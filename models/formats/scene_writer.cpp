@@ -137,6 +137,21 @@ std::string scene_to_toml(const Model& m) {
     }
     if (mo.limited()) o += fmt::format("max_force = {}\n", num(mo.max_force));
   }
+  for (const Actuator& a : m.actuators) {
+    o += fmt::format("\n[[actuator]]\nname = {}\njoint = {}\nkind = \"{}\"\ngear = {}\n", str(a.name),
+                     str(m.joints[static_cast<size_t>(a.joint)].name), actuator_kind_name(a.kind), num(a.gear));
+    switch (a.kind) {
+      case ActuatorKind::Motor: break;
+      case ActuatorKind::Position: o += fmt::format("kp = {}\nkv = {}\n", num(a.gain), num(-a.bias[2])); break;
+      case ActuatorKind::Velocity: o += fmt::format("kv = {}\n", num(a.gain)); break;
+      case ActuatorKind::General:
+        o += fmt::format("gain = {}\nbias = [{}, {}, {}]\n", num(a.gain), num(a.bias[0]), num(a.bias[1]), num(a.bias[2]));
+        break;
+    }
+    if (std::isfinite(a.ctrl_low) || std::isfinite(a.ctrl_high)) o += fmt::format("ctrlrange = [{}, {}]\n", num(a.ctrl_low), num(a.ctrl_high));
+    if (std::isfinite(a.force_low) || std::isfinite(a.force_high)) o += fmt::format("forcerange = [{}, {}]\n", num(a.force_low), num(a.force_high));
+    if (a.offset != 0) o += fmt::format("offset = {}\n", num(a.offset));
+  }
   for (const Material& x : m.materials)
     o += fmt::format("\n[[material]]\nname = {}\nrestitution = {}\nmu_static = {}\nmu_dynamic = {}\n", str(x.name),
                      num(x.restitution), num(x.mu_static), num(x.mu_dynamic));

@@ -30,6 +30,10 @@ const std::vector<OptionInfo>& urdf_options() {
                          {"off", "primitives"}),
       OptionInfo::choice("damping", "off", "on: <dynamics damping> of revolute, continuous and prismatic joints as viscous joint dampers; off: ignored (listed in a warning)",
                          {"off", "on"}),
+      OptionInfo::text("floor", "off",
+                       "off; on: a half-space (normal +z) at the lowest point of the collision shapes at the start; or its height in m (implies "
+                       "collisions=primitives)"),
+      OptionInfo::number("friction", "1", "the Coulomb friction coefficient of the collision shapes and the floor (one material, inelastic)", 0),
       OptionInfo::choice("limits", "ignore", "joint limits are not modelled; given explicitly, the warning listing the limited joints is not printed",
                          {"ignore"}),
   };
@@ -48,6 +52,22 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
   UrdfOptions o;
   o.free_base = spec.get_string("base", "fixed") == "free";
   o.collisions = spec.get_string("collisions", "off") == "primitives";
+  o.friction = spec.get_double("friction", 1.0);
+  if (spec.has("floor") && spec.get_string("floor", "off") != "off") {
+    const std::string floor = spec.get_string("floor", "off");
+    if (floor == "on") {
+      o.floor = UrdfOptions::Floor::Lowest;
+    } else {
+      const std::optional<double> z = option_number(spec, "floor");
+      if (!z) throw InputError(source, line, "model", fmt::format("option 'floor' of model '{}': '{}' is not off, on or a height in m", spec.name(), floor));
+      o.floor = UrdfOptions::Floor::Height;
+      o.floor_height = *z;
+    }
+    if (spec.has("collisions") && !o.collisions)
+      throw InputError(source, line, "model", fmt::format("model '{}': floor={} needs the collision shapes (collisions=primitives), and collisions=off "
+                                                          "was given", spec.name(), floor));
+    o.collisions = true;
+  }
   o.limits_ignored_silently = spec.has("limits");
   o.damping = spec.get_string("damping", "off") == "on";
   Model m = read_urdf(spec.name(), o);
@@ -424,7 +444,43 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
         m.shapes.push_back(sh);
       }
     }
-    if (!m.shapes.empty()) m.materials.push_back(Material{});
+    if (!m.shapes.empty() || options.floor != UrdfOptions::Floor::Off) {
+      Material mat;
+      mat.name = "urdf";
+      mat.mu_static = mat.mu_dynamic = options.friction;
+      m.materials.push_back(mat);
+    }
+    if (options.floor != UrdfOptions::Floor::Off) {
+      double z = options.floor_height;
+      if (options.floor == UrdfOptions::Floor::Lowest) {
+        if (m.shapes.empty()) throw InputError(path, 0, "floor", "floor=on puts the floor under the collision shapes, and the robot has none");
+        z = INFINITY;
+        const State s0 = initial_state(m);
+        for (const Shape& sh : m.shapes) {
+          const BodyState& b = s0.bodies[static_cast<size_t>(sh.body)];
+          const Vec3 p = b.x + b.q * sh.position;
+          const Mat3 R = (b.q * sh.orientation).toRotationMatrix();
+          const double c = std::abs(R(2, 2));  // the shape's z axis against the vertical
+          double reach = 0;                      // how far the shape reaches below its centre
+          switch (sh.type) {
+            case ShapeType::Sphere: reach = sh.radius; break;
+            case ShapeType::Box: reach = std::abs(R(2, 0)) * sh.half_extents.x() + std::abs(R(2, 1)) * sh.half_extents.y() + c * sh.half_extents.z(); break;
+            case ShapeType::Cylinder: reach = c * sh.length / 2 + sh.radius * std::sqrt(std::max(0.0, 1 - c * c)); break;
+            case ShapeType::Capsule: reach = c * sh.length / 2 + sh.radius; break;
+            default: break;
+          }
+          z = std::min(z, p.z() - reach);
+        }
+      }
+      Shape floor;
+      floor.name = "floor";
+      floor.type = ShapeType::HalfSpace;
+      floor.body = kWorld;
+      floor.position = Vec3(0, 0, z);
+      floor.orientation = Quat(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()));  // its normal, the y axis, turned to +z
+      m.shapes.push_back(floor);
+      m.info.energy_conserved = false;
+    }
   }
 
   if (!limited.empty() && !options.limits_ignored_silently)

@@ -22,6 +22,11 @@ struct UrdfOptions {
   bool collisions = false;  // collisions=primitives: boxes, spheres and cylinders become shapes
   bool limits_ignored_silently = false;  // limits=ignore given: no warning listing the limited joints
   bool damping = false;     // damping=on: <dynamics damping> of the moving joints as joint dampers
+  double friction = 1;      // friction=MU: the one material's Coulomb coefficient
+  // floor=on: a half-space (normal +z) touching the lowest collision shape at the start; floor=Z:
+  // at height Z
+  enum class Floor { Off, Lowest, Height } floor = Floor::Off;
+  double floor_height = 0;
 };
 
 // True when this binary reads URDF (built with liburdfdom).
