@@ -72,6 +72,32 @@ Vec3 body_point(const State& s, int body, const Vec3& local) {
 
 ShapePairRule::ShapePairRule(const Model& model) {
   for (const Joint& j : model.joints) joined_.insert(std::minmax(j.a, j.b));
+  // bodies joined through a chain of joint frames (massless or light): MuJoCo's parent and child
+  auto is_frame = [&](int b) { return b >= 0 && (model.bodies[static_cast<size_t>(b)].frame || model.bodies[static_cast<size_t>(b)].light_frame); };
+  std::vector<std::vector<int>> next(model.bodies.size());
+  for (const Joint& j : model.joints)
+    if (j.a >= 0 && j.b >= 0) {
+      next[static_cast<size_t>(j.a)].push_back(j.b);
+      next[static_cast<size_t>(j.b)].push_back(j.a);
+    }
+  for (int f = 0; f < static_cast<int>(model.bodies.size()); ++f) {
+    if (!is_frame(f)) continue;
+    // the bodies reached from this frame through frames alone, every pair of them joined
+    std::vector<int> reached, stack = {f};
+    std::set<int> seen = {f};
+    while (!stack.empty()) {
+      const int x = stack.back();
+      stack.pop_back();
+      for (int y : next[static_cast<size_t>(x)]) {
+        if (!seen.insert(y).second) continue;
+        if (is_frame(y)) stack.push_back(y);
+        else reached.push_back(y);
+      }
+    }
+    for (int a : reached)
+      for (int b : reached)
+        if (a < b) joined_.insert({a, b});
+  }
 }
 
 bool ShapePairRule::tested(const Model& m, int a, int b) const {

@@ -28,7 +28,8 @@ struct Contact {
 };
 
 // Which bodies' shapes are tested against each other (the rule above): not one body's own, not two
-// fixed bodies' (the world or static), not two bodies joined by a joint. Shared by the detector and
+// fixed bodies' (the world or static), not two bodies joined by a joint or by a chain of joints
+// through joint frames (Body::frame, Body::light_frame: MuJoCo's parent and child). Shared by the detector and
 // the peer engines that filter pairs themselves.
 class ShapePairRule {
  public:

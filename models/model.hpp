@@ -36,6 +36,9 @@ struct Body {
   // sequence, as MuJoCo composes them): mass 0 and inertia 0; only the reduced-coordinate methods,
   // whose links may be massless, carry it (the model feature "massless frames")
   bool frame = false;
+  // a light rigid body standing for such a frame (MJCF frames=light): it moves as a rigid body, and
+  // the collision rule sees through it (models/collision.hpp)
+  bool light_frame = false;
   double mass = 0;          // kg
   Mat3 inertia = Mat3::Zero();  // kg m^2, body frame, about the centre of mass (rigid bodies)
   Vec3 box = Vec3::Zero();  // box extents in m when the body is a box (informational, 0 if none)

@@ -32,7 +32,7 @@ const std::vector<OptionInfo>& mjcf_options() {
                          {"off", "on"}),
       OptionInfo::choice("frames", "massless",
                          "the frames of MuJoCo's joint chains: massless (GC4, ref and mujoco take them), or light: rigid bodies of 1 % of the "
-                         "lighter neighbour's mass and smallest moment (every method takes them; a change to the model, stated in its warning)",
+                         "lighter neighbour's mass and largest moment (every method takes them; a change to the model, stated in its warning)",
                          {"massless", "light"})};
   return options;
 }
@@ -335,9 +335,12 @@ struct Reader {
       Body f;
       f.name = body_name(i) + "/" + joint_name(k);
       f.frame = !opt.light_frames;
+      f.light_frame = opt.light_frames;
       if (opt.light_frames) {
         // 1 % of the lighter of the body and the massive body it hangs from (the body alone under
-        // the world), as an isotropic inertia of 1 % of that body's smallest moment
+        // the world), as an isotropic inertia of 1 % of that body's largest moment (1 % of the
+        // smallest made the frames spin up under step changes of the controls in the impulse
+        // methods' explicit prediction)
         int light = i;
         for (int p = m->body_parentid[i]; p > 0; p = m->body_parentid[p])
           if (m->body_mass[p] >= mjMINVAL) {
@@ -346,7 +349,7 @@ struct Reader {
           }
         const Vec3 moments = vec3(m->body_inertia + 3 * light);
         f.mass = kLightFrame * m->body_mass[light];
-        f.inertia = kLightFrame * moments.minCoeff() * Mat3::Identity();
+        f.inertia = kLightFrame * moments.maxCoeff() * Mat3::Identity();
         ++light_frames;
       }
       f.position = vec3(d->xanchor + 3 * k);
@@ -719,7 +722,7 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
   if (err[0]) ignored.push_back(fmt::format("MuJoCo's compiler warned: {}", one_line(err)));
   if (r.light_frames)
     m.info.warnings.push_back(fmt::format("{}: frames=light: the {} massless frame(s) of MuJoCo's joint chains are light bodies (1 % of the "
-                                          "lighter neighbour's mass and smallest moment): a change to the model",
+                                          "lighter neighbour's mass and largest moment): a change to the model",
                                           path, r.light_frames));
 
   m.info.name = raw->names[0] ? std::string(raw->names) : path;

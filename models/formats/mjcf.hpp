@@ -26,8 +26,9 @@ const std::vector<OptionInfo>& mjcf_options();
 struct MjcfOptions {
   bool contacts = true;
   bool damping = false;  // damping=on: hinge and slide damping (dof_damping) as joint dampers
-  // frames=light: each frame of MuJoCo's joint chains a light rigid body (mass and every moment 1 %
-  // of the lighter massive neighbour's), so that every method takes the model; massless (default):
+  // frames=light: each frame of MuJoCo's joint chains a light rigid body (1 % of the lighter massive
+  // neighbour's mass, an isotropic inertia of 1 % of its largest moment), so that every method
+  // takes the model; massless (default):
   // massless frames, which the reduced-coordinate methods and `mujoco` take
   bool light_frames = false;
 };
