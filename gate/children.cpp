@@ -179,7 +179,9 @@ std::map<GateCaseKey, Counted> count_instructions(const GateConfig& cfg, const s
 
 ServeChild::ServeChild(const std::string& exe) {
   int to[2], from[2];
-  if (::pipe(to) != 0 || ::pipe(from) != 0) throw Error("gate: pipe failed");
+  // close-on-exec: a child spawned later must not hold this child's pipe, or closing it here would
+  // not end this child (the dup2 of the child's own ends clears the flag on its 0 and 1)
+  if (::pipe2(to, O_CLOEXEC) != 0 || ::pipe2(from, O_CLOEXEC) != 0) throw Error("gate: pipe failed");
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, to[0], STDIN_FILENO);

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -274,12 +275,22 @@ std::vector<AbTiming> gate_ab_cases(const GateConfig& cfg, const std::string& ot
   const std::string self = cfg.exe.empty() ? self_exe() : cfg.exe;
   if (::access(other.c_str(), X_OK) != 0) throw InputError("command line", 0, "against", fmt::format("'{}' is not an executable", other));
   for (const auto& c : cases) make_method(c.self);
-  ServeChild a(self), b(other);
+  // each build's repetitions in fresh child processes every kRepsPerChild: a process's own memory
+  // layout (address randomization) can slow one method by a few percent in every repetition it
+  // times, a difference of processes, not of builds, which interleaving does not cancel
+  constexpr int kRepsPerChild = 8;
+  std::optional<ServeChild> pa, pb;
   std::vector<AbTiming> out;
   for (const auto& c : cases) out.push_back({c.self, c.joints, {}, {}, "", std::nullopt, std::nullopt});
   for (int joints : cfg.timing_joints) {
     if (cfg.progress) std::cerr << fmt::format("gate: A/B timing on tree:joints={}\n", joints);
-    for (int r = 0; r < cfg.ab_reps; ++r)
+    for (int r = 0; r < cfg.ab_reps; ++r) {
+      if (r % kRepsPerChild == 0) {
+        pa.reset(), pb.reset();
+        pa.emplace(self), pb.emplace(other);
+      }
+      ServeChild& a = *pa;
+      ServeChild& b = *pb;
       for (size_t i = 0; i < cases.size(); ++i) {
         if (cases[i].joints != joints) continue;
         AbTiming& x = out[i];
@@ -297,6 +308,7 @@ std::vector<AbTiming> gate_ab_cases(const GateConfig& cfg, const std::string& ot
           if (x.failure.empty()) one(a, cases[i].self, x.self, "this build");
         }
       }
+    }
   }
   if (instructions) {
     std::vector<GateCaseKey> ka, kb;
