@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -71,8 +72,20 @@ Vec3 body_point(const State& s, int body, const Vec3& local) {
 }
 
 ShapePairRule::ShapePairRule(const Model& model) {
-  for (const Joint& j : model.joints) joined_.insert(std::minmax(j.a, j.b));
-  // bodies joined through a chain of joint frames (massless or light): MuJoCo's parent and child
+  // weld groups: bodies joined by fixed joints (union-find), each named by its root
+  const int n = static_cast<int>(model.bodies.size());
+  group_.resize(static_cast<size_t>(n));
+  std::iota(group_.begin(), group_.end(), 0);
+  auto find = [&](int x) {
+    while (group_[static_cast<size_t>(x)] != x) x = group_[static_cast<size_t>(x)] = group_[static_cast<size_t>(group_[static_cast<size_t>(x)])];
+    return x;
+  };
+  for (const Joint& j : model.joints)
+    if (j.type == JointType::Fixed && j.a >= 0 && j.b >= 0) group_[static_cast<size_t>(find(j.a))] = find(j.b);
+  for (int k = 0; k < n; ++k) group_[static_cast<size_t>(k)] = find(k);
+  auto g = [&](int b) { return b < 0 ? b : group_[static_cast<size_t>(b)]; };
+  for (const Joint& j : model.joints) joined_.insert(std::minmax(g(j.a), g(j.b)));
+  // groups joined through a chain of joint frames (massless or light): MuJoCo's parent and child
   auto is_frame = [&](int b) { return b >= 0 && (model.bodies[static_cast<size_t>(b)].frame || model.bodies[static_cast<size_t>(b)].light_frame); };
   std::vector<std::vector<int>> next(model.bodies.size());
   for (const Joint& j : model.joints)
@@ -80,9 +93,9 @@ ShapePairRule::ShapePairRule(const Model& model) {
       next[static_cast<size_t>(j.a)].push_back(j.b);
       next[static_cast<size_t>(j.b)].push_back(j.a);
     }
-  for (int f = 0; f < static_cast<int>(model.bodies.size()); ++f) {
+  for (int f = 0; f < n; ++f) {
     if (!is_frame(f)) continue;
-    // the bodies reached from this frame through frames alone, every pair of them joined
+    // the bodies reached from this frame through frames alone, every pair of their groups joined
     std::vector<int> reached, stack = {f};
     std::set<int> seen = {f};
     while (!stack.empty()) {
@@ -91,7 +104,7 @@ ShapePairRule::ShapePairRule(const Model& model) {
       for (int y : next[static_cast<size_t>(x)]) {
         if (!seen.insert(y).second) continue;
         if (is_frame(y)) stack.push_back(y);
-        else reached.push_back(y);
+        else reached.push_back(g(y));
       }
     }
     for (int a : reached)
@@ -101,7 +114,9 @@ ShapePairRule::ShapePairRule(const Model& model) {
 }
 
 bool ShapePairRule::tested(const Model& m, int a, int b) const {
-  return a != b && !(fixed_body(m, a) && fixed_body(m, b)) && !joined_.count(std::minmax(a, b));
+  if (a == b || (fixed_body(m, a) && fixed_body(m, b))) return false;
+  const int ga = a < 0 ? a : group_[static_cast<size_t>(a)], gb = b < 0 ? b : group_[static_cast<size_t>(b)];
+  return ga != gb && !joined_.count(std::minmax(ga, gb));
 }
 
 struct CollisionDetector::Impl {

@@ -27,9 +27,10 @@ struct Contact {
   int shape_a = -1, shape_b = -1;       // model shape indices
 };
 
-// Which bodies' shapes are tested against each other (the rule above): not one body's own, not two
-// fixed bodies' (the world or static), not two bodies joined by a joint or by a chain of joints
-// through joint frames (Body::frame, Body::light_frame: MuJoCo's parent and child). Shared by the detector and
+// Which bodies' shapes are tested against each other (the rule above), MuJoCo's filter: not one
+// body's own, not two fixed bodies' (the world or static), not two of one weld group (bodies joined
+// by fixed joints), not two whose weld groups are joined by a joint or by a chain of joints
+// through joint frames (Body::frame, Body::light_frame). Shared by the detector and
 // the peer engines that filter pairs themselves.
 class ShapePairRule {
  public:
@@ -37,7 +38,8 @@ class ShapePairRule {
   bool tested(const Model& model, int body_a, int body_b) const;
 
  private:
-  std::set<std::pair<int, int>> joined_;  // body pairs joined by a joint (a < b)
+  std::vector<int> group_;                // (nbody) each body's weld group
+  std::set<std::pair<int, int>> joined_;  // weld-group pairs joined by a joint (a < b; kWorld is -1)
 };
 
 class CollisionDetector {

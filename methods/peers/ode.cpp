@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -176,6 +177,7 @@ class Ode final : public Method {
   // the centre of mass, as ours), on the world or a static body at their world pose
   void add_geoms(const Model& model, const State& state) {
     space_ = dSimpleSpaceCreate(nullptr);
+    rule_.emplace(model);
     contact_group_ = dJointGroupCreate(0);
     for (size_t k = 0; k < model.shapes.size(); ++k) {
       const Shape& sh = model.shapes[k];
@@ -221,6 +223,7 @@ class Ode final : public Method {
     const Model& m = *self->model_;
     const Shape& s1 = m.shapes[reinterpret_cast<size_t>(dGeomGetData(o1))];
     const Shape& s2 = m.shapes[reinterpret_cast<size_t>(dGeomGetData(o2))];
+    if (!self->rule_->tested(m, s1.body, s2.body)) return;  // our pairs (weld groups, frames)
     const Material mat = contact_material(m.materials, m.material_pairs, s1.material, s2.material);
     constexpr int kMaxContacts = 8;
     dContact c[kMaxContacts];
@@ -300,6 +303,7 @@ class Ode final : public Method {
   std::vector<dBodyID> bodies_;  // (nbody), null for a static body
   std::vector<Vec3> force_, torque_;
   std::vector<double> ctrl_;  // the actuators' controls of the step
+  std::optional<ShapePairRule> rule_;  // the shape pairs tested (models/collision.hpp)
   struct OdeMotor {
     int motor;       // Model::motors index
     dJointID joint;  // its hinge or slider
