@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <numbers>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -34,6 +35,18 @@ double normal(unsigned long seed, size_t actuator, long cell) {
   const uint64_t k = mix(mix(mix(seed) ^ actuator) ^ static_cast<uint64_t>(cell));
   const double u1 = uniform(mix(k)), u2 = uniform(mix(k ^ 0x5851f42d4c957f2dULL));
   return std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+}
+// the number a text holds whole (blanks around it allowed), finite or not; none otherwise
+std::optional<double> number_in(const std::string& text) {
+  size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used == 0 || text.find_first_not_of(" \t", used) != std::string::npos) return std::nullopt;
+  return x;
 }
 Motor as_motor(const Actuator& a) {
   Motor m;
@@ -148,14 +161,9 @@ void actuate_all(Model& m, const std::string& value, const std::string& source, 
   double g[2];
   const std::string parts[2] = {rest.substr(0, comma), rest.substr(comma + 1)};
   for (int k = 0; k < 2; ++k) {
-    size_t used = 0;
-    try {
-      g[k] = std::stod(parts[k], &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != parts[k].size() || !std::isfinite(g[k]) || g[k] < 0)
-      fail(fmt::format("{} '{}' must be a finite number >= 0", k == 0 ? "KP" : "KV", parts[k]));
+    const std::optional<double> x = number_in(parts[k]);
+    if (!x || !std::isfinite(*x) || *x < 0) fail(fmt::format("{} '{}' must be a finite number >= 0", k == 0 ? "KP" : "KV", parts[k]));
+    g[k] = *x;
   }
   std::vector<bool> has(m.joints.size(), false);
   for (const Actuator& a : m.actuators) has[static_cast<size_t>(a.joint)] = true;
@@ -187,15 +195,9 @@ ControlSource parse_control(const std::string& value, const Model& m, const std:
     std::stringstream in(args);
     std::string item;
     while (std::getline(in, item, ',')) {
-      size_t used = 0;
-      double x = 0;
-      try {
-        x = std::stod(item, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || used != item.size() || !std::isfinite(x)) fail(fmt::format("'{}' is not a finite number (expected {})", item, form));
-      out.push_back(x);
+      const std::optional<double> x = number_in(item);
+      if (!x || !std::isfinite(*x)) fail(fmt::format("'{}' is not a finite number (expected {})", item, form));
+      out.push_back(*x);
     }
     if (out.size() != 2) fail(fmt::format("expected {}", form));
     return out;
@@ -239,16 +241,9 @@ ControlSource parse_control(const std::string& value, const Model& m, const std:
       std::vector<double> row;
       bool numeric = true;
       for (const std::string& x : cells) {
-        size_t used = 0;
-        double v = 0;
-        try {
-          v = std::stod(x, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        const auto tail = x.find_first_not_of(" \t", used);
-        if (used == 0 || tail != std::string::npos) numeric = false;
-        row.push_back(v);
+        const std::optional<double> v = number_in(x);
+        if (!v) numeric = false;
+        row.push_back(v.value_or(0.0));
       }
       if (!numeric && c.times.empty() && !header) {  // a header: a first row that is not numbers
         header = true;

@@ -425,6 +425,20 @@ void SceneBuilder::spring(const R& sr) {
   m.springs.push_back(s);
 }
 
+int SceneBuilder::driven_joint(const TableReader& r, const char* what) {
+  const std::string joint = r.str("joint");
+  if (joint_index.size() != m.joints.size()) {  // the joints are all read before motors and actuators
+    joint_index.clear();
+    for (size_t k = 0; k < m.joints.size(); ++k) joint_index.emplace(m.joints[k].name, static_cast<int>(k));
+  }
+  const auto it = joint_index.find(joint);
+  if (it == joint_index.end()) r.fail("joint", fmt::format("no joint named '{}'", joint));
+  const Joint& j = m.joints[static_cast<size_t>(it->second)];
+  if (j.type != JointType::Hinge && j.type != JointType::Slider)
+    r.fail("joint", fmt::format("joint '{}' is a {} joint; {} drives a hinge or a slider", joint, joint_type_name(j.type), what));
+  return it->second;
+}
+
 void SceneBuilder::motor(const toml::table& t) {
   const size_t i = m.motors.size();
   TableReader r(t, file, fmt::format("motor[{}]", i), kMotorKeys);
@@ -432,16 +446,7 @@ void SceneBuilder::motor(const toml::table& t) {
   mo.name = r.str("name", fmt::format("motor{}", i + 1));
   unique_name(r, motor_names, mo.name, "motor");
   const std::string joint = r.str("joint");
-  if (joint_index.size() != m.joints.size()) {  // the joints are all read before the motors
-    joint_index.clear();
-    for (size_t k = 0; k < m.joints.size(); ++k) joint_index.emplace(m.joints[k].name, static_cast<int>(k));
-  }
-  const auto it = joint_index.find(joint);
-  if (it == joint_index.end()) r.fail("joint", fmt::format("no joint named '{}'", joint));
-  mo.joint = it->second;
-  const Joint& j = m.joints[static_cast<size_t>(mo.joint)];
-  if (j.type != JointType::Hinge && j.type != JointType::Slider)
-    r.fail("joint", fmt::format("joint '{}' is a {} joint; a motor drives a hinge or a slider", joint, joint_type_name(j.type)));
+  mo.joint = driven_joint(r, "a motor");
   if (const auto [d, fresh] = driven.emplace(mo.joint, mo.name); !fresh)
     r.fail("joint", fmt::format("joint '{}' has a motor already ('{}')", joint, d->second));
   const std::string mode = r.str("mode");
@@ -496,17 +501,7 @@ void SceneBuilder::actuator(const toml::table& t) {
   Actuator a;
   a.name = r.str("name", fmt::format("actuator{}", i + 1));
   unique_name(r, actuator_names, a.name, "actuator");
-  const std::string joint = r.str("joint");
-  if (joint_index.size() != m.joints.size()) {  // the joints are all read before the actuators
-    joint_index.clear();
-    for (size_t k = 0; k < m.joints.size(); ++k) joint_index.emplace(m.joints[k].name, static_cast<int>(k));
-  }
-  const auto it = joint_index.find(joint);
-  if (it == joint_index.end()) r.fail("joint", fmt::format("no joint named '{}'", joint));
-  a.joint = it->second;
-  const Joint& j = m.joints[static_cast<size_t>(a.joint)];
-  if (j.type != JointType::Hinge && j.type != JointType::Slider)
-    r.fail("joint", fmt::format("joint '{}' is a {} joint; an actuator drives a hinge or a slider", joint, joint_type_name(j.type)));
+  a.joint = driven_joint(r, "an actuator");
   const std::string kind = r.str("kind", "motor");
   if (!actuator_kind_from_name(kind, a.kind))
     r.fail("kind", fmt::format("must be \"motor\", \"position\", \"velocity\" or \"general\", got \"{}\"", kind));

@@ -70,6 +70,8 @@ class SceneBuilder {
   // gear (1), ctrlrange and forcerange ([low, high]; none: not limited), offset (0: the joint's
   // coordinate at the initial state)
   void actuator(const toml::table& t);
+  // the hinge or slider named by the table's `joint` (`what`: "a motor", "an actuator" in messages)
+  int driven_joint(const TableReader& r, const char* what);
 
   Model finish();
 
