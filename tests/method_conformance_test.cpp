@@ -132,9 +132,12 @@ TEST_CASE("conformance: every method runs every model it claims, deterministical
       // contact models: penetration bounded (the impulse methods hold it to their tolerances;
       // MuJoCo's soft contacts let the ball of bouncing-ball:height=0.1 sink 2.6 cm)
       if (!model.shapes.empty()) CHECK(*a.metrics.get("PEN_max") < (peer ? 5e-2 : 1e-4));
+      // A first-order method of ours (gc-contact: the engines' semi-implicit Euler) takes the
+      // engines' energy bound: on spider:legs=2 at 10 ms it loses the 0.12 J that dart and bullet do.
       if (model.info.energy_conserved && model.loads.empty()) {
         const double e0 = *a.metrics.get("E0"), e1 = *a.metrics.get("E_end");
-        CHECK(std::abs(e1 - e0) <= (peer ? 0.5 : 1e-2) * std::max(1.0, std::abs(e0)));
+        const bool first_order = e->info.order() > 0 && e->info.order() < 2;
+        CHECK(std::abs(e1 - e0) <= (peer || first_order ? 0.5 : 1e-2) * std::max(1.0, std::abs(e0)));
       }
     }
   }

@@ -4,17 +4,13 @@
 
 namespace mb {
 
-// The cross-check works at the world origin: motion subspaces of the last tree_kinematics() shifted
-// there (S_O; a free root's S_O = 1 for its velocity (omega, v_O)) and inertias formed there from
-// each body's COM inertia (I_O), no transforms between links.
-namespace {
-
+// H works at the world origin: motion subspaces of the last tree_kinematics() shifted there (S_O;
+// a free root's S_O = 1 for its velocity (omega, v_O)) and inertias formed there from each body's
+// COM inertia (I_O), no transforms between links.
 using Mat6X = TreeView::Mat6X;
 
-// S_i referred to the world origin
-Mat6X subspace_at_origin(const TreeView& tv, int i) {
-  const TreeModel& model = tv.m;
-  const TreeData& data = tv.d;
+Mat6X subspace_at_origin(const TreeModel& model, TreeData& data, int i) {
+  const TreeView tv{model, data};
   const int nd = model.link[i].nd;
   if (model.link[i].kind == TreeJoint::Free) return Mat6X::Identity(6, 6);
   Mat6X S(6, nd);
@@ -28,6 +24,8 @@ Mat6X subspace_at_origin(const TreeView& tv, int i) {
   }
   return S;
 }
+
+namespace {
 
 // the spatial inertia of link i at the world origin from its body's mass and inertia about the
 // COM (independent of the inertia the kinematics form at o)
@@ -45,33 +43,45 @@ Mat6 inertia_at_origin(const TreeView& tv, int i) {
 
 }  // namespace
 
-Eigen::MatrixXd mass_matrix(const TreeModel& model, TreeData& data, const std::vector<double>& x) {
+void mass_matrix_lower(const TreeModel& model, TreeData& data, const double* q, std::vector<Mat6X>& S,
+                       std::vector<Eigen::Triplet<double>>& entries) {
   const TreeView tv{model, data};
-  tree_kinematics(model, data, x.data(), nullptr);
+  tree_kinematics(model, data, q, nullptr);
   const int n = static_cast<int>(model.link.size());
-  std::vector<Mat6X> S(n);
-  std::vector<Mat6> Ic(n);
+  S.resize(static_cast<size_t>(n));
+  std::vector<Mat6> Ic(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
-    S[i] = subspace_at_origin(tv, i);
+    S[i] = subspace_at_origin(model, data, i);
     Ic[i] = inertia_at_origin(tv, i);
   }
   // composite inertias, leaves to root
   for (int i = n - 1; i >= 0; --i)
     if (model.link[i].parent >= 0) Ic[model.link[i].parent] += Ic[i];
-  // H_ii = S_i^T Ic_i S_i, H_ji = S_j^T Ic_i S_i for every ancestor j
-  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(model.nv, model.nv);
+  // H_ii = S_i^T Ic_i S_i, H_ij = S_i^T Ic_i S_j for every ancestor j (rows of i below columns of j)
+  entries.clear();
   for (int i = 0; i < n; ++i) {
     const TreeLink& L = model.link[i];
     if (L.nd == 0) continue;
     const Mat6X F = Ic[i] * S[i];
-    H.block(L.iv, L.iv, L.nd, L.nd) = S[i].transpose() * F;
+    const Eigen::MatrixXd Hii = S[i].transpose() * F;
+    for (int c = 0; c < L.nd; ++c)
+      for (int r = c; r < L.nd; ++r) entries.emplace_back(L.iv + r, L.iv + c, Hii(r, c));
     for (int j = L.parent; j >= 0; j = model.link[j].parent) {
       const TreeLink& A = model.link[j];
       if (A.nd == 0) continue;
-      H.block(A.iv, L.iv, A.nd, L.nd) = S[j].transpose() * F;
-      H.block(L.iv, A.iv, L.nd, A.nd) = H.block(A.iv, L.iv, A.nd, L.nd).transpose();
+      const Eigen::MatrixXd Hij = F.transpose() * S[j];
+      for (int c = 0; c < A.nd; ++c)
+        for (int r = 0; r < L.nd; ++r) entries.emplace_back(L.iv + r, A.iv + c, Hij(r, c));
     }
   }
+}
+
+Eigen::MatrixXd mass_matrix(const TreeModel& model, TreeData& data, const std::vector<double>& x) {
+  std::vector<Mat6X> S;
+  std::vector<Eigen::Triplet<double>> entries;
+  mass_matrix_lower(model, data, x.data(), S, entries);
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(model.nv, model.nv);
+  for (const auto& e : entries) H(e.row(), e.col()) = H(e.col(), e.row()) = e.value();
   return H;
 }
 
@@ -92,7 +102,7 @@ Eigen::VectorXd crba_accelerations(const TreeModel& model, TreeData& data, const
   Eigen::VectorXd C(model.nv);
   for (int i = n - 1; i >= 0; --i) {
     const TreeLink& L = model.link[i];
-    C.segment(L.iv, L.nd) = subspace_at_origin(tv, i).transpose() * f[i];
+    C.segment(L.iv, L.nd) = subspace_at_origin(model, data, i).transpose() * f[i];
     if (L.parent >= 0) f[L.parent] += f[i];
   }
   return H.llt().solve(-C);

@@ -9,6 +9,7 @@
 #include "methods/method.hpp"
 #include "methods/peers/peers.hpp"
 #include "methods/reduced/gc4.hpp"
+#include "methods/reduced/gc_contact.hpp"
 #include "methods/reduced/ref.hpp"
 
 namespace mb {
@@ -34,6 +35,7 @@ std::vector<MethodEntry> builtin_methods() {
                         "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))",
                         {{"position", "double-pendulum", 4, 0.000625, 0.02, 1, "", "RK4; the corrections to round-off after every step"}}),
         Lagrange::alias("baraff", "stab=baumgarte,alpha=10,beta=10,solver=baraff", "bender2007 s.6", "Lagrange multipliers + RK4, Baumgarte, Baraff's O(n) LDL^T of H"),
+        {GcContact::describe(), GcContact::make},
         {IterativeMethod::describe(), IterativeMethod::make},
         {Lagrange::describe(), Lagrange::make},
         {LinearMethod::describe(), LinearMethod::make},

@@ -1,0 +1,309 @@
+#include "methods/reduced/gc_contact.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <Eigen/CholmodSupport>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
+#include "methods/contacts/contacts.hpp"
+#include "methods/reduced/ball_kernels.hpp"
+#include "methods/reduced/crba.hpp"
+#include "methods/reduced/tree_util.hpp"
+
+namespace mb {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+}  // namespace
+
+struct GcContact::Factor {
+  // simplicial: no BLAS, the same bits on every run
+  Eigen::CholmodSimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> llt;
+};
+
+Eigen::Matrix3d contact_frame(const Vec3& n) {
+  const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+  Eigen::Matrix3d P;
+  P.row(0) = n.transpose();
+  P.row(1) = t1.transpose();
+  P.row(2) = t2.transpose();
+  return P;
+}
+
+void contact_jacobian(const TreeModel& tree, const std::vector<TreeView::Mat6X>& S, const std::vector<int>& link_of,
+                      const State& s, const std::vector<Contact>& contacts, std::vector<Eigen::Triplet<double>>& out) {
+  out.clear();
+  for (size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    const Eigen::Matrix3d P = contact_frame(c.normal);
+    // the point velocity of body `body` at p is sum over its links' ancestors j of
+    // (S_v,j + S_w,j x p) qd_j = (S_v,j - [p]x S_w,j) qd_j; b's counts +, a's -
+    auto add = [&](int body, const Vec3& local, double sign) {
+      if (body == kWorld) return;
+      const int leaf = link_of[static_cast<size_t>(body)];
+      if (leaf < 0) return;  // a static body
+      const Vec3 p = body_point(s, body, local);
+      for (int j = leaf; j >= 0; j = tree.link[static_cast<size_t>(j)].parent) {
+        const TreeLink& L = tree.link[static_cast<size_t>(j)];
+        for (int d = 0; d < L.nd; ++d) {
+          const Vec6 col = S[static_cast<size_t>(j)].col(d);
+          const Vec3 pv = col.tail<3>() - p.cross(col.head<3>());
+          const Vec3 row = sign * (P * pv);
+          for (int r = 0; r < 3; ++r) out.emplace_back(static_cast<int>(3 * k) + r, L.iv + d, row(r));
+        }
+      }
+    };
+    add(c.b, c.local_b, 1);
+    add(c.a, c.local_a, -1);
+  }
+}
+
+MethodInfo GcContact::describe() {
+  MethodInfo i;
+  i.name = "gc-contact";
+  i.description = "generalized coordinates with contacts: ABA free velocity, CRBA mass matrix (CHOLMOD, tree sparsity), joint-space "
+      "contact Jacobians, velocity-level Signorini-Coulomb impulses by projected Gauss-Seidel, semi-implicit Euler";
+  i.source = "ours (the scheme of MuJoCo, DART and Drake's discrete mode)";
+  i.family = "reduced";
+  i.options = {OptionInfo::integer("iterations", "100", "Gauss-Seidel sweeps over the contacts at most", 1, 1e9),
+               OptionInfo::number("tol", "1e-8", "m/s: the sweeps end when the largest velocity change of a sweep is below", 0, 1, true),
+               OptionInfo::number("erp", "0.2", "fraction of a contact's depth beyond slop removed per step", 0, 1),
+               OptionInfo::number("slop", "1e-4", "m: the depth a contact keeps without correction", 0, 1),
+               OptionInfo::number("margin", "0.005", "m: shape pairs closer than this become speculative contacts", 0, 1),
+               OptionInfo::choice("warm", "on", "start each contact's impulses from its last step's", {"on", "off"})};
+  i.orders = {{"position", "chain:n=3,body=box", 1, 0.00025, 0.002, 1, "", "semi-implicit Euler"}};
+  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kJointDampers;
+  i.fixed_step = true;
+  return i;
+}
+
+std::unique_ptr<Method> GcContact::make(const Spec& spec) {
+  Options o;
+  o.iterations = spec.get_int("iterations", o.iterations);
+  o.tol = spec.get_double("tol", o.tol);
+  o.erp = spec.get_double("erp", o.erp);
+  o.slop = spec.get_double("slop", o.slop);
+  o.margin = spec.get_double("margin", o.margin);
+  const std::string warm = spec.get_string("warm", "on");
+  if (warm != "on" && warm != "off") spec.fail(fmt::format("gc-contact: warm must be on or off, got '{}'", warm));
+  o.warm = warm == "on";
+  if (o.iterations < 1 || !(o.tol > 0) || o.erp < 0 || o.erp > 1 || o.slop < 0 || o.margin < 0)
+    spec.fail("gc-contact: iterations >= 1, tol > 0, erp in [0, 1], slop >= 0 and margin >= 0");
+  return std::make_unique<GcContact>(o);
+}
+
+const MethodInfo& GcContact::info() const {
+  static const MethodInfo i = describe();
+  return i;
+}
+
+void GcContact::do_init(const Model& model, const State& state) {
+  sys_ = ReducedSystem::extract(model);
+  if (sys_.point_masses()) throw UnsupportedModel("gc-contact: trees of point masses on rods are not taken (rigid bodies only)");
+  if (sys_.has_motors()) throw UnsupportedModel("gc-contact: motors (prescribed motion) are not taken");
+  const TreeModel& tree = sys_.tree();
+  hdata_ = TreeData(tree);
+  link_of_.assign(model.bodies.size(), -1);
+  for (int i = 0; i < tree.links(); ++i) link_of_[static_cast<size_t>(tree.link[static_cast<size_t>(i)].body)] = i;
+  detector_ = model.shapes.empty() ? nullptr : std::make_unique<CollisionDetector>(model, opt_.margin);
+  factor_ = std::make_shared<Factor>();
+  analyzed_ = false;
+  kept_.clear();
+  sys_.read(state, x_);
+  // the joint rates' damping: a damper's coefficient plus an actuator's velocity gain, -gear^2 bias[2]
+  damping_.assign(static_cast<size_t>(tree.nv), 0.0);
+  for (int i = 0; i < tree.links(); ++i) {
+    const TreeLink& L = tree.link[static_cast<size_t>(i)];
+    if (L.kind == TreeJoint::Hinge || L.kind == TreeJoint::Slider) damping_[static_cast<size_t>(L.iv)] += tree.setup[static_cast<size_t>(i)].damping;
+  }
+  for (const TreeActuator& a : tree.actuators)
+    damping_[static_cast<size_t>(tree.link[static_cast<size_t>(a.link)].iv)] += std::max(0.0, -a.actuator.gear * a.actuator.gear * a.actuator.bias[2]);
+  damped_ = std::any_of(damping_.begin(), damping_.end(), [](double d) { return d > 0; });
+}
+
+void GcContact::advance_positions(double h) {
+  const TreeModel& tree = sys_.tree();
+  double* q = x_.data();
+  const double* v = x_.data() + tree.nq;
+  for (const TreeLink& L : tree.link) {
+    switch (L.kind) {
+      case TreeJoint::Free: {
+        // (omega, v_O) at the world origin: the COM moves with v_O + omega x r
+        const Vec3 w = Eigen::Map<const Vec3>(v + L.iv), vO = Eigen::Map<const Vec3>(v + L.iv + 3);
+        Eigen::Map<Vec3> r(q + L.iq);
+        r += h * (vO + w.cross(Vec3(r)));
+        const Quat qd = Quat(0, w.x(), w.y(), w.z()) * load_quat(q + L.iq + 3);
+        Quat next;
+        next.coeffs() = load_quat(q + L.iq + 3).coeffs() + 0.5 * h * qd.coeffs();
+        store_quat(next, q + L.iq + 3);
+        break;
+      }
+      case TreeJoint::Ball: {
+        double dq[4];
+        const double* qs[1] = {q + L.iq};
+        const double* ws[1] = {v + L.iv};
+        double* dqs[1] = {dq};
+        quaternion_rates<double>(qs, ws, dqs);
+        for (int k = 0; k < 4; ++k) q[L.iq + k] += h * dq[k];
+        break;
+      }
+      case TreeJoint::Hinge:
+      case TreeJoint::Slider: q[L.iq] += h * v[L.iv]; break;
+      default: break;
+    }
+  }
+  sys_.normalize(x_);
+}
+
+void GcContact::factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::VectorXd& f, StepStats& stats) {
+  const TreeModel& tree = sys_.tree();
+  mass_matrix_lower(tree, hdata_, x_.data(), S_, entries_);
+  H_.resize(tree.nv, tree.nv);
+  H_.setFromTriplets(entries_.begin(), entries_.end());
+  // the generalized force of the step's start, H qdd, and H + h D for the implicit damping
+  f = H_.selfadjointView<Eigen::Lower>() * qdd;
+  for (int i = 0; i < tree.nv; ++i)
+    if (damping_[static_cast<size_t>(i)] > 0) H_.coeffRef(i, i) += h * damping_[static_cast<size_t>(i)];
+  if (!analyzed_) {
+    const auto ta = Clock::now();
+    factor_->llt.analyzePattern(H_);
+    analyzed_ = true;
+    stats.t_analysis += seconds_since(ta);
+  }
+  const auto tf = Clock::now();
+  factor_->llt.factorize(H_);
+  if (factor_->llt.info() != Eigen::Success) throw SimulationError("gc-contact: the joint-space mass matrix is not positive definite");
+  stats.t_factorization += seconds_since(tf);
+}
+
+int GcContact::solve_contacts(const Model& model, const State& state, double h, const Eigen::VectorXd& vstart,
+                              const Eigen::VectorXd& vstar, StepStats& stats) {
+  const TreeModel& tree = sys_.tree();
+  const auto t0 = Clock::now();
+  const int m = static_cast<int>(contacts_.size());
+  contact_jacobian(tree, S_, link_of_, state, contacts_, entries_);
+  J_.resize(3 * m, tree.nv);
+  J_.setFromTriplets(entries_.begin(), entries_.end());
+  const Eigen::SparseMatrix<double> Jt = J_.transpose();
+  const Eigen::SparseMatrix<double> Y = factor_->llt.solve(Jt);  // (H + h D)^-1 J^T
+  const Eigen::SparseMatrix<double> W = J_ * Y;                    // 3m x 3m, symmetric
+  Eigen::VectorXd u = J_ * vstar;                                  // velocities without impulses
+  const Eigen::VectorXd u0 = J_ * vstart;
+  // per contact: its block of W, material and normal target
+  std::vector<Eigen::Matrix3d> Wd(static_cast<size_t>(m));
+  std::vector<Material> mat(static_cast<size_t>(m));
+  Eigen::VectorXd target(m);
+  for (int k = 0; k < m; ++k) {
+    Wd[k] = Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
+    const Contact& c = contacts_[static_cast<size_t>(k)];
+    mat[k] = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
+                              model.shapes[static_cast<size_t>(c.shape_b)].material);
+    double t = c.depth > 0 ? opt_.erp * std::max(0.0, c.depth - opt_.slop) / h : c.depth / h;
+    // an approaching contact that closes within the step bounces (a speculative one farther off
+    // would turn back before it touched)
+    const double approach = -u0(3 * k);
+    if (mat[k].restitution > 0 && approach > 0 && approach * h >= -c.depth) t = std::max(t, mat[k].restitution * approach);
+    target(k) = t;
+  }
+  // warm start: each contact's impulse of the last step where its pair had one at its place
+  lambda_.setZero(3 * m);
+  std::vector<std::tuple<int, int, int>> key(static_cast<size_t>(m));
+  for (int k = 0, place = 0; k < m; ++k) {
+    const Contact& c = contacts_[static_cast<size_t>(k)];
+    place = k > 0 && contacts_[k - 1].shape_a == c.shape_a && contacts_[k - 1].shape_b == c.shape_b ? place + 1 : 0;
+    key[k] = {c.shape_a, c.shape_b, place};
+  }
+  auto apply = [&](int k, const Vec3& d) {
+    for (int r = 0; r < 3; ++r) {
+      if (d(r) == 0) continue;
+      for (Eigen::SparseMatrix<double>::InnerIterator it(W, 3 * k + r); it; ++it) u(it.row()) += it.value() * d(r);
+    }
+    lambda_.segment<3>(3 * k) += d;
+  };
+  if (opt_.warm)
+    for (int k = 0; k < m; ++k) {
+      const auto it = kept_.find(key[k]);
+      if (it == kept_.end()) continue;
+      Vec3 l = contact_frame(contacts_[k].normal) * it->second;
+      l(0) = std::max(0.0, l(0));
+      const double radius = mat[k].mu_static * l(0);
+      if (l.tail<2>().norm() > radius) l.tail<2>() *= l.tail<2>().norm() > 0 ? radius / l.tail<2>().norm() : 0.0;
+      apply(k, l);
+    }
+  int sweep = 0;
+  double change = 0;
+  for (; sweep < opt_.iterations; ++sweep) {
+    change = 0;
+    for (int k = 0; k < m; ++k) {
+      const Vec3 uk = u.segment<3>(3 * k);
+      const Vec3 lk = lambda_.segment<3>(3 * k);
+      // normal first, then the tangential rows for the velocity left after it (ContactSet::project)
+      const double ln = std::max(0.0, lk(0) + (target(k) - uk(0)) / Wd[k](0, 0));
+      const double dn = ln - lk(0);
+      const Eigen::Vector2d ut = uk.tail<2>() + Wd[k].block<2, 1>(1, 0) * dn;
+      const Eigen::Matrix2d Wtt = Wd[k].block<2, 2>(1, 1);
+      Eigen::Vector2d lt = lk.tail<2>() - Wtt.ldlt().solve(ut);
+      if (lt.norm() > mat[k].mu_static * ln) lt = slide_friction(Wtt, lt, mat[k].mu_dynamic * ln);
+      const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
+      if (d.isZero(0)) continue;
+      change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
+      apply(k, d);
+    }
+    if (change < opt_.tol) {
+      ++sweep;
+      break;
+    }
+  }
+  kept_.clear();
+  for (int k = 0; k < m; ++k)
+    kept_[key[k]] = contact_frame(contacts_[k].normal).transpose() * Vec3(lambda_.segment<3>(3 * k));
+  stats.vel_iterations += sweep;
+  stats.vel_residual = std::max(stats.vel_residual, change);
+  // v+ = v* + (H + h D)^-1 J^T lambda
+  const Eigen::VectorXd dv = factor_->llt.solve(Eigen::VectorXd(J_.transpose() * lambda_));
+  Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar + dv;
+  stats.t_contact += seconds_since(t0);
+  return sweep;
+}
+
+void GcContact::do_step(const Model& model, State& state, double h, StepStats& stats) {
+  const TreeModel& tree = sys_.tree();
+  const auto t0 = Clock::now();
+  sys_.set_loads(model, state.t, h);
+  sys_.derivative(x_, dx_);
+  const Eigen::Map<const Eigen::VectorXd> v(x_.data() + tree.nq, tree.nv), qdd(dx_.data() + tree.nq, tree.nv);
+  const Eigen::VectorXd vstart = v;
+  contacts_.clear();
+  if (detector_) {
+    const auto tc = Clock::now();
+    detector_->detect(model, state, contacts_);
+    stats.t_contact += seconds_since(tc);
+  }
+  stats.contacts += static_cast<long>(contacts_.size());
+  Eigen::VectorXd vstar;
+  if (!damped_ && contacts_.empty()) {
+    vstar = vstart + h * qdd;  // no matrix needed
+  } else {
+    // v* = v + h (H + h D)^-1 H qdd: the dampers implicit, every other force explicit
+    Eigen::VectorXd f;
+    factor_mass_matrix(h, qdd, f, stats);
+    vstar = damped_ ? Eigen::VectorXd(vstart + h * factor_->llt.solve(f)) : Eigen::VectorXd(vstart + h * qdd);
+  }
+  if (contacts_.empty()) {
+    Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar;
+    kept_.clear();
+  } else {
+    solve_contacts(model, state, h, vstart, vstar, stats);
+  }
+  advance_positions(h);
+  for (double x : x_)
+    if (!std::isfinite(x)) throw SimulationError("gc-contact: non-finite state");
+  sys_.write(x_, state);
+  stats.t_integration += seconds_since(t0);
+}
+
+}  // namespace mb
