@@ -32,6 +32,9 @@ enum Feature : unsigned {
   kMotors = 1u << 11,         // motors on hinges and sliders (Model::motors)
   kBrokenJoints = 1u << 12,   // joints open at the start beyond kBrokenJointTolerance (models/kinematics.hpp)
   kActuators = 1u << 13,      // force actuators on hinges and sliders under a control source (Model::actuators)
+  // unilateral limits on hinges and sliders (Joint::lower, upper). Not a reason to refuse: a method
+  // that does not claim them runs the model without them (limits_note).
+  kJointLimits = 1u << 14,
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);
@@ -80,6 +83,9 @@ struct MethodInfo {
 // that supports loops but not redundant constraints, on a model with a loop. Defined with the
 // registry (methods/registry/support.cpp), above the constraint system it asks for the rank.
 std::string unsupported_reason(const MethodInfo& info, const Model& model);
+// The line a run prints and records when the model has joint limits and the method does not claim
+// them ("GC4 runs without the joint limits of 4 joints"); empty otherwise.
+std::string limits_note(const MethodInfo& info, const Model& model);
 
 class Method {
  public:

@@ -320,6 +320,11 @@ void check_model(const Model& m, const std::string& src) {
       throw InputError(src, 0, f() + ".damping",
                        fmt::format("damping must be finite and >= 0, and only a hinge or a slider has it; got {} on a {} joint", J.damping,
                                    joint_type_name(J.type)));
+    if (std::isnan(J.lower) || std::isnan(J.upper) || J.lower > J.upper || J.lower == INFINITY || J.upper == -INFINITY ||
+        (J.limited() && J.type != JointType::Hinge && J.type != JointType::Slider))
+      throw InputError(src, 0, f() + ".lower",
+                       fmt::format("limits need lower <= upper (numbers, or -inf and inf), and only a hinge or a slider has them; got [{}, "
+                                   "{}] on a {} joint", J.lower, J.upper, joint_type_name(J.type)));
     if (!(J.extensibility >= 0 && std::isfinite(J.extensibility)) || (J.extensibility != 0 && J.type != JointType::Distance))
       throw InputError(src, 0, f() + ".extensibility",
                        fmt::format("extensibility must be a finite fraction >= 0 of a distance joint's length, got {}", J.extensibility));
@@ -449,6 +454,12 @@ SpringState spring_state(const Model& m, const State& s, const Spring& sp) {
 bool has_joint_dampers(const Model& m) {
   for (const Joint& j : m.joints)
     if (j.damping > 0) return true;
+  return false;
+}
+
+bool has_joint_limits(const Model& m) {
+  for (const Joint& j : m.joints)
+    if (j.limited()) return true;
   return false;
 }
 

@@ -90,6 +90,11 @@ struct Joint {
   // (N m s/rad: the relative angular velocity about it) or a force along the slider (N s/m: the rate
   // of the joint points along it), equal and opposite on the two bodies (the feature "joint dampers")
   double damping = 0;
+  // Hinge and slider: unilateral limits of the joint's motor coordinate (models/kinematics.hpp: the
+  // angle or displacement from the initial pose, rad or m), lower <= upper; infinite: no limit (the
+  // feature "joint limits"). A method that does not claim them runs the model without them.
+  double lower = -INFINITY, upper = INFINITY;
+  bool limited() const { return std::isfinite(lower) || std::isfinite(upper); }
 };
 
 // An applied load on one body during [t_begin, t_end): a torque (world frame, N m) and a force
@@ -341,6 +346,8 @@ void add_spring_loads(const Model& model, const State& state, std::vector<Vec3>&
 void add_joint_damper_loads(const Model& model, const State& state, std::vector<Vec3>& force, std::vector<Vec3>& torque);
 // True when a joint of the model has a damper (Joint::damping > 0: the feature "joint dampers").
 bool has_joint_dampers(const Model& model);
+// True when a joint of the model has a limit (Joint::limited(): the feature "joint limits").
+bool has_joint_limits(const Model& model);
 // The state-dependent loads add_spring_loads adds: springs or joint dampers.
 inline bool has_force_elements(const Model& model) { return !model.springs.empty() || has_joint_dampers(model); }
 // Loads that depend on the state: the force elements' and the actuators' (models/actuators.hpp).

@@ -552,6 +552,8 @@ int main(int argc, char** argv) {
         throw mb::InputError("command line", 0, "duration", fmt::format("duration must be positive, got {}", duration));
       mb::Model model = mb::load_model(model_arg);
       for (const std::string& w : model.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
+      if (const std::string note = mb::limits_note(mb::make_method(method_arg)->info(), model); !note.empty())
+        std::cerr << "mbbench: warning: " << note << "\n";
       mb::RunConfig cfg;
       cfg.h = h;
       cfg.duration = duration;

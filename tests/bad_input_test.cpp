@@ -83,6 +83,7 @@ const Row kRows[] = {
     {"urdf/two_roots.urdf", "run {} GC4 --duration 1", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]", 0},
     {"urdf/nan_axis.urdf", "run {} GC4 --duration 1", "liburdfdom: Malformed axis element for joint [shoulder]", 0},
     {"urdf/zero_axis.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].axis': axis must be non-zero, got (0, 0, 0)", 0},
+    {"urdf/limit_reversed.urdf", "run {} gc-contact --duration 1", "field 'joint[shoulder].limit.lower': lower (1) is above upper (-1)", 0},
     {"urdf/loop_apart.urdf", "run {} GC4 --duration 1", "field 'link[forearm]': not connected to the root link 'base': its joints form a loop apart from the tree", 0},
     // MJCF models (docs/robots.md): `mbbench run MODEL.xml ref`
     {"mjcf/joint_and_equality_same_name.xml", "run {} ref --duration 1", "field 'joint': two joints are named 'j' here", 4},
@@ -158,6 +159,7 @@ const Row kRows[] = {
     {"", "run {root}/tests/data/motors/pendulum_motor.toml baraff --duration 1", "baraff does not support motors", 0},
     {"scenes/actuator_ctrlrange.toml", "run {} GC4 --duration 1", "field 'actuator[0].ctrlrange': the low end 1 is above the high end -1", 23},
     {"scenes/actuator_nan_gain.toml", "run {} GC4 --duration 1", "field 'actuator[0].kp': number must be finite, got nan", 23},
+    {"scenes/joint_limits_reversed.toml", "run {} gc-contact --duration 1", "field 'joint[0].lower': lower (1) is above upper (-1)", 21},
     {"controls/columns.csv", "run {root}/tests/data/actuators/rotor.toml:ctrl={} GC4 --duration 1",
      "field 'ctrl': a row has 3 columns; the model has 1 actuator(s), so a row is the time and 1 control(s)", 3},
     {"", "run {root}/tests/data/actuators/rotor.toml:ctrl=/nonexistent/u.csv GC4 --duration 1", "field 'model': ctrl=/nonexistent/u.csv: no control file", 0},

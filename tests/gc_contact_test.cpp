@@ -15,7 +15,10 @@
 #include "methods/reduced/tree_kinematics.hpp"
 #include "models/catalog.hpp"
 #include "models/collision.hpp"
+#include "models/formats/mjcf.hpp"
+#include "models/formats/scene.hpp"
 #include "models/formats/urdf.hpp"
+#include "models/kinematics.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -54,6 +57,7 @@ mb::Vec3 point_velocity(const mb::State& s, int body, const mb::Vec3& p) {
 TEST_CASE("gc-contact: the contact Jacobian maps joint rates to the points' relative velocity, H to the kinetic energy", "[gc-contact]") {
   std::vector<std::string> specs = {"chain:n=3,body=box", "spider:legs=4", "tree:joints=7"};
   if (mb::urdf_supported()) specs.push_back(std::string(MBBENCH_TEST_DATA) + "/robots/quadruped.urdf:base=free");
+  if (mb::mjcf_supported()) specs.push_back(std::string(MBBENCH_TEST_DATA) + "/mjcf/ankle.xml");  // chains through massless frames
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> U(-1, 1);
   for (const std::string& spec : specs) {
@@ -168,4 +172,67 @@ TEST_CASE("gc-contact: a bouncing ball reaches e^(2k) of its height, to O(h) - a
   const Run r = run(still, "gc-contact", 0.001, 1000);
   CHECK(r.max_penetration < 1e-4);  // slop
   CHECK(std::abs(r.s.bodies[0].v.y()) < 1e-9);
+}
+
+TEST_CASE("gc-contact: an arm falls onto its hinge's upper limit and a box onto its slide's lower limit, and rest there", "[gc-contact][limits]") {
+  if (!mb::mjcf_supported()) return;
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/mjcf/limits.xml");
+  REQUIRE(m.joints.size() == 2);
+  CHECK(m.joints[0].lower == Approx(-30 * M_PI / 180).epsilon(1e-12));
+  CHECK(m.joints[0].upper == Approx(45 * M_PI / 180).epsilon(1e-12));
+  CHECK(m.joints[1].lower == Approx(-0.2).epsilon(1e-12));
+  CHECK(m.joints[1].upper == Approx(0.1).epsilon(1e-12));
+  // a scene keeps them (keys lower and upper of a [[joint]])
+  const mb::Model back = mb::parse_scene(mb::scene_to_toml(m), "limits.toml");
+  CHECK((back.joints[0].lower == m.joints[0].lower && back.joints[0].upper == m.joints[0].upper));
+  CHECK((back.joints[1].lower == m.joints[1].lower && back.joints[1].upper == m.joints[1].upper));
+  auto meth = mb::make_method(kTight);
+  mb::State s = mb::initial_state(m);
+  meth->init(m, s);
+  double deepest[2] = {0, 0};
+  for (int k = 0; k < 2000; ++k) {
+    mb::StepStats st;
+    meth->step(m, s, 0.001, st);
+    deepest[0] = std::max(deepest[0], mb::motor_coordinate(m, s, mb::Motor{"", 0}) - m.joints[0].upper);
+    deepest[1] = std::max(deepest[1], m.joints[1].lower - mb::motor_coordinate(m, s, mb::Motor{"", 1}));
+  }
+  // the speculative rows stop each at its limit within the step that would cross it
+  INFO("beyond the limits: " << deepest[0] << " rad, " << deepest[1] << " m");
+  CHECK(deepest[0] < 1e-9);
+  CHECK(deepest[1] < 1e-9);
+  CHECK(mb::motor_coordinate(m, s, mb::Motor{"", 0}) == Approx(m.joints[0].upper).margin(1e-9));
+  CHECK(mb::motor_coordinate(m, s, mb::Motor{"", 1}) == Approx(m.joints[1].lower).margin(1e-9));
+  CHECK(s.bodies[0].w.norm() < 1e-9);
+  CHECK(s.bodies[1].v.norm() < 1e-9);
+}
+
+TEST_CASE("limits: every method that claims joint limits stops the arm and the box at them - the others say they run without", "[limits]") {
+  if (!mb::mjcf_supported()) return;
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/mjcf/limits.xml");
+  int claimed = 0;
+  for (const auto& e : mb::method_registry()) {
+    const mb::MethodInfo& i = e.info;
+    if (i.name.rfind("test-", 0) == 0 || !mb::unsupported_reason(i, m).empty()) continue;
+    INFO(i.name);
+    if (!(i.supports & mb::kJointLimits)) {
+      CHECK_THAT(mb::limits_note(i, m), Catch::Contains(i.name + " runs without the joint limits of 2 joint(s)"));
+      continue;
+    }
+    CHECK(mb::limits_note(i, m).empty());
+    ++claimed;
+    auto meth = mb::make_method(i.name);
+    mb::State s = mb::initial_state(m);
+    meth->init(m, s);
+    for (int k = 0; k < 2000; ++k) {
+      mb::StepStats st;
+      meth->step(m, s, 0.001, st);
+    }
+    // the engines' limits are soft or stabilized (MuJoCo's solreflimit, ODE's stop ERP): within
+    // 0.03 rad and 1 cm after 2 s
+    const double arm = mb::motor_coordinate(m, s, mb::Motor{"", 0}), box = mb::motor_coordinate(m, s, mb::Motor{"", 1});
+    WARN(i.name << ": arm at " << arm << " rad (limit " << m.joints[0].upper << "), box at " << box << " m (limit -0.2)");
+    CHECK(std::abs(arm - m.joints[0].upper) < 0.03);
+    CHECK(std::abs(box - m.joints[1].lower) < 0.01);
+  }
+  CHECK(claimed >= 1);
 }

@@ -167,9 +167,17 @@ TEST_CASE("mjcf: masses, frames, joints and shapes are MuJoCo's compiler's, fiel
   CHECK(m.actuators[0].kind == mb::ActuatorKind::Motor);
   CHECK(m.actuators[0].gear == 10);
   CHECK(m.joints[static_cast<size_t>(m.actuators[0].joint)].name == "shoulder");
-  for (const char* part : {"stiffness on 1 joint(s)", "damping on 6 joint(s)", "armature on 6 joint(s)",
-                           "limits on 1 joint(s)"})
+  for (const char* part : {"stiffness on 1 joint(s)", "damping on 6 joint(s)", "armature on 6 joint(s)"})
     CHECK_THAT(m.info.warnings[0], Catch::Contains(part));
+  CHECK_THAT(m.info.warnings[0], !Catch::Contains("limits"));
+  // the shoulder's range [-1, 1] rad (qpos0 = 0) as its joint's limits; limits=ignore drops them
+  const auto shoulder = std::find_if(m.joints.begin(), m.joints.end(), [](const mb::Joint& j) { return j.name == "shoulder"; });
+  REQUIRE(shoulder != m.joints.end());
+  CHECK(shoulder->lower == -1);
+  CHECK(shoulder->upper == 1);
+  const mb::Model unlimited = mb::load_model(path + ":limits=ignore");
+  CHECK_FALSE(mb::has_joint_limits(unlimited));
+  CHECK_THAT(unlimited.info.warnings[0], Catch::Contains("limits on 1 joint(s) (limits=ignore)"));
   CHECK(m.gravity == mb::Vec3(0, 0, -9.81));
   CHECK(m.info.default_h == 0.002);
   // contacts=off: no shapes
@@ -593,7 +601,7 @@ TEST_CASE("mjcf: MuJoCo's humanoid.xml runs: its ankles through massless frames,
     WARN("libmujoco-samples is not installed (scripts/install-deps.sh): skipped");
     return;
   }
-  const mb::Model m = mb::load_model(kHumanoid + ":contacts=off");
+  const mb::Model m = mb::load_model(kHumanoid + ":contacts=off,limits=ignore");  // ref has no limits
   // every body with several joints is MuJoCo's chain: a massless frame after each joint but the
   // last (humanoid.xml: abdomen 1, hips 2 + 2, ankles 1 + 1, shoulders 1 + 1)
   CHECK(frame_count(m) == 9);

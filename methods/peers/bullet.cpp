@@ -16,6 +16,7 @@
 #include <BulletDynamics/Featherstone/btMultiBody.h>
 #include <BulletDynamics/Featherstone/btMultiBodyConstraintSolver.h>
 #include <BulletDynamics/Featherstone/btMultiBodyDynamicsWorld.h>
+#include <BulletDynamics/Featherstone/btMultiBodyJointLimitConstraint.h>
 #include <BulletDynamics/Featherstone/btMultiBodyJointMotor.h>
 #include <BulletDynamics/Featherstone/btMultiBodyLinkCollider.h>
 #include <BulletDynamics/Featherstone/btMultiBodyPoint2Point.h>
@@ -107,6 +108,9 @@ class Bullet final : public Method {
     for (auto& m : motors_)
       if (world_) world_->removeMultiBodyConstraint(m.constraint.get());
     motors_.clear();
+    for (auto& c : limits_)
+      if (world_) world_->removeMultiBodyConstraint(c.get());
+    limits_.clear();
     for (auto& c : constraints_)
       if (world_) world_->removeMultiBodyConstraint(c.get());
     constraints_.clear();
@@ -280,9 +284,10 @@ class Bullet final : public Method {
       multibodies_.push_back(std::move(mbp));
       members_.push_back(g);
     }
-    add_colliders(model, state, !tree.closing.empty() || !model.motors.empty());
+    add_colliders(model, state, !tree.closing.empty() || !model.motors.empty() || has_joint_limits(model));
     close_loops(model, state, joints, tree);
     add_motors(model, joints, tree);
+    add_limits(model, joints, tree);
     torque_.assign(n, Vec3::Zero());
     force_.assign(n, Vec3::Zero());
   }
@@ -462,6 +467,29 @@ class Bullet final : public Method {
     }
   }
 
+  // A joint's limits: btMultiBodyJointLimitConstraint on Bullet's joint coordinate (sign q, as a
+  // motor's), an open end far away; a limited joint that closes a loop is refused. Its links have
+  // colliders (add_colliders), for the solver skips a constraint outside their islands.
+  void add_limits(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    for (size_t k = 0; k < model.joints.size(); ++k) {
+      const Joint& J = model.joints[k];
+      if (!J.limited()) continue;
+      const int child = tree_child_of_joint(joints, tree, static_cast<int>(k));
+      if (child < 0)
+        throw UnsupportedModel(fmt::format("bullet: the limited joint '{}' closes a loop; its constraint has no limits", J.name));
+      const size_t u = static_cast<size_t>(child);
+      const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
+      const Place& p = places_[u];
+      double sign = tree.flip[u] ? -1.0 : 1.0;
+      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      const double lo = sign > 0 ? J.lower : -J.upper, hi = sign > 0 ? J.upper : -J.lower;
+      auto c = std::make_unique<btMultiBodyJointLimitConstraint>(multibodies_[static_cast<size_t>(p.multibody)].get(), p.link,
+                                                                 std::isfinite(lo) ? lo : -1e10, std::isfinite(hi) ? hi : 1e10);
+      world_->addMultiBodyConstraint(c.get());
+      limits_.push_back(std::move(c));
+    }
+  }
+
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
     // motors: the rate they ask for at the end of the step (a position motor: the rate that
@@ -525,6 +553,7 @@ class Bullet final : public Method {
     std::unique_ptr<btMultiBodyJointMotor> constraint;
   };
   std::vector<BulletMotor> motors_;
+  std::vector<std::unique_ptr<btMultiBodyJointLimitConstraint>> limits_;  // the joints' limits (add_limits)
   std::vector<std::unique_ptr<btMultiBodyLinkCollider>> colliders_;  // with shapes or loops (add_colliders)
   std::vector<std::unique_ptr<btCollisionObject>> statics_;          // the world's and static bodies' shapes
   std::vector<std::unique_ptr<btCollisionShape>> shapes_;
@@ -553,7 +582,8 @@ MethodInfo describe_bullet() {
   i.source = "coumans2015 (Bullet)";
   i.options = {point_inertia_option("1e-12")};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMotors |
+                kJointLimits;
   i.fixed_step = true;
   return i;
 }

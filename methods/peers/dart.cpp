@@ -112,10 +112,11 @@ class Dart final : public Method {
     const size_t n = model.bodies.size();
     frames_ = peer_frames(model, state, joints, tree, "dart");
     refuse_large(joints, tree);
-    for (int k : tree.closing)
-      if (model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].damping > 0)
-        throw UnsupportedModel(fmt::format("dart: the damped joint '{}' closes a loop; its constraint has no damper",
-                                           model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)].name));
+    for (int k : tree.closing) {
+      const Joint& J = model.joints[static_cast<size_t>(joints[static_cast<size_t>(k)].index)];
+      if (J.damping > 0) throw UnsupportedModel(fmt::format("dart: the damped joint '{}' closes a loop; its constraint has no damper", J.name));
+      if (J.limited()) throw UnsupportedModel(fmt::format("dart: the limited joint '{}' closes a loop; its constraint has no limits", J.name));
+    }
     nodes_.assign(n, nullptr);
     skel_ = dd::Skeleton::create("mbbench");
     for (int i : tree.order) {
@@ -146,6 +147,15 @@ class Dart final : public Method {
           jp.mT_ChildBodyToJoint = pose(f.q.conjugate() * w, f.q.conjugate() * (pivot - f.origin));
         };
         const Quat wi = w.conjugate();  // world -> joint frame
+        // a joint's limits: DART's position limits of its coordinate (the child's turn or slide
+        // relative to the parent from the start: negated where the tree runs the joint from b to a)
+        auto limit = [&](auto& jp, const PeerJoint& pj, bool flipped) {
+          const Joint& J = model.joints[static_cast<size_t>(pj.index)];
+          if (!J.limited()) return;
+          jp.mPositionLowerLimits[0] = flipped ? -J.upper : J.lower;
+          jp.mPositionUpperLimits[0] = flipped ? -J.lower : J.upper;
+          jp.mIsPositionLimitEnforced = true;
+        };
         switch (j.type) {
           case JointType::Ball: {
             dd::BallJoint::Properties jp;
@@ -158,6 +168,7 @@ class Dart final : public Method {
             place(jp);
             jp.mAxis = wi * ax_parent;
             jp.mDampingCoefficients[0] = model.joints[static_cast<size_t>(j.index)].damping;  // DART's joint damping
+            limit(jp, j, flip);
             node = skel_->createJointAndBodyNodePair<dd::RevoluteJoint>(parent, jp, bp).second;
             break;
           }
@@ -166,6 +177,7 @@ class Dart final : public Method {
             place(jp);
             jp.mAxis = wi * j.axis_a;
             jp.mDampingCoefficients[0] = model.joints[static_cast<size_t>(j.index)].damping;
+            limit(jp, j, flip);
             node = skel_->createJointAndBodyNodePair<dd::PrismaticJoint>(parent, jp, bp).second;
             break;
           }
@@ -464,7 +476,8 @@ MethodInfo describe_dart() {
                                   "shapes (primitive)",
                                   {"mesh", "primitive"})};
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "", "semi-implicit Euler; 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kJointDampers | kMotors |
+                kJointLimits;
   i.fixed_step = true;
   return i;
 }

@@ -166,9 +166,17 @@ class Mujoco final : public Method {
     for (const std::string& g : geoms.geoms[n]) x += g;
     // the joint of body u (to its tree parent) as MuJoCo joints of the MuJoCo body framed at f
     // a joint damper: MuJoCo's joint damping, the force -damping qvel in the joint's one dof
-    auto damping = [&](const PeerJoint& j) {
-      const double d = model.joints[static_cast<size_t>(j.index)].damping;
-      return d > 0 ? fmt::format(" damping=\"{}\"", num(d)) : std::string();
+    // and its limits: MuJoCo's range of the joint's coordinate (the child's turn or slide relative
+    // to the parent, 0 at the start), negated where the tree runs the joint from b to a; an open
+    // end far away (MuJoCo's range is finite)
+    auto damping = [&](const PeerJoint& j, bool flip) {
+      const Joint& J = model.joints[static_cast<size_t>(j.index)];
+      std::string out = J.damping > 0 ? fmt::format(" damping=\"{}\"", num(J.damping)) : std::string();
+      if (J.limited()) {
+        const double lo = flip ? -J.upper : J.lower, hi = flip ? -J.lower : J.upper;
+        out += fmt::format(" limited=\"true\" range=\"{} {}\"", num(std::isfinite(lo) ? lo : -1e10), num(std::isfinite(hi) ? hi : 1e10));
+      }
+      return out;
     };
     auto joint_xml = [&](int i, const Frame& f) {
       const size_t u = static_cast<size_t>(i);
@@ -186,10 +194,10 @@ class Mujoco final : public Method {
       switch (j.type) {
         case JointType::Ball: x += fmt::format("<joint name=\"j{}\" type=\"ball\" pos=\"{}\"/>\n", i, vec(at)); break;
         case JointType::Hinge:
-          x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"{}/>\n", i, vec(at), vec(ax_parent), damping(j));
+          x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"{}/>\n", i, vec(at), vec(ax_parent), damping(j, flip));
           break;
         case JointType::Slider:
-          x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"{}/>\n", i, vec(at), vec(fq * j.axis_a), damping(j));
+          x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"{}/>\n", i, vec(at), vec(fq * j.axis_a), damping(j, flip));
           break;
         case JointType::Cardan:
           x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
@@ -282,6 +290,8 @@ class Mujoco final : public Method {
       const std::string& jname = model.joints[static_cast<size_t>(j.index)].name;
       if (model.joints[static_cast<size_t>(j.index)].damping > 0)
         throw UnsupportedModel(fmt::format("mujoco: the damped joint '{}' closes a loop; MuJoCo's equality constraints have no damper", jname));
+      if (model.joints[static_cast<size_t>(j.index)].limited())
+        throw UnsupportedModel(fmt::format("mujoco: the limited joint '{}' closes a loop; MuJoCo's equality constraints have no limits", jname));
       // body1 must be a body: the world, if a joint has it, goes second (an omitted body2)
       const bool swap = j.a == kWorld;
       const int b1 = swap ? j.b : j.a, b2 = swap ? j.a : j.b;
@@ -612,7 +622,7 @@ MethodInfo describe_mujoco() {
                                   "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers | kJointLimits |
                kMotors;
   i.fixed_step = true;
   return i;

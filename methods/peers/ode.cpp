@@ -167,6 +167,22 @@ class Ode final : public Method {
         const double along = j.type == JointType::Slider ? 1.0 : (u1.dot(ua) < 0 ? -1.0 : 1.0);
         motors_.push_back({static_cast<int>(mi), id, j.type == JointType::Slider, (swap ? 1.0 : -1.0) * along});
       }
+      // its limits: ODE's stops on the same coordinate (s q, from the attach pose), open where
+      // infinite (a hinge's stops lie in [-pi, pi])
+      const Joint& J = model.joints[static_cast<size_t>(j.index)];
+      if (J.limited() && (j.type == JointType::Hinge || j.type == JointType::Slider)) {
+        const double s = (swap ? 1.0 : -1.0) * (j.type == JointType::Slider ? 1.0 : (u1.dot(j.axis_a) < 0 ? -1.0 : 1.0));
+        const double bound = j.type == JointType::Hinge ? M_PI : dInfinity;
+        const double lo = s > 0 ? J.lower : -J.upper, hi = s > 0 ? J.upper : -J.lower;
+        const double lo_stop = lo >= -bound ? lo : -dInfinity, hi_stop = hi <= bound ? hi : dInfinity;
+        if (j.type == JointType::Hinge) {
+          dJointSetHingeParam(id, dParamLoStop, lo_stop);
+          dJointSetHingeParam(id, dParamHiStop, hi_stop);
+        } else {
+          dJointSetSliderParam(id, dParamLoStop, lo_stop);
+          dJointSetSliderParam(id, dParamHiStop, hi_stop);
+        }
+      }
     }
     force_.assign(model.bodies.size(), Vec3::Zero());
     torque_.assign(model.bodies.size(), Vec3::Zero());
@@ -331,7 +347,7 @@ MethodInfo describe_ode() {
   i.options[1].applies_with = "stepper=quick";
   i.orders = {{"position", "double-pendulum", 1, 0.0005, 0.002, 1, "",
                "semi-implicit Euler (dWorldStep); 2 on pendulum10, started at its lowest point (docs/peers.md)"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kForces | kContacts | kJointLimits |
                kJointDampers | kMotors;
   i.fixed_step = true;
   return i;

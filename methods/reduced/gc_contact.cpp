@@ -76,7 +76,7 @@ MethodInfo GcContact::describe() {
                OptionInfo::number("margin", "0.005", "m: shape pairs closer than this become speculative contacts", 0, 1),
                OptionInfo::choice("warm", "on", "start each contact's impulses from its last step's", {"on", "off"})};
   i.orders = {{"position", "chain:n=3,body=box", 1, 0.00025, 0.002, 1, "", "semi-implicit Euler"}};
-  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kJointDampers;
+  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kJointDampers | kJointLimits;
   i.fixed_step = true;
   return i;
 }
@@ -109,6 +109,8 @@ void GcContact::do_init(const Model& model, const State& state) {
   hdata_ = TreeData(tree);
   link_of_.assign(model.bodies.size(), -1);
   for (int i = 0; i < tree.links(); ++i) link_of_[static_cast<size_t>(tree.link[static_cast<size_t>(i)].body)] = i;
+  if (tree.limits.size() != static_cast<size_t>(std::count_if(model.joints.begin(), model.joints.end(), [](const Joint& j) { return j.limited(); })))
+    throw UnsupportedModel("gc-contact: a joint with limits is not a hinge or slider of the tree");
   detector_ = model.shapes.empty() ? nullptr : std::make_unique<CollisionDetector>(model, opt_.margin);
   factor_ = std::make_shared<Factor>();
   analyzed_ = false;
@@ -125,10 +127,10 @@ void GcContact::do_init(const Model& model, const State& state) {
   damped_ = std::any_of(damping_.begin(), damping_.end(), [](double d) { return d > 0; });
 }
 
-void GcContact::advance_positions(double h) {
+void GcContact::advance_positions(double h, std::vector<double>& x) const {
   const TreeModel& tree = sys_.tree();
-  double* q = x_.data();
-  const double* v = x_.data() + tree.nq;
+  double* q = x.data();
+  const double* v = x.data() + tree.nq;
   for (const TreeLink& L : tree.link) {
     switch (L.kind) {
       case TreeJoint::Free: {
@@ -156,7 +158,7 @@ void GcContact::advance_positions(double h) {
       default: break;
     }
   }
-  sys_.normalize(x_);
+  sys_.normalize(x);
 }
 
 void GcContact::factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::VectorXd& f, StepStats& stats) {
@@ -180,51 +182,89 @@ void GcContact::factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::
   stats.t_factorization += seconds_since(tf);
 }
 
-int GcContact::solve_contacts(const Model& model, const State& state, double h, const Eigen::VectorXd& vstart,
-                              const Eigen::VectorXd& vstar, StepStats& stats) {
+void GcContact::find_limits(double h, const Eigen::VectorXd& vstar) {
+  const TreeModel& tree = sys_.tree();
+  active_.clear();
+  for (size_t i = 0; i < tree.limits.size(); ++i) {
+    const TreeLimit& L = tree.limits[i];
+    const TreeLink& link = tree.link[static_cast<size_t>(L.link)];
+    const double q = x_[static_cast<size_t>(link.iq)], u = vstar(link.iv);
+    // a side is a row when it is within the margin, or the free velocity would cross it in the step
+    for (int side = 0; side < 2; ++side) {
+      const double gap = side == 0 ? q - L.lower : L.upper - q;
+      const double rate = side == 0 ? u : -u;
+      if (std::isfinite(gap) && (gap < opt_.margin || gap + h * rate < 0)) active_.push_back({static_cast<int>(i), side, gap});
+    }
+  }
+}
+
+int GcContact::solve_rows(const Model& model, const State& state, double h, const Eigen::VectorXd& vstart, const Eigen::VectorXd& vstar,
+                          StepStats& stats) {
   const TreeModel& tree = sys_.tree();
   const auto t0 = Clock::now();
-  const int m = static_cast<int>(contacts_.size());
+  const int m = static_cast<int>(contacts_.size()), nl = static_cast<int>(active_.size());
+  const int rows = 3 * m + nl;
+  // the rows: 3 per contact (n, t1, t2), then 1 per active limit (+-e_i: the coordinate's rate)
   contact_jacobian(tree, S_, link_of_, state, contacts_, entries_);
-  J_.resize(3 * m, tree.nv);
+  for (int k = 0; k < nl; ++k) {
+    const Active& a = active_[static_cast<size_t>(k)];
+    entries_.emplace_back(3 * m + k, tree.link[static_cast<size_t>(tree.limits[static_cast<size_t>(a.limit)].link)].iv, a.side == 0 ? 1.0 : -1.0);
+  }
+  J_.resize(rows, tree.nv);
   J_.setFromTriplets(entries_.begin(), entries_.end());
   const Eigen::SparseMatrix<double> Jt = J_.transpose();
   const Eigen::SparseMatrix<double> Y = factor_->llt.solve(Jt);  // (H + h D)^-1 J^T
-  const Eigen::SparseMatrix<double> W = J_ * Y;                    // 3m x 3m, symmetric
+  const Eigen::SparseMatrix<double> W = J_ * Y;                    // rows x rows, symmetric
   Eigen::VectorXd u = J_ * vstar;                                  // velocities without impulses
   const Eigen::VectorXd u0 = J_ * vstart;
-  // per contact: its block of W, material and normal target
+  // a normal row's target: out of a penetration by erp of its depth beyond slop a step, or no
+  // further than its gap
+  auto normal_target = [&](double depth) { return depth > 0 ? opt_.erp * std::max(0.0, depth - opt_.slop) / h : depth / h; };
+  // the preview: the positions the free velocity reaches over the step, on which each contact's
+  // material points have the gap g*; a contact's gap after the step is g* + h (u_n - u*_n) to first
+  // order in the impulses, and the target asks it to reach the gap normal_target asks of a motion
+  // without turns (a limb turning at w over the step moves its point h^2 w^2 r / 2 off the line the
+  // velocities give, into a contact it slides over)
+  if (m > 0) {
+    xp_ = x_;
+    Eigen::Map<Eigen::VectorXd>(xp_.data() + tree.nq, tree.nv) = vstar;
+    advance_positions(h, xp_);
+    preview_ = state;
+    write_state(tree, hdata_, xp_, preview_);
+  }
   std::vector<Eigen::Matrix3d> Wd(static_cast<size_t>(m));
   std::vector<Material> mat(static_cast<size_t>(m));
-  Eigen::VectorXd target(m);
+  Eigen::VectorXd target(m + nl);
   for (int k = 0; k < m; ++k) {
     Wd[k] = Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
     const Contact& c = contacts_[static_cast<size_t>(k)];
     mat[k] = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
                               model.shapes[static_cast<size_t>(c.shape_b)].material);
-    double t = c.depth > 0 ? opt_.erp * std::max(0.0, c.depth - opt_.slop) / h : c.depth / h;
+    const double g_star = c.normal.dot(body_point(preview_, c.b, c.local_b) - body_point(preview_, c.a, c.local_a));
+    double t = u(3 * k) + normal_target(c.depth) + (-c.depth - g_star) / h;
     // an approaching contact that closes within the step bounces (a speculative one farther off
     // would turn back before it touched)
     const double approach = -u0(3 * k);
     if (mat[k].restitution > 0 && approach > 0 && approach * h >= -c.depth) t = std::max(t, mat[k].restitution * approach);
     target(k) = t;
   }
-  // warm start: each contact's impulse of the last step where its pair had one at its place
-  lambda_.setZero(3 * m);
-  std::vector<std::tuple<int, int, int>> key(static_cast<size_t>(m));
+  for (int k = 0; k < nl; ++k) target(m + k) = normal_target(-active_[static_cast<size_t>(k)].gap);
+  // warm start keys: a contact's shape pair and its place among the pair's contacts; a limit's
+  // index and side (negative first entry)
+  lambda_.setZero(rows);
+  std::vector<std::tuple<int, int, int>> key(static_cast<size_t>(m + nl));
   for (int k = 0, place = 0; k < m; ++k) {
     const Contact& c = contacts_[static_cast<size_t>(k)];
     place = k > 0 && contacts_[k - 1].shape_a == c.shape_a && contacts_[k - 1].shape_b == c.shape_b ? place + 1 : 0;
     key[k] = {c.shape_a, c.shape_b, place};
   }
-  auto apply = [&](int k, const Vec3& d) {
-    for (int r = 0; r < 3; ++r) {
-      if (d(r) == 0) continue;
-      for (Eigen::SparseMatrix<double>::InnerIterator it(W, 3 * k + r); it; ++it) u(it.row()) += it.value() * d(r);
-    }
-    lambda_.segment<3>(3 * k) += d;
+  for (int k = 0; k < nl; ++k) key[m + k] = {-1 - active_[static_cast<size_t>(k)].limit, active_[static_cast<size_t>(k)].side, 0};
+  auto apply_row = [&](int row, double d) {
+    if (d == 0) return;
+    for (Eigen::SparseMatrix<double>::InnerIterator it(W, row); it; ++it) u(it.row()) += it.value() * d;
+    lambda_(row) += d;
   };
-  if (opt_.warm)
+  if (opt_.warm) {
     for (int k = 0; k < m; ++k) {
       const auto it = kept_.find(key[k]);
       if (it == kept_.end()) continue;
@@ -232,8 +272,13 @@ int GcContact::solve_contacts(const Model& model, const State& state, double h, 
       l(0) = std::max(0.0, l(0));
       const double radius = mat[k].mu_static * l(0);
       if (l.tail<2>().norm() > radius) l.tail<2>() *= l.tail<2>().norm() > 0 ? radius / l.tail<2>().norm() : 0.0;
-      apply(k, l);
+      for (int r = 0; r < 3; ++r) apply_row(3 * k + r, l(r));
     }
+    for (int k = 0; k < nl; ++k) {
+      const auto it = kept_.find(key[m + k]);
+      if (it != kept_.end()) apply_row(3 * m + k, std::max(0.0, it->second(0)));
+    }
+  }
   int sweep = 0;
   double change = 0;
   for (; sweep < opt_.iterations; ++sweep) {
@@ -251,7 +296,15 @@ int GcContact::solve_contacts(const Model& model, const State& state, double h, 
       const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
       if (d.isZero(0)) continue;
       change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
-      apply(k, d);
+      for (int r = 0; r < 3; ++r) apply_row(3 * k + r, d(r));
+    }
+    for (int k = 0; k < nl; ++k) {
+      const int row = 3 * m + k;
+      const double w = W.coeff(row, row);
+      const double d = std::max(0.0, lambda_(row) + (target(m + k) - u(row)) / w) - lambda_(row);
+      if (d == 0) continue;
+      change = std::max(change, std::abs(w * d));
+      apply_row(row, d);
     }
     if (change < opt_.tol) {
       ++sweep;
@@ -261,6 +314,7 @@ int GcContact::solve_contacts(const Model& model, const State& state, double h, 
   kept_.clear();
   for (int k = 0; k < m; ++k)
     kept_[key[k]] = contact_frame(contacts_[k].normal).transpose() * Vec3(lambda_.segment<3>(3 * k));
+  for (int k = 0; k < nl; ++k) kept_[key[m + k]] = Vec3(lambda_(3 * m + k), 0, 0);
   stats.vel_iterations += sweep;
   stats.vel_residual = std::max(stats.vel_residual, change);
   // v+ = v* + (H + h D)^-1 J^T lambda
@@ -284,22 +338,27 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
     stats.t_contact += seconds_since(tc);
   }
   stats.contacts += static_cast<long>(contacts_.size());
-  Eigen::VectorXd vstar;
-  if (!damped_ && contacts_.empty()) {
-    vstar = vstart + h * qdd;  // no matrix needed
-  } else {
-    // v* = v + h (H + h D)^-1 H qdd: the dampers implicit, every other force explicit
+  // v* = v + h (H + h D)^-1 H qdd: the dampers implicit, every other force explicit
+  Eigen::VectorXd vstar = vstart + h * qdd;
+  bool factored = false;
+  if (damped_) {
     Eigen::VectorXd f;
     factor_mass_matrix(h, qdd, f, stats);
-    vstar = damped_ ? Eigen::VectorXd(vstart + h * factor_->llt.solve(f)) : Eigen::VectorXd(vstart + h * qdd);
+    factored = true;
+    vstar = vstart + h * factor_->llt.solve(f);
   }
-  if (contacts_.empty()) {
+  find_limits(h, vstar);
+  if (contacts_.empty() && active_.empty()) {
     Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar;
     kept_.clear();
   } else {
-    solve_contacts(model, state, h, vstart, vstar, stats);
+    if (!factored) {
+      Eigen::VectorXd f;
+      factor_mass_matrix(h, qdd, f, stats);
+    }
+    solve_rows(model, state, h, vstart, vstar, stats);
   }
-  advance_positions(h);
+  advance_positions(h, x_);
   for (double x : x_)
     if (!std::isfinite(x)) throw SimulationError("gc-contact: non-finite state");
   sys_.write(x_, state);

@@ -16,11 +16,15 @@
 //     dissipation (slide_friction, contacts.hpp); the previous step's impulses start it (warm);
 //  5. v+ = v* + (H + h D)^-1 J^T lambda, then q+ = q + h q'(q, v+) (semi-implicit Euler; quaternions
 //     renormalized).
-// Position handling: a penetrating contact's target is u_n >= erp (depth - slop) / h (Baumgarte
-// at the velocity level: it drives a depth beyond `slop` out by the fraction erp a step), a
-// speculative one's u_n >= -gap / h (it may close its gap within the step, no further), and a
+// Position handling: a penetrating contact's gap after the step is to grow by erp (depth - slop)
+// (Baumgarte at the velocity level: it drives a depth beyond `slop` out by the fraction erp a step),
+// a speculative one's to stay >= 0 (it may close its gap within the step, no further); the gap
+// after the step is the one of the free motion's end (the preview: its turns included) plus
+// h (u_n - u*_n), so the target on u_n is u*_n + (gap sought - preview gap) / h. A
 // contact approaching at u_n(start) < 0 that closes within the step bounces with restitution e:
 // u_n >= -e u_n(start). First order.
+// Joint limits are rows like contacts: a side within `margin` of the coordinate, or that the free
+// velocity would cross in the step, is a row +-e_i (lambda >= 0, the same targets; no friction).
 // Trees of rigid bodies only (the joints GC4 takes, massless frames included); no motors.
 #pragma once
 #include <map>
@@ -63,14 +67,17 @@ class GcContact final : public Method {
  private:
   void do_init(const Model& model, const State& state) override;
   void do_step(const Model& model, State& state, double h, StepStats& stats) override;
-  // the impulses lambda (3 per contact) for the free velocity vstar; returns the sweeps taken
-  int solve_contacts(const Model& model, const State& state, double h, const Eigen::VectorXd& vstart,
-                     const Eigen::VectorXd& vstar, StepStats& stats);
+  // the limit sides that are rows this step (active_)
+  void find_limits(double h, const Eigen::VectorXd& vstar);
+  // the impulses lambda (3 per contact, 1 per active limit) for the free velocity vstar, and v+;
+  // returns the sweeps taken
+  int solve_rows(const Model& model, const State& state, double h, const Eigen::VectorXd& vstart, const Eigen::VectorXd& vstar,
+                 StepStats& stats);
   // H at the positions of x_ (and the links' subspaces S_), f = H qdd, and the factorization of
   // H + h D (D: the joint rates' damping)
   void factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::VectorXd& f, StepStats& stats);
-  // q += h q'(q, v) over the coordinates of x (the velocities of x are v)
-  void advance_positions(double h);
+  // q += h q'(q, v) over the coordinates of x, v its velocities
+  void advance_positions(double h, std::vector<double>& x) const;
 
   Options opt_;
   ReducedSystem sys_;
@@ -79,8 +86,15 @@ class GcContact final : public Method {
   std::vector<double> damping_;  // (nv) a damper's coefficient plus an actuator's velocity gain
   bool damped_ = false;
   std::unique_ptr<CollisionDetector> detector_;
-  std::vector<double> x_, dx_;
+  std::vector<double> x_, dx_, xp_;
+  State preview_;  // the free motion's end (solve_rows)
   std::vector<Contact> contacts_;
+  struct Active {
+    int limit = 0;   // TreeModel::limits index
+    int side = 0;    // 0: lower, 1: upper
+    double gap = 0;  // the coordinate's distance inside the limit (negative: beyond it)
+  };
+  std::vector<Active> active_;
   std::vector<TreeView::Mat6X> S_;
   std::vector<Eigen::Triplet<double>> entries_;
   Eigen::SparseMatrix<double> H_, J_;

@@ -15,6 +15,8 @@ namespace mb {
 static void attach_motors(const Model& m, TreeModel& t);
 // The actuators on the tree's links, or UnsupportedModel naming the actuator.
 static void attach_actuators(const Model& m, TreeModel& t);
+// the joint limits on the tree's hinges and sliders (TreeModel::limits)
+static void attach_limits(const Model& m, TreeModel& t);
 
 int joint_dofs(TreeJoint k) {
   switch (k) {
@@ -256,6 +258,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
   }
   if (!m.motors.empty()) attach_motors(m, t);
   attach_actuators(m, t);
+  attach_limits(m, t);
   t.joint_forces = t.damped || !t.actuators.empty();
   return t;
 }
@@ -318,6 +321,16 @@ static void attach_actuators(const Model& m, TreeModel& t) {
   }
 }
 
+static void attach_limits(const Model& m, TreeModel& t) {
+  std::vector<int> link_of(m.bodies.size(), -1);
+  for (int i = 0; i < t.links(); ++i) link_of[static_cast<size_t>(t.link[i].body)] = i;
+  for (const Joint& J : m.joints) {
+    if (!J.limited()) continue;
+    const auto [li, sign] = joint_link(m, t, link_of, J);
+    if (li < 0) continue;
+    t.limits.push_back(sign > 0 ? TreeLimit{li, J.lower, J.upper} : TreeLimit{li, -J.upper, -J.lower});
+  }
+}
 
 void TreeModel::read(const State& s, std::vector<double>& x) const {
   x.assign(size(), 0.0);

@@ -113,6 +113,13 @@ struct TreeActuator {
   Actuator actuator;
 };
 
+// A joint limit on a tree link's hinge or slider, in the link's coordinate (sign applied: the
+// model's [lower, upper] or [-upper, -lower]).
+struct TreeLimit {
+  int link = 0;
+  double lower = -INFINITY, upper = INFINITY;
+};
+
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
   // free/ball/hinge/slider/fixed joints nor a tree of point masses on rods. pair_balls: ball
@@ -137,6 +144,7 @@ struct TreeModel {
   std::vector<TreePrescribed> prescribed;  // the motors
   std::vector<char> is_prescribed;         // (links, or empty without motors) the link's motion is prescribed
   std::vector<TreeActuator> actuators;     // Model::actuators on the tree's hinges and sliders
+  std::vector<TreeLimit> limits;           // the limited joints that are the tree's hinges and sliders
 
 
   int size() const { return nq + nv; }

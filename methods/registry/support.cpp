@@ -15,11 +15,18 @@ std::string unsupported_reason(const MethodInfo& info, const Model& model) {
   if ((features & kLoops) && (info.supports & kLoops) && !(info.supports & kRedundant) &&
       (redundant = redundant_constraints(model)) > 0)
     features |= kRedundant;
-  const unsigned missing = features & ~info.supports;
+  const unsigned missing = features & ~info.supports & ~kJointLimits;
   if (!missing) return "";
   std::string why = fmt::format("{} does not support {} (it supports: {})", info.name, features_text(missing), features_text(info.supports));
   if (redundant > 0) why += fmt::format("; the model has {} redundant constraint rows", redundant);
   return why;
+}
+
+std::string limits_note(const MethodInfo& info, const Model& model) {
+  if (info.supports & kJointLimits) return "";
+  int n = 0;
+  for (const Joint& j : model.joints) n += j.limited();
+  return n ? fmt::format("{} runs without the joint limits of {} joint(s) (it does not claim them)", info.name, n) : "";
 }
 
 }  // namespace mb

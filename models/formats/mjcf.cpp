@@ -30,6 +30,8 @@ const std::vector<OptionInfo>& mjcf_options() {
       OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero) become Shapes; off: no contacts", {"on", "off"}),
       OptionInfo::choice("damping", "off", "on: the damping of hinge and slide joints (dof_damping) as joint dampers; off: ignored (listed in the warning)",
                          {"off", "on"}),
+      OptionInfo::choice("limits", "on", "on: the range of every limited hinge and slide joint (jnt_range) as joint limits; ignore: none",
+                         {"on", "ignore"}),
       OptionInfo::choice("frames", "massless",
                          "the frames of MuJoCo's joint chains: massless (GC4, ref and mujoco take them), or light: rigid bodies of 1 % of the "
                          "lighter neighbour's mass and largest moment (every method takes them; a change to the model, stated in its warning)",
@@ -45,6 +47,7 @@ Model load_mjcf(const std::string& text, const std::string& source, int line) {
   options.contacts = spec.get_string("contacts", "on") == "on";
   options.damping = spec.get_string("damping", "off") == "on";
   options.light_frames = spec.get_string("frames", "massless") == "light";
+  options.limits = spec.get_string("limits", "on") == "on";
   return read_mjcf(spec.name(), options);
 }
 
@@ -158,6 +161,7 @@ struct Reader {
   std::vector<int> rep;  // (nbody) our body index of each MuJoCo body, kWorld for the fixed frame
   bool frames = false;   // multi-joint bodies as chains through massless frames (needs_frames)
   int light_frames = 0;  // frames=light: the light bodies made
+  mutable int limits_applied = 0;  // limited hinges and slides that became Joint limits
 
   std::string body_name(int i) const { return name_of(m, mjOBJ_BODY, i, "body"); }
   std::string joint_name(int k) const { return name_of(m, mjOBJ_JOINT, k, "joint"); }
@@ -289,9 +293,19 @@ struct Reader {
     return true;
   }
 
-  // damping=on: the damper of hinge or slide joint k (MuJoCo's dof_damping) on the joint j made of it
-  Joint damped(Joint j, int k) const {
+  // the joint j made of hinge or slide joint k with its damper (damping=on: MuJoCo's dof_damping)
+  // and its limits (limits=on: jnt_range, less qpos0: the Model's coordinate starts at 0)
+  Joint joint_extras(Joint j, int k) const {
     if (opt.damping) j.damping = m->dof_damping[m->jnt_dofadr[k]];
+    if (opt.limits && m->jnt_limited[k]) {
+      const double q0 = m->qpos0[m->jnt_qposadr[k]];
+      j.lower = m->jnt_range[2 * k] - q0;
+      j.upper = m->jnt_range[2 * k + 1] - q0;
+      if (!(j.lower <= j.upper))
+        fail("joint", joint_name(k), fmt::format("joint '{}' has range [{}, {}]: the low end is above the high end", joint_name(k),
+                                                 m->jnt_range[2 * k], m->jnt_range[2 * k + 1]));
+      ++limits_applied;
+    }
     return j;
   }
   bool has_damping(int k) const {
@@ -357,7 +371,7 @@ struct Reader {
       const int index = static_cast<int>(out.bodies.size());
       out.bodies.push_back(f);
       const Vec3 ax = vec3(d->xaxis + 3 * k);
-      out.joints.push_back(damped(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), parent, index,
+      out.joints.push_back(joint_extras(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), parent, index,
                                         f.position, ax, ax), k));
       parent = index;
     }
@@ -429,8 +443,8 @@ struct Reader {
               fail("body", b.name, fmt::format("body '{}' has a free joint but moves with its parent", b.name));
             break;  // free-floating: no joint
           case mjJNT_BALL: out.joints.push_back(joint(JointType::Ball, joint_name(j0), parent, index, p, ax, ax)); break;
-          case mjJNT_HINGE: out.joints.push_back(damped(joint(JointType::Hinge, joint_name(j0), parent, index, p, ax, ax), j0)); break;
-          case mjJNT_SLIDE: out.joints.push_back(damped(joint(JointType::Slider, joint_name(j0), parent, index, p, ax, ax), j0)); break;
+          case mjJNT_HINGE: out.joints.push_back(joint_extras(joint(JointType::Hinge, joint_name(j0), parent, index, p, ax, ax), j0)); break;
+          case mjJNT_SLIDE: out.joints.push_back(joint_extras(joint(JointType::Slider, joint_name(j0), parent, index, p, ax, ax), j0)); break;
           default: fail("joint", joint_name(j0), fmt::format("joint '{}' has an unknown type {}", joint_name(j0), m->jnt_type[j0]));
         }
       } else if (frames) {
@@ -438,7 +452,7 @@ struct Reader {
         const int k = j0 + nj - 1;
         const int last = frame_chain(i, parent);
         const Vec3 p = vec3(d->xanchor + 3 * k), ax = vec3(d->xaxis + 3 * k);
-        out.joints.push_back(damped(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), last, index, p, ax, ax), k));
+        out.joints.push_back(joint_extras(joint(m->jnt_type[k] == mjJNT_HINGE ? JointType::Hinge : JointType::Slider, joint_name(k), last, index, p, ax, ax), k));
       } else {
         out.joints.push_back(multi_joint(i, parent));
       }
@@ -680,7 +694,9 @@ struct Reader {
     if (damping && !opt.damping) parts.push_back(fmt::format("damping on {} joint(s) (damping=on applies it)", damping));
     if (armature) parts.push_back(fmt::format("armature on {} joint(s)", armature));
     if (frictionloss) parts.push_back(fmt::format("frictionloss on {} joint(s)", frictionloss));
-    if (limited) parts.push_back(fmt::format("limits on {} joint(s)", limited));
+    if (limited > limits_applied)
+      parts.push_back(opt.limits ? fmt::format("limits on {} ball, free or merged joint(s)", limited - limits_applied)
+                                 : fmt::format("limits on {} joint(s) (limits=ignore)", limited));
     if (m->ntendon) parts.push_back(fmt::format("{} tendon(s)", m->ntendon));
     if (m->nkey) parts.push_back(fmt::format("{} keyframe(s) (the initial state is qpos0)", m->nkey));
     ignored.insert(ignored.begin(), parts.begin(), parts.end());

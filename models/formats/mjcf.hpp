@@ -26,6 +26,7 @@ const std::vector<OptionInfo>& mjcf_options();
 struct MjcfOptions {
   bool contacts = true;
   bool damping = false;  // damping=on: hinge and slide damping (dof_damping) as joint dampers
+  bool limits = true;    // limits=on: the ranges of limited hinges and slides as joint limits
   // frames=light: each frame of MuJoCo's joint chains a light rigid body (1 % of the lighter massive
   // neighbour's mass, an isotropic inertia of 1 % of its largest moment), so that every method
   // takes the model; massless (default):

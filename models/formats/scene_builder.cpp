@@ -103,7 +103,7 @@ const std::vector<std::string> kMotorKeys = {"name", "joint", "mode", "target", 
 const std::vector<std::string> kActuatorKeys = {"name", "joint", "kind", "gear", "kp", "kv", "gain", "bias", "ctrlrange", "forcerange", "offset"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
-                                             "axis_a", "axis_b", "rel_orientation", "damping"};
+                                             "axis_a", "axis_b", "rel_orientation", "damping", "lower", "upper"};
 
 }  // namespace
 
@@ -270,6 +270,15 @@ void SceneBuilder::joint(const R& jr) {
     if (!(j.damping >= 0 && std::isfinite(j.damping)))
       jr.fail("damping", fmt::format("damping must be finite and >= 0, got {}", j.damping));
   }
+  // limits of the joint's coordinate from the initial pose (rad or m); a missing end is no limit
+  for (const char* key : {"lower", "upper"}) {
+    if (!jr.has(key)) continue;
+    if (j.type != JointType::Hinge && j.type != JointType::Slider) jr.fail(key, "only a hinge or a slider has limits");
+    const double x = jr.num(key);
+    if (std::isnan(x)) jr.fail(key, "a limit must be a number");
+    (key[0] == 'l' ? j.lower : j.upper) = x;
+  }
+  if (j.lower > j.upper) jr.fail("lower", fmt::format("lower ({}) is above upper ({})", j.lower, j.upper));
   m.joints.push_back(std::move(j));
 }
 

@@ -100,6 +100,8 @@ std::string scene_to_toml(const Model& m) {
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
     if (j.damping != 0) o += fmt::format("damping = {}\n", num(j.damping));
+    if (std::isfinite(j.lower)) o += fmt::format("lower = {}\n", num(j.lower));
+    if (std::isfinite(j.upper)) o += fmt::format("upper = {}\n", num(j.upper));
   }
   for (const AppliedLoad& a : m.loads)  // a load with a force and a torque: a [[torque]] and a [[force]]
     for (const bool is_force : {false, true}) {

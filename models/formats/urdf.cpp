@@ -34,8 +34,8 @@ const std::vector<OptionInfo>& urdf_options() {
                        "off; on: a half-space (normal +z) at the lowest point of the collision shapes at the start; or its height in m (implies "
                        "collisions=primitives)"),
       OptionInfo::number("friction", "1", "the Coulomb friction coefficient of the collision shapes and the floor (one material, inelastic)", 0),
-      OptionInfo::choice("limits", "ignore", "joint limits are not modelled; given explicitly, the warning listing the limited joints is not printed",
-                         {"ignore"}),
+      OptionInfo::choice("limits", "on", "on: the <limit> lower and upper of revolute and prismatic joints as joint limits; ignore: none",
+                         {"on", "ignore"}),
   };
   return options;
 }
@@ -68,7 +68,7 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
                                                           "was given", spec.name(), floor));
     o.collisions = true;
   }
-  o.limits_ignored_silently = spec.has("limits");
+  o.limits = spec.get_string("limits", "on") == "on";
   o.damping = spec.get_string("damping", "off") == "on";
   Model m = read_urdf(spec.name(), o);
   if (!spec.options().empty()) m.info.name = m.info.name + " (" + spec.text().substr(spec.name().size() + 1) + ")";
@@ -369,6 +369,17 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     J.axis_a = fa.q * axis;
     J.axis_b = fb.q * axis;
     J.rel_orientation = fa.q * m.bodies[static_cast<size_t>(J.b)].orientation;
+    if (options.limits && j.limits && j.type != urdf::Joint::CONTINUOUS) {
+      if (j.limits->lower > j.limits->upper)
+        throw InputError(path, 0, fmt::format("joint[{}].limit.lower", j.name),
+                         fmt::format("lower ({}) is above upper ({})", j.limits->lower, j.limits->upper));
+      if (j.limits->lower < j.limits->upper) {
+        J.lower = j.limits->lower;
+        J.upper = j.limits->upper;
+      } else {
+        limited.push_back(j.name);
+      }
+    }
     if (options.damping && j.dynamics) {
       if (!(j.dynamics->damping >= 0))
         throw InputError(path, 0, fmt::format("joint[{}].dynamics.damping", j.name),
@@ -380,8 +391,6 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   for (const LinkFrame& L : links) {
     const urdf::JointSharedPtr& j = L.link->parent_joint;
     if (!j) continue;
-    if (j->limits && (j->type == urdf::Joint::REVOLUTE || j->type == urdf::Joint::PRISMATIC))
-      limited.push_back(fmt::format("{} [{}, {}]", j->name, j->limits->lower, j->limits->upper));
     const bool moving = j->type != urdf::Joint::FIXED;
     if (j->dynamics && options.damping && moving && j->dynamics->friction != 0)
       dynamics.push_back(fmt::format("{} (friction {})", j->name, j->dynamics->friction));
@@ -483,8 +492,8 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     }
   }
 
-  if (!limited.empty() && !options.limits_ignored_silently)
-    m.info.warnings.push_back(fmt::format("{}: joint limits are not modelled (limits=ignore silences this line): {}", path, join(limited, ", ")));
+  if (!limited.empty())
+    m.info.warnings.push_back(fmt::format("{}: a <limit> of zero width is read as no limit: {}", path, join(limited, ", ")));
   if (!dynamics.empty())
     m.info.warnings.push_back(options.damping ? fmt::format("{}: joint friction is not modelled: {}", path, join(dynamics, ", "))
                                               : fmt::format("{}: joint damping and friction are not modelled (damping=on applies the damping): {}",

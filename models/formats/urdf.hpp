@@ -20,7 +20,9 @@ namespace mb {
 struct UrdfOptions {
   bool free_base = false;   // base=free: the root's body floats (6 degrees of freedom)
   bool collisions = false;  // collisions=primitives: boxes, spheres and cylinders become shapes
-  bool limits_ignored_silently = false;  // limits=ignore given: no warning listing the limited joints
+  // limits=on: <limit> lower and upper of revolute and prismatic joints as joint limits (a range of
+  // zero width is no limit: liburdfdom reads an omitted end as 0)
+  bool limits = true;
   bool damping = false;     // damping=on: <dynamics damping> of the moving joints as joint dampers
   double friction = 1;      // friction=MU: the one material's Coulomb coefficient
   // floor=on: a half-space (normal +z) touching the lowest collision shape at the start; floor=Z:
