@@ -249,9 +249,12 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
       out.push_back(c);
       continue;
     }
-    // a capsule against a half-space: each end's sphere below the plane (a capsule lying on it
-    // touches at both ends; FCL gives one point, on which it would rock)
-    const int cap = hi && sj.type == ShapeType::Capsule ? j : hj && si.type == ShapeType::Capsule ? i : -1;
+    // a capsule or cylinder against a half-space: each end's sphere below the plane, or four
+    // points of each end's rim, the lowest and those at quarter turns from it (a capsule or
+    // cylinder lying on it touches at both ends, a cylinder standing on it along its rim; FCL
+    // gives one point, on which it would rock)
+    auto rounded = [](ShapeType t) { return t == ShapeType::Capsule || t == ShapeType::Cylinder; };
+    const int cap = hi && rounded(sj.type) ? j : hj && rounded(si.type) ? i : -1;
     if (cap >= 0) {
       const int half = cap == i ? j : i;
       const fcl::Transform3d th = I.objects[static_cast<size_t>(half)]->getTransform();
@@ -259,9 +262,19 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
       const Vec3 n = th.linear().col(1), o = th.translation();
       const Shape& sc = model.shapes[static_cast<size_t>(cap)];
       const Shape& sh = model.shapes[static_cast<size_t>(half)];
+      const Vec3 axis = tc.linear().col(2);
+      std::vector<Vec3> points;
       for (const double end : {-0.5, 0.5}) {
-        const Vec3 centre = tc.translation() + end * sc.length * tc.linear().col(2);
-        const Vec3 p = centre - sc.radius * n;
+        const Vec3 centre = tc.translation() + end * sc.length * axis;
+        if (sc.type == ShapeType::Capsule) {
+          points.push_back(centre - sc.radius * n);
+          continue;
+        }
+        const Vec3 d = n - n.dot(axis) * axis;  // the rim's lowest direction is -d
+        const Vec3 u = d.norm() > 1e-12 ? Vec3(d.normalized()) : Vec3(axis.unitOrthogonal()), w = axis.cross(u);
+        for (const Vec3& r : {u, w, Vec3(-u), Vec3(-w)}) points.push_back(centre - sc.radius * r);
+      }
+      for (const Vec3& p : points) {
         const double dist = n.dot(p - o);
         if (dist >= I.margin) continue;
         Contact c;

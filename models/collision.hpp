@@ -3,8 +3,8 @@
 // body a and a point of body b (kWorld for world shapes) with a unit normal n pointing from a to b;
 // its gap n . (p_b - p_a) is -depth when found (the points are each body's deepest point in the
 // other). Box and convex shapes against a half-space give one contact per vertex below the plane
-// and a capsule one per end sphere (FCL gives the deepest point only, on which a box or a lying
-// capsule would rock); spheres and capsules among themselves one contact at the closest points of
+// and a capsule one per end sphere, a cylinder four per end rim (FCL gives the deepest point only,
+// on which a box or a lying capsule would rock); spheres and capsules among themselves one contact at the closest points of
 // their axes; every other pair gives FCL's contacts (box-box up to 4).
 // Pairs that are never tested: two shapes of one body, shapes of two bodies that never move, and
 // shapes of two bodies joined by a joint (as in the common engines: the joint decides their

@@ -45,6 +45,13 @@ Run run(const mb::Model& m, const std::string& method, double h, long steps) {
   return r;
 }
 
+// a hinge's or slider's coordinate from the start (models/kinematics.hpp)
+double coordinate(const mb::Model& m, const mb::State& s, int joint) {
+  mb::Motor probe;
+  probe.joint = joint;
+  return mb::motor_coordinate(m, s, probe);
+}
+
 // the velocity of a body point p (world) in a Cartesian state
 mb::Vec3 point_velocity(const mb::State& s, int body, const mb::Vec3& p) {
   if (body == mb::kWorld) return mb::Vec3::Zero();
@@ -193,15 +200,15 @@ TEST_CASE("gc-contact: an arm falls onto its hinge's upper limit and a box onto 
   for (int k = 0; k < 2000; ++k) {
     mb::StepStats st;
     meth->step(m, s, 0.001, st);
-    deepest[0] = std::max(deepest[0], mb::motor_coordinate(m, s, mb::Motor{"", 0}) - m.joints[0].upper);
-    deepest[1] = std::max(deepest[1], m.joints[1].lower - mb::motor_coordinate(m, s, mb::Motor{"", 1}));
+    deepest[0] = std::max(deepest[0], coordinate(m, s, 0) - m.joints[0].upper);
+    deepest[1] = std::max(deepest[1], m.joints[1].lower - coordinate(m, s, 1));
   }
   // the speculative rows stop each at its limit within the step that would cross it
   INFO("beyond the limits: " << deepest[0] << " rad, " << deepest[1] << " m");
   CHECK(deepest[0] < 1e-9);
   CHECK(deepest[1] < 1e-9);
-  CHECK(mb::motor_coordinate(m, s, mb::Motor{"", 0}) == Approx(m.joints[0].upper).margin(1e-9));
-  CHECK(mb::motor_coordinate(m, s, mb::Motor{"", 1}) == Approx(m.joints[1].lower).margin(1e-9));
+  CHECK(coordinate(m, s, 0) == Approx(m.joints[0].upper).margin(1e-9));
+  CHECK(coordinate(m, s, 1) == Approx(m.joints[1].lower).margin(1e-9));
   CHECK(s.bodies[0].w.norm() < 1e-9);
   CHECK(s.bodies[1].v.norm() < 1e-9);
 }
@@ -229,7 +236,7 @@ TEST_CASE("limits: every method that claims joint limits stops the arm and the b
     }
     // the engines' limits are soft or stabilized (MuJoCo's solreflimit, ODE's stop ERP): within
     // 0.03 rad and 1 cm after 2 s
-    const double arm = mb::motor_coordinate(m, s, mb::Motor{"", 0}), box = mb::motor_coordinate(m, s, mb::Motor{"", 1});
+    const double arm = coordinate(m, s, 0), box = coordinate(m, s, 1);
     WARN(i.name << ": arm at " << arm << " rad (limit " << m.joints[0].upper << "), box at " << box << " m (limit -0.2)");
     CHECK(std::abs(arm - m.joints[0].upper) < 0.03);
     CHECK(std::abs(box - m.joints[1].lower) < 0.01);

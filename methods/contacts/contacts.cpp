@@ -259,7 +259,12 @@ double ContactSet::normal_impulse(const Row& r) const {
 Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d& stick, double radius) {
   if (!(radius > 0)) return Eigen::Vector2d::Zero();
   if (stick.norm() <= radius) return stick;
-  const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d> es(Ktt);
+  return slide_friction(Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(Ktt), stick, radius);
+}
+
+Eigen::Vector2d slide_friction(const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>& es, const Eigen::Vector2d& stick, double radius) {
+  if (!(radius > 0)) return Eigen::Vector2d::Zero();
+  if (stick.norm() <= radius) return stick;
   const Eigen::Vector2d k = es.eigenvalues().cwiseMax(0.0);
   if (!(k.minCoeff() > 0)) return stick * (radius / stick.norm());  // no tangential compliance to weigh
   const Eigen::Vector2d c = (es.eigenvectors().transpose() * stick).cwiseProduct(k);  // Q^T Ktt lambda_s

@@ -20,6 +20,8 @@
 #pragma once
 #include <vector>
 
+#include <Eigen/Eigenvalues>
+
 #include "methods/bodies/free_motion.hpp"
 #include "methods/method.hpp"
 #include "models/collision.hpp"
@@ -63,6 +65,8 @@ class ArticulationCoupling {
 // another direction from sweep to sweep, and the correction never converged: docs/contacts.md,
 // "The Strandbeest landing".) For |stick| <= radius the answer is `stick`; callers use it beyond.
 Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d& stick, double radius);
+// The same with Ktt's eigen-decomposition given, for a caller that projects onto one cone often.
+Eigen::Vector2d slide_friction(const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>& Ktt, const Eigen::Vector2d& stick, double radius);
 
 class ContactSet {
  public:

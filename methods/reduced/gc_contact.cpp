@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 
 #include <Eigen/CholmodSupport>
 #include <fmt/format.h>
@@ -111,6 +112,25 @@ void GcContact::do_init(const Model& model, const State& state) {
   for (int i = 0; i < tree.links(); ++i) link_of_[static_cast<size_t>(tree.link[static_cast<size_t>(i)].body)] = i;
   if (tree.limits.size() != static_cast<size_t>(std::count_if(model.joints.begin(), model.joints.end(), [](const Joint& j) { return j.limited(); })))
     throw UnsupportedModel("gc-contact: a joint with limits is not a hinge or slider of the tree");
+  // each body's reach: the farthest point of its shapes from its centre of mass
+  reach_.assign(model.bodies.size(), 0.0);
+  for (const Shape& sh : model.shapes) {
+    if (sh.body == kWorld) continue;
+    double r = 0;
+    switch (sh.type) {
+      case ShapeType::Sphere: r = sh.radius; break;
+      case ShapeType::Capsule: r = sh.radius + 0.5 * sh.length; break;
+      case ShapeType::Cylinder: r = std::hypot(sh.radius, 0.5 * sh.length); break;
+      case ShapeType::Box: r = sh.half_extents.norm(); break;
+      case ShapeType::Ellipsoid: r = sh.half_extents.maxCoeff(); break;
+      case ShapeType::Convex:
+        for (const Vec3& p : sh.vertices) r = std::max(r, p.norm());
+        break;
+      case ShapeType::HalfSpace: break;
+    }
+    double& reach = reach_[static_cast<size_t>(sh.body)];
+    reach = std::max(reach, sh.position.norm() + r);
+  }
   detector_ = model.shapes.empty() ? nullptr : std::make_unique<CollisionDetector>(model, opt_.margin);
   factor_ = std::make_shared<Factor>();
   analyzed_ = false;
@@ -182,6 +202,18 @@ void GcContact::factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::
   stats.t_factorization += seconds_since(tf);
 }
 
+void GcContact::add_preview_contacts(const Model& model, const State& state) {
+  std::set<std::pair<int, int>> pairs;
+  for (const Contact& c : contacts_) pairs.insert({c.shape_a, c.shape_b});
+  detector_->detect(model, preview_, found_);
+  for (Contact c : found_) {
+    if (pairs.count({c.shape_a, c.shape_b})) continue;
+    // the same material points at the start: their gap along the preview's normal
+    c.depth = -c.normal.dot(body_point(state, c.b, c.local_b) - body_point(state, c.a, c.local_a));
+    contacts_.push_back(c);
+  }
+}
+
 void GcContact::find_limits(double h, const Eigen::VectorXd& vstar) {
   const TreeModel& tree = sys_.tree();
   active_.clear();
@@ -220,23 +252,23 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   // a normal row's target: out of a penetration by erp of its depth beyond slop a step, or no
   // further than its gap
   auto normal_target = [&](double depth) { return depth > 0 ? opt_.erp * std::max(0.0, depth - opt_.slop) / h : depth / h; };
-  // the preview: the positions the free velocity reaches over the step, on which each contact's
-  // material points have the gap g*; a contact's gap after the step is g* + h (u_n - u*_n) to first
-  // order in the impulses, and the target asks it to reach the gap normal_target asks of a motion
-  // without turns (a limb turning at w over the step moves its point h^2 w^2 r / 2 off the line the
-  // velocities give, into a contact it slides over)
-  if (m > 0) {
-    xp_ = x_;
-    Eigen::Map<Eigen::VectorXd>(xp_.data() + tree.nq, tree.nv) = vstar;
-    advance_positions(h, xp_);
-    preview_ = state;
-    write_state(tree, hdata_, xp_, preview_);
-  }
+  // the preview (preview_, do_step): the positions the free velocity reaches over the step, on
+  // which each contact's material points have the gap g*; a contact's gap after the step is
+  // g* + h (u_n - u*_n) to first order in the impulses, and the target asks it to reach the gap
+  // normal_target asks of a motion without turns (a limb turning at w over the step moves its point
+  // h^2 w^2 r / 2 off the line the velocities give, into a contact it slides over)
   std::vector<Eigen::Matrix3d> Wd(static_cast<size_t>(m));
+  // per contact, once: 1 / W_nn, W_tt^-1 and W_tt's eigen-decomposition (slide_friction's metric)
+  std::vector<double> inv_nn(static_cast<size_t>(m));
+  std::vector<Eigen::Matrix2d> inv_tt(static_cast<size_t>(m));
+  std::vector<Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>> eig_tt(static_cast<size_t>(m));
   std::vector<Material> mat(static_cast<size_t>(m));
   Eigen::VectorXd target(m + nl);
   for (int k = 0; k < m; ++k) {
     Wd[k] = Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
+    inv_nn[k] = 1 / Wd[k](0, 0);
+    inv_tt[k] = Eigen::Matrix2d(Wd[k].block<2, 2>(1, 1)).inverse();
+    eig_tt[k].compute(Eigen::Matrix2d(Wd[k].block<2, 2>(1, 1)));
     const Contact& c = contacts_[static_cast<size_t>(k)];
     mat[k] = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
                               model.shapes[static_cast<size_t>(c.shape_b)].material);
@@ -287,12 +319,11 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       const Vec3 uk = u.segment<3>(3 * k);
       const Vec3 lk = lambda_.segment<3>(3 * k);
       // normal first, then the tangential rows for the velocity left after it (ContactSet::project)
-      const double ln = std::max(0.0, lk(0) + (target(k) - uk(0)) / Wd[k](0, 0));
+      const double ln = std::max(0.0, lk(0) + (target(k) - uk(0)) * inv_nn[k]);
       const double dn = ln - lk(0);
       const Eigen::Vector2d ut = uk.tail<2>() + Wd[k].block<2, 1>(1, 0) * dn;
-      const Eigen::Matrix2d Wtt = Wd[k].block<2, 2>(1, 1);
-      Eigen::Vector2d lt = lk.tail<2>() - Wtt.ldlt().solve(ut);
-      if (lt.norm() > mat[k].mu_static * ln) lt = slide_friction(Wtt, lt, mat[k].mu_dynamic * ln);
+      Eigen::Vector2d lt = lk.tail<2>() - inv_tt[k] * ut;
+      if (lt.norm() > mat[k].mu_static * ln) lt = slide_friction(eig_tt[k], lt, mat[k].mu_dynamic * ln);
       const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
       if (d.isZero(0)) continue;
       change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
@@ -331,13 +362,6 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
   sys_.derivative(x_, dx_);
   const Eigen::Map<const Eigen::VectorXd> v(x_.data() + tree.nq, tree.nv), qdd(dx_.data() + tree.nq, tree.nv);
   const Eigen::VectorXd vstart = v;
-  contacts_.clear();
-  if (detector_) {
-    const auto tc = Clock::now();
-    detector_->detect(model, state, contacts_);
-    stats.t_contact += seconds_since(tc);
-  }
-  stats.contacts += static_cast<long>(contacts_.size());
   // v* = v + h (H + h D)^-1 H qdd: the dampers implicit, every other force explicit
   Eigen::VectorXd vstar = vstart + h * qdd;
   bool factored = false;
@@ -347,6 +371,25 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
     factored = true;
     vstar = vstart + h * factor_->llt.solve(f);
   }
+  contacts_.clear();
+  if (detector_) {
+    const auto tc = Clock::now();
+    detector_->detect(model, state, contacts_);
+    // the preview: the free motion's end
+    xp_ = x_;
+    Eigen::Map<Eigen::VectorXd>(xp_.data() + tree.nq, tree.nv) = vstar;
+    advance_positions(h, xp_);
+    preview_ = state;
+    write_state(tree, hdata_, xp_, preview_);
+    // a body whose shapes move farther than half the margin in the step may reach a pair the start
+    // did not find: the pairs found on the preview are added, their points and normal taken there
+    double reach = 0;
+    for (size_t b = 0; b < reach_.size(); ++b)
+      if (reach_[b] > 0) reach = std::max(reach, (preview_.bodies[b].v.norm() + preview_.bodies[b].w.norm() * reach_[b]) * h);
+    if (reach > 0.5 * opt_.margin) add_preview_contacts(model, state);
+    stats.t_contact += seconds_since(tc);
+  }
+  stats.contacts += static_cast<long>(contacts_.size());
   find_limits(h, vstar);
   if (contacts_.empty() && active_.empty()) {
     Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar;

@@ -4,7 +4,9 @@
 //     (aba.hpp) with gravity, applied torques, joint dampers and actuators at the step's start;
 //     D, the dampers' coefficients and the actuators' velocity gains (-gear^2 bias[2]), implicit
 //     (MuJoCo's implicit damping): a light link on a damped joint stays stable at any h;
-//  2. contacts at the step's start (FCL, with a margin: pairs closer than it are speculative rows);
+//  2. contacts at the step's start (FCL, with a margin: pairs closer than it are speculative rows),
+//     and where a body's shapes move more than half the margin in the step, the new pairs of the
+//     free motion's end (the preview), their gap measured at the start;
 //     each joins body points p_a, p_b with rows n, t1, t2 and the joint-space Jacobian
 //     J = P (J_b(p_b) - J_a(p_a)), its columns the motion subspaces of the points' ancestors;
 //  3. H, the joint-space mass matrix (CRBA, crba.hpp), with h D factored by CHOLMOD in an AMD
@@ -67,6 +69,8 @@ class GcContact final : public Method {
  private:
   void do_init(const Model& model, const State& state) override;
   void do_step(const Model& model, State& state, double h, StepStats& stats) override;
+  // the pairs found on the preview that the start did not find, added to contacts_
+  void add_preview_contacts(const Model& model, const State& state);
   // the limit sides that are rows this step (active_)
   void find_limits(double h, const Eigen::VectorXd& vstar);
   // the impulses lambda (3 per contact, 1 per active limit) for the free velocity vstar, and v+;
@@ -88,7 +92,8 @@ class GcContact final : public Method {
   std::unique_ptr<CollisionDetector> detector_;
   std::vector<double> x_, dx_, xp_;
   State preview_;  // the free motion's end (solve_rows)
-  std::vector<Contact> contacts_;
+  std::vector<Contact> contacts_, found_;
+  std::vector<double> reach_;  // (nbody) the farthest point of a body's shapes from its centre of mass
   struct Active {
     int limit = 0;   // TreeModel::limits index
     int side = 0;    // 0: lower, 1: upper
