@@ -85,7 +85,10 @@ ShapePairRule::ShapePairRule(const Model& model) {
     if (j.type == JointType::Fixed && j.a >= 0 && j.b >= 0) group_[static_cast<size_t>(find(j.a))] = find(j.b);
   for (int k = 0; k < n; ++k) group_[static_cast<size_t>(k)] = find(k);
   auto g = [&](int b) { return b < 0 ? b : group_[static_cast<size_t>(b)]; };
-  for (const Joint& j : model.joints) joined_.insert(std::minmax(g(j.a), g(j.b)));
+  // a joint to the world or a static body keeps the pair (MuJoCo exempts the world body: a
+  // pendulum still touches the floor)
+  for (const Joint& j : model.joints)
+    if (!fixed_body(model, j.a) && !fixed_body(model, j.b)) joined_.insert(std::minmax(g(j.a), g(j.b)));
   // groups joined through a chain of joint frames (massless or light): MuJoCo's parent and child
   auto is_frame = [&](int b) { return b >= 0 && (model.bodies[static_cast<size_t>(b)].frame || model.bodies[static_cast<size_t>(b)].light_frame); };
   std::vector<std::vector<int>> next(model.bodies.size());

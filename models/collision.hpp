@@ -31,7 +31,8 @@ struct Contact {
 // Which bodies' shapes are tested against each other (the rule above), MuJoCo's filter: not one
 // body's own, not two fixed bodies' (the world or static), not two of one weld group (bodies joined
 // by fixed joints), not two whose weld groups are joined by a joint or by a chain of joints
-// through joint frames (Body::frame, Body::light_frame). Shared by the detector and
+// through joint frames (Body::frame, Body::light_frame); a joint to a fixed body excludes nothing
+// (MuJoCo exempts the world). Shared by the detector and
 // the peer engines that filter pairs themselves.
 class ShapePairRule {
  public:

@@ -589,11 +589,17 @@ int main(int argc, char** argv) {
         try {
           return mb::run_case(model, method_arg, cfg);
         } catch (const mb::UnsupportedModel& e) {
-          // an MJCF file's geoms are contacts by default: say how to run without them
-          if (!model.shapes.empty() && mb::is_mjcf_spec(model_arg) && std::string(e.what()).find("contacts") != std::string::npos)
-            throw mb::UnsupportedModel(fmt::format("{}; `{}:contacts=off` runs the model without its contacts", e.what(),
-                                                   model_arg.substr(0, model_arg.find(':'))));
-          throw;
+          // an MJCF file's geoms are contacts and its joint chains massless frames by default: say
+          // how to run without them, for the feature the method lacks
+          if (!mb::is_mjcf_spec(model_arg)) throw;
+          const unsigned missing = mb::model_features(model) & ~mb::make_method(method_arg)->info().supports;
+          const std::string file = model_arg.substr(0, model_arg.find(':'));
+          std::string hint;
+          if (missing & mb::kContacts) hint += fmt::format("; `{}:contacts=off` runs the model without its contacts", file);
+          if (missing & mb::kMasslessFrames)
+            hint += fmt::format("; `{}:frames=light` makes its joint chains' frames light bodies (a change to the model)", file);
+          if (hint.empty()) throw;
+          throw mb::UnsupportedModel(e.what() + hint);
         }
       }();
       progress.clear();

@@ -380,6 +380,11 @@ TEST_CASE("mjcf: refusals name the file, line and body, MuJoCo's own errors keep
   CHECK(gc4.code == 2);
   CHECK_THAT(gc4.output, Catch::Contains("GC4 does not support contacts"));
   CHECK_THAT(gc4.output, Catch::Contains("small.xml:contacts=off` runs the model without its contacts"));
+  // a method with contacts but without massless frames: the frames' hint, not the contacts'
+  const auto sle = mbtest::run_cli("run " + kData + "ankle.xml sle --duration 0.1");
+  CHECK(sle.code == 2);
+  CHECK_THAT(sle.output, Catch::Contains("ankle.xml:frames=light` makes its joint chains' frames light bodies"));
+  CHECK_THAT(sle.output, !Catch::Contains("contacts=off"));
   CHECK_THAT(gc4.output, Catch::Contains("mbbench: warning: " + kData + "small.xml: not in the Model, ignored: stiffness"));
   const auto option = mbtest::run_cli("run " + kData + "small.xml:contacts=maybe GC4 --duration 0.1");
   CHECK(option.code == 2);

@@ -2,7 +2,9 @@
 // reproducible, run by every method that claims their features.
 //   - trees and loops of up to 200 bodies, every joint type the tree builders use (ball, hinge,
 //     slider, fixed, cardan), mass ratios up to 1e6, stiff springs up to 1e6 N/m, spheres on a
-//     floor, an applied torque pulse;
+//     floor, an applied torque pulse; robots: joint limits, actuators (motors, position and
+//     velocity servos) under noise or sine controls, a free root over a floor with spheres and
+//     capsules;
 //   - every joint satisfied at t = 0 (anchors placed, axes and orientations taken from the
 //     placement), at rest, under gravity.
 // Properties:
@@ -16,6 +18,7 @@
 // the hidden [.soak-large] case runs MBBENCH_SOAK_MODELS of them (docs/limits.md).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +31,7 @@
 #include "cli_util.hpp"
 #include "core/error.hpp"
 #include "methods/method.hpp"
+#include "models/actuators.hpp"
 #include "models/catalog.hpp"
 #include "models/formats/scene.hpp"
 #include "models/model.hpp"
@@ -94,7 +98,8 @@ mb::Joint joint_at(const mb::Model& m, mb::JointType type, int a, int b, const V
   return j;
 }
 
-SoakModel random_model(uint64_t seed, int max_bodies) {
+// robots: every model gets the robot features (limits, actuators, a free root over a floor)
+SoakModel random_model(uint64_t seed, int max_bodies, bool robots = false) {
   Rng r(seed * 0x9E3779B97F4A7C15ull + 1);
   SoakModel out;
   mb::Model& m = out.model;
@@ -180,6 +185,79 @@ SoakModel random_model(uint64_t seed, int max_bodies) {
     m.loads.push_back(l);
     extras = true;
   }
+  // robots (drawn after the rest, so that a seed's bodies, joints and springs stay as they were):
+  // a floor under a free-floating model of spheres and capsules, joint limits, actuators under
+  // noise or sine controls
+  if (r.chance(0.2) || robots) {
+    for (mb::Joint& j : m.joints)
+      if ((j.type == mb::JointType::Hinge || j.type == mb::JointType::Slider) && r.chance(0.5)) {
+        j.lower = -r.range(0.05, 1.5);
+        j.upper = r.range(0.05, 1.5);
+      }
+    extras = true;
+  }
+  if (r.chance(0.2) || robots) {
+    for (size_t k = 0; k < m.joints.size(); ++k) {
+      const mb::Joint& j = m.joints[k];
+      if ((j.type != mb::JointType::Hinge && j.type != mb::JointType::Slider) || j.name == "loop" || !r.chance(0.6)) continue;
+      mb::Actuator a;
+      a.name = fmt::format("act{}", k);
+      a.joint = static_cast<int>(k);
+      a.gear = r.log_range(0.1, 50);
+      const int kind = r.integer(0, 2);
+      if (kind == 1) {  // a position servo
+        a.kind = mb::ActuatorKind::Position;
+        a.gain = r.log_range(1, 1e3);
+        a.bias = {0, -a.gain, -r.range(0, 10)};
+      } else if (kind == 2) {  // a velocity servo
+        a.kind = mb::ActuatorKind::Velocity;
+        a.gain = r.log_range(0.1, 10);
+        a.bias = {0, 0, -a.gain};
+      }
+      a.ctrl_low = -1;
+      a.ctrl_high = 1;
+      m.actuators.push_back(a);
+    }
+    if (!m.actuators.empty())
+      m.control = mb::parse_control(r.chance(0.5) ? fmt::format("noise:{},{}", seed, r.range(0.1, 1)) : fmt::format("sine:1,{}", r.range(0.5, 5)),
+                                    m, "soak", 0);
+    extras = true;
+  }
+  if ((r.chance(0.1) || robots) && m.joints.front().a == mb::kWorld) {
+    // the root set free over a floor below its lowest body, spheres and capsules on some bodies
+    m.joints.erase(m.joints.begin());
+    for (mb::Actuator& a : m.actuators) --a.joint;
+    m.actuators.erase(std::remove_if(m.actuators.begin(), m.actuators.end(), [](const mb::Actuator& a) { return a.joint < 0; }),
+                      m.actuators.end());
+    if (m.actuators.empty()) m.control = mb::ControlSource{};
+    double lowest = 0;
+    for (const auto& b : m.bodies) lowest = std::min(lowest, b.position.y() - 0.35);
+    if (m.materials.empty()) m.materials.push_back({"soak", 0, r.range(0.2, 1.2), r.range(0.2, 1.2)});
+    m.materials.back().mu_dynamic = m.materials.back().mu_static;
+    bool has_floor = false;
+    for (const mb::Shape& sh : m.shapes) has_floor = has_floor || sh.type == mb::ShapeType::HalfSpace;
+    if (!has_floor) {
+      mb::Shape floor;
+      floor.name = "floor";
+      floor.type = mb::ShapeType::HalfSpace;
+      floor.position = Vec3(0, lowest - r.range(0, 0.3), 0);
+      m.shapes.push_back(floor);
+    }
+    const int k = r.integer(1, std::min(n, 6));
+    for (int s = 0; s < k; ++s) {
+      mb::Shape sh;
+      sh.name = fmt::format("limb{}", s);
+      sh.type = r.chance(0.5) ? mb::ShapeType::Capsule : mb::ShapeType::Sphere;
+      sh.body = r.integer(0, n - 1);
+      sh.radius = r.range(0.03, 0.15);
+      if (sh.type == mb::ShapeType::Capsule) {
+        sh.length = r.range(0.05, 0.4);
+        sh.orientation = r.rotation();
+      }
+      m.shapes.push_back(sh);
+    }
+    extras = true;
+  }
   out.plain_tree = !loops && !extras;
   return out;
 }
@@ -199,14 +277,14 @@ struct SoakCounts {
 // the reference's internal steps in a soak run of 0.04 s at most (a non-stiff tree takes hundreds)
 constexpr long kRefSteps = 50000;
 
-void soak(uint64_t first_seed, long models, int max_bodies, SoakCounts& c) {
+void soak(uint64_t first_seed, long models, int max_bodies, SoakCounts& c, bool robots = false) {
   std::vector<const mb::MethodEntry*> methods;
   for (const auto& e : mb::method_registry())
     if (!mbtest::is_gate_test_method(e.info.name)) methods.push_back(&e);
   const double h = 0.002, duration = 0.04;
   for (long k = 0; k < models; ++k) {
     const uint64_t seed = first_seed + static_cast<uint64_t>(k);
-    const SoakModel sm = random_model(seed, max_bodies);
+    const SoakModel sm = random_model(seed, max_bodies, robots);
     ++c.models;
     // MBBENCH_SOAK_EXPORT=DIR writes each model as a scene (DIR/soak-SEED.toml), to rerun a finding
     // with `mbbench run`
@@ -283,7 +361,7 @@ void soak(uint64_t first_seed, long models, int max_bodies, SoakCounts& c) {
 }  // namespace
 
 TEST_CASE("soak: random trees, loops, contacts and springs in every method that claims them", "[soak]") {
-  constexpr long kSuiteModels = 14;
+  constexpr long kSuiteModels = 16;
   SoakCounts c;
   soak(1, kSuiteModels, 40, c);
   WARN(fmt::format("soak: {} models, {} runs: {} ok, {} failed with a reason, {} refused at init; GC4 against ref on {} trees",
@@ -297,7 +375,10 @@ TEST_CASE("soak, large: MBBENCH_SOAK_MODELS random models of up to 200 bodies", 
   const long models = n ? std::atol(n) : 10000;
   const char* s = std::getenv("MBBENCH_SOAK_SEED");
   SoakCounts c;
-  soak(s ? std::strtoull(s, nullptr, 10) : 1, models, 200, c);
+  // MBBENCH_SOAK_ROBOTS=1: every model a robot (joint limits, actuators under noise or sine
+  // controls, a free root over a floor with spheres and capsules)
+  const char* robots = std::getenv("MBBENCH_SOAK_ROBOTS");
+  soak(s ? std::strtoull(s, nullptr, 10) : 1, models, 200, c, robots && std::string(robots) == "1");
   std::string per;
   for (const auto& [m, k] : c.failures) per += fmt::format(" {} {},", m, k);
   WARN(fmt::format("soak: {} models, {} runs: {} ok, {} failed with a reason ({}), {} refused at init; GC4 against ref on {} trees "

@@ -36,10 +36,7 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
     r.c = c;
     r.mat = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
                              model.shapes[static_cast<size_t>(c.shape_b)].material);
-    const Vec3 t1 = c.normal.unitOrthogonal(), t2 = c.normal.cross(t1);
-    r.P.row(0) = c.normal.transpose();
-    r.P.row(1) = t1.transpose();
-    r.P.row(2) = t2.transpose();
+    r.P = contact_frame(c.normal);
     // the lever arms: the contact point where it was found (on the preview, or at the start), from
     // each body's centre of mass, in world axes (the spatial point, not the material one: a ball
     // rolling over the step would tilt a material point's lever by its turn w h, and its normal
@@ -256,6 +253,15 @@ double ContactSet::normal_impulse(const Row& r) const {
 // monotonically with nu: |lambda(nu)| = radius is solved in Ktt's eigenbasis by Newton's method on
 // 1 / |lambda(nu)| (concave in nu, so from nu = 0 the iterates rise monotonically to the root),
 // safeguarded by bisection.
+Eigen::Matrix3d contact_frame(const Vec3& n) {
+  const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+  Eigen::Matrix3d P;
+  P.row(0) = n.transpose();
+  P.row(1) = t1.transpose();
+  P.row(2) = t2.transpose();
+  return P;
+}
+
 Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d& stick, double radius) {
   if (!(radius > 0)) return Eigen::Vector2d::Zero();
   if (stick.norm() <= radius) return stick;

@@ -65,6 +65,8 @@ class ArticulationCoupling {
 // another direction from sweep to sweep, and the correction never converged: docs/contacts.md,
 // "The Strandbeest landing".) For |stick| <= radius the answer is `stick`; callers use it beyond.
 Eigen::Vector2d slide_friction(const Eigen::Matrix2d& Ktt, const Eigen::Vector2d& stick, double radius);
+// A contact's rows for its normal n: P = [n; t1; t2], right-handed, t1 = n.unitOrthogonal()
+Eigen::Matrix3d contact_frame(const Vec3& n);
 // The same with Ktt's eigen-decomposition given, for a caller that projects onto one cone often.
 Eigen::Vector2d slide_friction(const Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>& Ktt, const Eigen::Vector2d& stick, double radius);
 

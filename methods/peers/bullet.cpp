@@ -458,8 +458,7 @@ class Bullet final : public Method {
       const Place& p = places_[u];
       // Bullet's joint coordinate turns (moves) the child link relative to its parent about (along)
       // the axis it was set up with; ours b relative to a about (along) axis_a
-      double sign = tree.flip[u] ? -1.0 : 1.0;
-      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      const double sign = peer_coordinate_sign(j, tree.flip[u]);
       auto c = std::make_unique<btMultiBodyJointMotor>(multibodies_[static_cast<size_t>(p.multibody)].get(), p.link, 0.0,
                                                        std::numeric_limits<double>::max());
       world_->addMultiBodyConstraint(c.get());
@@ -480,9 +479,7 @@ class Bullet final : public Method {
       const size_t u = static_cast<size_t>(child);
       const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
       const Place& p = places_[u];
-      double sign = tree.flip[u] ? -1.0 : 1.0;
-      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
-      const double lo = sign > 0 ? J.lower : -J.upper, hi = sign > 0 ? J.upper : -J.lower;
+      const auto [lo, hi] = peer_limits(J, peer_coordinate_sign(j, tree.flip[u]));
       auto c = std::make_unique<btMultiBodyJointLimitConstraint>(multibodies_[static_cast<size_t>(p.multibody)].get(), p.link,
                                                                  std::isfinite(lo) ? lo : -1e10, std::isfinite(hi) ? hi : 1e10);
       world_->addMultiBodyConstraint(c.get());

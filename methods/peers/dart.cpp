@@ -48,6 +48,11 @@
 namespace mb {
 
 namespace {
+// a coordinate or rate beyond this (m, rad, m/s, rad/s) has diverged
+constexpr double kDiverged = 1e8;
+}  // namespace
+
+namespace {
 
 namespace dd = dart::dynamics;
 
@@ -148,12 +153,13 @@ class Dart final : public Method {
         };
         const Quat wi = w.conjugate();  // world -> joint frame
         // a joint's limits: DART's position limits of its coordinate (the child's turn or slide
-        // relative to the parent from the start: negated where the tree runs the joint from b to a)
+        // relative to the parent from the start: peer_limits)
         auto limit = [&](auto& jp, const PeerJoint& pj, bool flipped) {
           const Joint& J = model.joints[static_cast<size_t>(pj.index)];
           if (!J.limited()) return;
-          jp.mPositionLowerLimits[0] = flipped ? -J.upper : J.lower;
-          jp.mPositionUpperLimits[0] = flipped ? -J.lower : J.upper;
+          const auto [lo, hi] = peer_limits(J, peer_coordinate_sign(pj, flipped));
+          jp.mPositionLowerLimits[0] = lo;
+          jp.mPositionUpperLimits[0] = hi;
           jp.mIsPositionLimitEnforced = true;
         };
         switch (j.type) {
@@ -269,8 +275,7 @@ class Dart final : public Method {
       const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
       // DART's joint coordinate turns (moves) the child relative to the parent about (along) the
       // axis it was built with; ours b relative to a about (along) axis_a
-      double sign = tree.flip[u] ? -1.0 : 1.0;
-      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      const double sign = peer_coordinate_sign(j, tree.flip[u]);
       dd::Joint* joint = nodes_[u]->getParentJoint();
       joint->setActuatorType(dd::Joint::SERVO);
       const double f = mo.limited() ? mo.max_force : std::numeric_limits<double>::infinity();
@@ -334,11 +339,18 @@ class Dart final : public Method {
       return ground->getBodyNode(0);
     };
     for (const Shape& sh : model.shapes) {
+      // the shape's parts, each at its offset along the shape's z: a capsule is a cylinder and its
+      // two end spheres (DART's FCL detector in primitive mode has no capsule: it puts a sphere of
+      // 0.1 m in its place)
+      std::vector<std::pair<dd::ShapePtr, double>> parts;
       dd::ShapePtr shape;
       switch (sh.type) {
         case ShapeType::Sphere: shape = std::make_shared<dd::SphereShape>(sh.radius); break;
         case ShapeType::Box: shape = std::make_shared<dd::BoxShape>(2 * sh.half_extents); break;
-        case ShapeType::Capsule: shape = std::make_shared<dd::CapsuleShape>(sh.radius, sh.length); break;
+        case ShapeType::Capsule:
+          shape = std::make_shared<dd::CylinderShape>(sh.radius, sh.length);
+          for (const double end : {-0.5, 0.5}) parts.push_back({std::make_shared<dd::SphereShape>(sh.radius), end * sh.length});
+          break;
         case ShapeType::Cylinder: shape = std::make_shared<dd::CylinderShape>(sh.radius, sh.length); break;
         case ShapeType::Ellipsoid: shape = std::make_shared<dd::EllipsoidShape>(2 * sh.half_extents); break;
         case ShapeType::HalfSpace: shape = std::make_shared<dd::BoxShape>(kSlab); break;  // below (slab_offset)
@@ -356,11 +368,14 @@ class Dart final : public Method {
         p = f.q.conjugate() * (p - f.origin);
         q = f.q.conjugate() * q;
       }
-      auto* sn = node->createShapeNodeWith<dd::CollisionAspect, dd::DynamicsAspect>(shape);
-      sn->setRelativeTransform(pose(q, p));
+      parts.insert(parts.begin(), {shape, 0.0});
       const Material& m = model.materials[static_cast<size_t>(sh.material)];
-      sn->getDynamicsAspect()->setFrictionCoeff(m.mu_dynamic);
-      sn->getDynamicsAspect()->setRestitutionCoeff(std::sqrt(std::clamp(m.restitution, 0.0, 1.0)));
+      for (const auto& [part, offset] : parts) {
+        auto* sn = node->createShapeNodeWith<dd::CollisionAspect, dd::DynamicsAspect>(part);
+        sn->setRelativeTransform(pose(q, p + q * Vec3(0, 0, offset)));
+        sn->getDynamicsAspect()->setFrictionCoeff(m.mu_dynamic);
+        sn->getDynamicsAspect()->setRestitutionCoeff(std::sqrt(std::clamp(m.restitution, 0.0, 1.0)));
+      }
     }
     skel_->enableSelfCollisionCheck();
     skel_->disableAdjacentBodyCheck();
@@ -431,10 +446,14 @@ class Dart final : public Method {
         }
     }
     world_->step();
-    // DART checks each joint's transform by an assertion, which aborts the process on a state gone
-    // non-finite; the run fails here instead, before a transform is read
-    if (!skel_->getPositions().allFinite() || !skel_->getVelocities().allFinite())
-      throw SimulationError(fmt::format("dart: the state is not finite after the step to t = {:.6g} s", state.t + h));
+    // DART checks each joint's transform and articulated inertia by assertions, which abort the
+    // process on a state gone non-finite, also one step after a state diverged beyond any physical
+    // size (a soak robot at 8e15 m); the run fails here instead, before a transform is read
+    const Eigen::VectorXd q = skel_->getPositions(), v = skel_->getVelocities();
+    auto diverged = [](const Eigen::VectorXd& x) { return !x.allFinite() || (x.size() > 0 && x.cwiseAbs().maxCoeff() > kDiverged); };
+    if (diverged(q) || diverged(v))
+      throw SimulationError(fmt::format("dart: the state is not finite or beyond {:g} (diverged) after the step to t = {:.6g} s", kDiverged,
+                                        state.t + h));
     for (size_t i = 0; i < nodes_.size(); ++i) {
       const dd::BodyNode* node = nodes_[i];
       if (!node) continue;

@@ -167,13 +167,12 @@ class Mujoco final : public Method {
     // the joint of body u (to its tree parent) as MuJoCo joints of the MuJoCo body framed at f
     // a joint damper: MuJoCo's joint damping, the force -damping qvel in the joint's one dof
     // and its limits: MuJoCo's range of the joint's coordinate (the child's turn or slide relative
-    // to the parent, 0 at the start), negated where the tree runs the joint from b to a; an open
-    // end far away (MuJoCo's range is finite)
+    // to the parent, 0 at the start: peer_limits); an open end far away (MuJoCo's range is finite)
     auto damping = [&](const PeerJoint& j, bool flip) {
       const Joint& J = model.joints[static_cast<size_t>(j.index)];
       std::string out = J.damping > 0 ? fmt::format(" damping=\"{}\"", num(J.damping)) : std::string();
       if (J.limited()) {
-        const double lo = flip ? -J.upper : J.lower, hi = flip ? -J.lower : J.upper;
+        const auto [lo, hi] = peer_limits(J, peer_coordinate_sign(j, flip));
         out += fmt::format(" limited=\"true\" range=\"{} {}\"", num(std::isfinite(lo) ? lo : -1e10), num(std::isfinite(hi) ? hi : 1e10));
       }
       return out;
@@ -350,8 +349,7 @@ class Mujoco final : public Method {
       const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
       // MuJoCo's joint coordinate turns (moves) the child relative to its parent about (along) the
       // axis it was written with; ours b relative to a about (along) axis_a
-      double sign = tree.flip[u] ? -1.0 : 1.0;
-      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      const double sign = peer_coordinate_sign(j, tree.flip[u]);
       x += fmt::format("<joint name=\"motor{}\" joint1=\"j{}\" polycoef=\"0 0 0 0 0\" solref=\"{} 1\" solimp=\"{} {} 0.001 0.5 2\"/>\n", mi,
                        child, num(eq_timeconst_), num(kMotorImpedance), num(kMotorImpedance));
       motors_.push_back({static_cast<int>(mi), -1, sign, 0});

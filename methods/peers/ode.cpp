@@ -173,7 +173,7 @@ class Ode final : public Method {
       if (J.limited() && (j.type == JointType::Hinge || j.type == JointType::Slider)) {
         const double s = (swap ? 1.0 : -1.0) * (j.type == JointType::Slider ? 1.0 : (u1.dot(j.axis_a) < 0 ? -1.0 : 1.0));
         const double bound = j.type == JointType::Hinge ? M_PI : dInfinity;
-        const double lo = s > 0 ? J.lower : -J.upper, hi = s > 0 ? J.upper : -J.lower;
+        const auto [lo, hi] = peer_limits(J, s);
         const double lo_stop = lo >= -bound ? lo : -dInfinity, hi_stop = hi <= bound ? hi : dInfinity;
         if (j.type == JointType::Hinge) {
           dJointSetHingeParam(id, dParamLoStop, lo_stop);

@@ -334,8 +334,7 @@ class Simbody final : public Method {
       const PeerJoint& j = joints[static_cast<size_t>(tree.joint[u])];
       // the Pin turns (the Slider moves) the child relative to its parent about (along) the
       // mobilizer's z (x): ax_parent (axis_a); ours b relative to a about (along) axis_a
-      double sign = tree.flip[u] ? -1.0 : 1.0;
-      if (j.type == JointType::Hinge && (tree.flip[u] ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+      const double sign = peer_coordinate_sign(j, tree.flip[u]);
       SimTK::Motion::Custom(mobods_[u], new Prescribed(mo, sign, &segment_time_));
       table_motors_ = table_motors_ || mo.target.kind == TargetKind::Table;
       drives_.push_back({u, static_cast<size_t>(&mo - model.motors.data()), sign});

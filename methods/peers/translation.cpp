@@ -206,6 +206,16 @@ std::vector<std::pair<std::string, std::string>> peers_not_built() {
   return v;
 }
 
+double peer_coordinate_sign(const PeerJoint& j, bool flip) {
+  double sign = flip ? -1.0 : 1.0;
+  if (j.type == JointType::Hinge && (flip ? j.axis_b : j.axis_a).dot(j.axis_a) < 0) sign = -sign;
+  return sign;
+}
+
+std::pair<double, double> peer_limits(const Joint& joint, double sign) {
+  return sign > 0 ? std::pair{joint.lower, joint.upper} : std::pair{-joint.upper, -joint.lower};
+}
+
 int tree_child_of_joint(const std::vector<PeerJoint>& joints, const PeerTree& tree, int joint) {
   for (size_t u = 0; u < tree.joint.size(); ++u)
     if (tree.joint[u] >= 0 && joints[static_cast<size_t>(tree.joint[u])].index == joint) return static_cast<int>(u);

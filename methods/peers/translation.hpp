@@ -67,6 +67,14 @@ PeerTree peer_tree(const Model& model, const std::vector<PeerJoint>& joints, con
 // a loop (a motor there has no tree joint to drive).
 int tree_child_of_joint(const std::vector<PeerJoint>& joints, const PeerTree& tree, int joint);
 
+// An engine whose hinge or slider coordinate turns (moves) the tree child relative to its parent
+// about (along) the axis it was built with (the parent's side: axis_b where the tree runs the joint
+// from b to a) has the coordinate sign q, q ours (b relative to a about axis_a): the sign.
+double peer_coordinate_sign(const PeerJoint& j, bool flip);
+// A joint's limits [lower, upper] in such a coordinate (sign q): negated and swapped for sign -1,
+// open ends infinite.
+std::pair<double, double> peer_limits(const Joint& joint, double sign);
+
 // The rate a motor asks for at the end of a step [t, t + h] in its joint's coordinate: a velocity
 // motor's f(t + h); a position motor's gap to f(t + h) from where the joint is, over h (a hinge's
 // gap wrapped to (-pi, pi]).

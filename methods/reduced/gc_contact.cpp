@@ -13,27 +13,14 @@
 #include "methods/reduced/ball_kernels.hpp"
 #include "methods/reduced/crba.hpp"
 #include "methods/reduced/tree_util.hpp"
+#include "methods/stopwatch.hpp"
 
 namespace mb {
-
-namespace {
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-}  // namespace
 
 struct GcContact::Factor {
   // simplicial: no BLAS, the same bits on every run
   Eigen::CholmodSimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> llt;
 };
-
-Eigen::Matrix3d contact_frame(const Vec3& n) {
-  const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-  Eigen::Matrix3d P;
-  P.row(0) = n.transpose();
-  P.row(1) = t1.transpose();
-  P.row(2) = t2.transpose();
-  return P;
-}
 
 void contact_jacobian(const TreeModel& tree, const std::vector<TreeView::Mat6X>& S, const std::vector<int>& link_of,
                       const State& s, const std::vector<Contact>& contacts, std::vector<Eigen::Triplet<double>>& out) {
@@ -194,12 +181,12 @@ void GcContact::factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::
     const auto ta = Clock::now();
     factor_->llt.analyzePattern(H_);
     analyzed_ = true;
-    stats.t_analysis += seconds_since(ta);
+    stats.t_analysis += since(ta);
   }
   const auto tf = Clock::now();
   factor_->llt.factorize(H_);
   if (factor_->llt.info() != Eigen::Success) throw SimulationError("gc-contact: the joint-space mass matrix is not positive definite");
-  stats.t_factorization += seconds_since(tf);
+  stats.t_factorization += since(tf);
 }
 
 void GcContact::add_preview_contacts(const Model& model, const State& state) {
@@ -264,11 +251,17 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   std::vector<Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>> eig_tt(static_cast<size_t>(m));
   std::vector<Material> mat(static_cast<size_t>(m));
   Eigen::VectorXd target(m + nl);
+  // a direction a contact's point cannot move in (its bodies' joints hold it: a hinge's link
+  // along the axis) has no compliance: no impulse there (pseudo-inverses below 1e-12 of W's
+  // largest diagonal entry)
+  const double floor = 1e-12 * (rows > 0 ? W.diagonal().cwiseAbs().maxCoeff() : 0.0);
   for (int k = 0; k < m; ++k) {
     Wd[k] = Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
-    inv_nn[k] = 1 / Wd[k](0, 0);
-    inv_tt[k] = Eigen::Matrix2d(Wd[k].block<2, 2>(1, 1)).inverse();
+    inv_nn[k] = Wd[k](0, 0) > floor ? 1 / Wd[k](0, 0) : 0.0;
     eig_tt[k].compute(Eigen::Matrix2d(Wd[k].block<2, 2>(1, 1)));
+    const Eigen::Vector2d ev = eig_tt[k].eigenvalues();
+    const Eigen::Vector2d inv_ev(ev(0) > floor ? 1 / ev(0) : 0.0, ev(1) > floor ? 1 / ev(1) : 0.0);
+    inv_tt[k] = eig_tt[k].eigenvectors() * inv_ev.asDiagonal() * eig_tt[k].eigenvectors().transpose();
     const Contact& c = contacts_[static_cast<size_t>(k)];
     mat[k] = contact_material(model.materials, model.material_pairs, model.shapes[static_cast<size_t>(c.shape_a)].material,
                               model.shapes[static_cast<size_t>(c.shape_b)].material);
@@ -351,7 +344,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   // v+ = v* + (H + h D)^-1 J^T lambda
   const Eigen::VectorXd dv = factor_->llt.solve(Eigen::VectorXd(J_.transpose() * lambda_));
   Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar + dv;
-  stats.t_contact += seconds_since(t0);
+  stats.t_contact += since(t0);
   return sweep;
 }
 
@@ -387,7 +380,7 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
     for (size_t b = 0; b < reach_.size(); ++b)
       if (reach_[b] > 0) reach = std::max(reach, (preview_.bodies[b].v.norm() + preview_.bodies[b].w.norm() * reach_[b]) * h);
     if (reach > 0.5 * opt_.margin) add_preview_contacts(model, state);
-    stats.t_contact += seconds_since(tc);
+    stats.t_contact += since(tc);
   }
   stats.contacts += static_cast<long>(contacts_.size());
   find_limits(h, vstar);
@@ -405,7 +398,7 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
   for (double x : x_)
     if (!std::isfinite(x)) throw SimulationError("gc-contact: non-finite state");
   sys_.write(x_, state);
-  stats.t_integration += seconds_since(t0);
+  stats.t_integration += since(t0);
 }
 
 }  // namespace mb

@@ -2,8 +2,9 @@
 // and Drake's discrete mode (docs/contacts.md "Contacts in generalized coordinates"):
 //  1. the free velocity v* = v + h (H + h D)^-1 H qdd, qdd from the articulated-body algorithm
 //     (aba.hpp) with gravity, applied torques, joint dampers and actuators at the step's start;
-//     D, the dampers' coefficients and the actuators' velocity gains (-gear^2 bias[2]), implicit
-//     (MuJoCo's implicit damping): a light link on a damped joint stays stable at any h;
+//     D, the dampers' coefficients and the actuators' velocity gains (-gear^2 bias[2]; also while
+//     an actuator's force is clamped to its forcerange), implicit (MuJoCo's implicit damping): a
+//     light link on a damped joint stays stable at any h;
 //  2. contacts at the step's start (FCL, with a margin: pairs closer than it are speculative rows),
 //     and where a body's shapes move more than half the margin in the step, the new pairs of the
 //     free motion's end (the preview), their gap measured at the start;
@@ -26,7 +27,8 @@
 // contact approaching at u_n(start) < 0 that closes within the step bounces with restitution e:
 // u_n >= -e u_n(start). First order.
 // Joint limits are rows like contacts: a side within `margin` of the coordinate, or that the free
-// velocity would cross in the step, is a row +-e_i (lambda >= 0, the same targets; no friction).
+// velocity would cross in the step, is a row +-e_i (lambda >= 0, the same targets; no friction;
+// margin and slop read in rad on a hinge).
 // Trees of rigid bodies only (the joints GC4 takes, massless frames included); no motors.
 #pragma once
 #include <map>
@@ -48,8 +50,6 @@ namespace mb {
 // p_a and p_b are the contact's points on the state the contacts were found on.
 void contact_jacobian(const TreeModel& tree, const std::vector<TreeView::Mat6X>& S, const std::vector<int>& link_of,
                       const State& s, const std::vector<Contact>& contacts, std::vector<Eigen::Triplet<double>>& out);
-// The tangent rows of a contact normal n: P = [n; t1; t2], right-handed
-Eigen::Matrix3d contact_frame(const Vec3& n);
 
 class GcContact final : public Method {
  public:

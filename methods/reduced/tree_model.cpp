@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "methods/reduced/tree_util.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -328,7 +329,13 @@ static void attach_limits(const Model& m, TreeModel& t) {
     if (!J.limited()) continue;
     const auto [li, sign] = joint_link(m, t, link_of, J);
     if (li < 0) continue;
-    t.limits.push_back(sign > 0 ? TreeLimit{li, J.lower, J.upper} : TreeLimit{li, -J.upper, -J.lower});
+    // a slider's tree coordinate is the joint points' whole displacement along the axis, the
+    // motor coordinate's less its initial value
+    Motor probe;
+    probe.joint = static_cast<int>(&J - m.joints.data());
+    const double offset = t.link[static_cast<size_t>(li)].kind == TreeJoint::Slider ? motor_frame(m, probe).initial_slide : 0.0;
+    const double lo = J.lower + offset, hi = J.upper + offset;
+    t.limits.push_back(sign > 0 ? TreeLimit{li, lo, hi} : TreeLimit{li, -hi, -lo});
   }
 }
 
