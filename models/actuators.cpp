@@ -99,6 +99,22 @@ void controls_at(const Model& m, double t, std::vector<double>& ctrl) {
   }
 }
 
+std::vector<double> control_breaks(const Model& m, double t0, double t1) {
+  std::vector<double> b;
+  if (m.actuators.empty()) return b;
+  const ControlSource& c = m.control;
+  if (c.kind == ControlKind::Noise) {
+    // the cells' starts after t0's cell (a time within 1e-6 of a start belongs to that cell, as in
+    // controls_at), before t1 by more than that round-off
+    for (long k = static_cast<long>(std::floor(t0 / kNoiseCell + 1e-6)) + 1; static_cast<double>(k) * kNoiseCell < t1 - 1e-6 * kNoiseCell; ++k)
+      b.push_back(static_cast<double>(k) * kNoiseCell);
+  } else if (c.kind == ControlKind::Table) {
+    for (double tb : c.times)
+      if (tb > t0 + 1e-9 * std::max(1.0, std::abs(t0)) && tb < t1 - 1e-9 * std::max(1.0, std::abs(t1))) b.push_back(tb);
+  }
+  return b;
+}
+
 double actuator_force(const Actuator& a, double ctrl, double q, double qd) {
   const double f = a.gain * ctrl + a.bias[0] + a.bias[1] * (a.gear * q) + a.bias[2] * (a.gear * qd);
   return a.gear * std::clamp(f, a.force_low, a.force_high);

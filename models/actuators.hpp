@@ -12,6 +12,10 @@ namespace mb {
 // The actuators' controls at time t (one per actuator), by the model's control source, each
 // clamped to its actuator's ctrlrange.
 void controls_at(const Model& model, double t, std::vector<double>& ctrl);
+// Times in (t0, t1) where the controls jump: a noise cell's start, a table row's time (sorted). An
+// adaptive method ends its internal steps there, so that it integrates the piecewise-constant
+// controls exactly.
+std::vector<double> control_breaks(const Model& model, double t0, double t1);
 
 // The generalized force of actuator `a` on its joint's coordinate (gear f, models/model.hpp) with
 // control `ctrl` (already clamped), the file's coordinate q (offset included) and its rate qd.

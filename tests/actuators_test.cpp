@@ -16,6 +16,7 @@
 #include "models/actuators.hpp"
 #include "models/catalog.hpp"
 #include "models/kinematics.hpp"
+#include "sim/reference.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -210,6 +211,19 @@ forcerange = [-2.0, 2.0]
   CHECK(mbtest::max_position_difference(ref, gc4) < 2e-8);
   // the cart moved: the controls act (1 s of a +-5 N push on 2.5 kg)
   CHECK(std::abs(ref.bodies[0].x.x()) > 1e-3);
+  // the records' reference (one step of 1 s between checkpoints) ends its internal steps at every
+  // noise cell: the same motion as ref stepped at 1 ms (held over 1 s, the first cell's controls
+  // would move the cart millimetres off)
+  CHECK(mbtest::max_position_difference(ref, mb::ReferenceTrajectory(m, "ref", 1.0).at(1.0)) < 1e-9);
+  // a sine varies within every step: the reference evaluates it at each stage, and a method that
+  // holds it over a step is first order (GC4: its held sine's error halves with h)
+  mb::Model sine = m;
+  sine.control = mb::parse_control("sine:1,2", sine, "test", 0);
+  const mb::State exact = mb::ReferenceTrajectory(sine, "ref", 1.0).at(1.0);
+  const double e1 = mbtest::max_position_difference(exact, mbtest::simulate(sine, "GC4", 2e-3, 1));
+  const double e2 = mbtest::max_position_difference(exact, mbtest::simulate(sine, "GC4", 1e-3, 1));
+  INFO("GC4 under a held sine against the reference: " << e1 << " m at 2 ms, " << e2 << " m at 1 ms");
+  CHECK(e1 / e2 == Approx(2).margin(0.3));
   // the explicit methods agree to their first order in h
   for (const std::string& method : actuated_methods()) {
     if (method == "GC4" || method == "ref") continue;

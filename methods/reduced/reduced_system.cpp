@@ -47,6 +47,7 @@ void ReducedSystem::drive_derivative(const std::vector<double>& x, std::vector<d
 }
 
 void ReducedSystem::derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t) {
+  if (control_model_) controls_at(*control_model_, t, data_.ctrl);
   if (drives_.empty())
     tree_derivative(model_, data_, x, dxdt);
   else

@@ -27,6 +27,10 @@ class ReducedSystem {
   void set_loads(const Model& model, double t, double h);
   // x' at (x, t); a motor's coordinate, rate and acceleration are its target's at t
   void derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t);
+  // With a model (`ref`, for a control source that varies within any step: sine), the controls are
+  // evaluated at each derivative's t instead of held from set_loads; nullptr: held. The model must
+  // outlive the evaluations (a method sets it for the step it is in).
+  void evaluate_controls_at_t(const Model* model) { control_model_ = model; }
   // the same at t = 0 (a model without motors does not depend on t)
   void derivative(const std::vector<double>& x, std::vector<double>& dxdt) { derivative(x, dxdt, 0); }
   // unit quaternions after an (accepted) step
@@ -60,6 +64,7 @@ class ReducedSystem {
   TreeData data_;
   std::vector<Drive> drives_;
   std::vector<double> xs_, d0_, d1_, qdd_;
+  const Model* control_model_ = nullptr;
   double segment_t_ = 0;
 };
 

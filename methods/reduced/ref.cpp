@@ -11,6 +11,8 @@
 #include <boost/numeric/odeint/stepper/runge_kutta_fehlberg78.hpp>
 #include <fmt/format.h>
 
+#include "models/actuators.hpp"
+
 #include "core/error.hpp"
 
 namespace mb {
@@ -64,6 +66,9 @@ void Ref::do_init(const Model& model, const State& state) {
       throw UnsupportedModel("ref: motors are prescribed motion in reduced coordinates, which take no closed loops or force elements");
     if (model_features(model) & kMasslessFrames)
       throw UnsupportedModel("ref: a model with massless frames is integrated in reduced coordinates, which take no closed loops or force elements");
+    if (!model.actuators.empty() && model.control.kind == ControlKind::Sine)
+      throw UnsupportedModel("ref: a sine control is evaluated within the steps in reduced coordinates, which take no closed loops or force "
+                             "elements (ctrl=noise or a table runs)");
     loops_ = std::make_unique<MaximalSystem>(MaximalSystem::extract(model));
     loops_->read(state, x_);
     loops_->normalize(x_);  // the initial state onto the constraints (it is there to the builder's round-off)
@@ -114,8 +119,14 @@ void Ref::advance(System& system, Stepper& stepper, double t, double t_end, Step
 }
 
 void Ref::do_step(const Model& model, State& state, double h, StepStats& stats) {
-  if (loops_) step_system(*loops_, model, state, h, stats);
-  else step_system(sys_, model, state, h, stats);
+  if (loops_) {
+    step_system(*loops_, model, state, h, stats);
+  } else {
+    // a sine control varies within every step: evaluated at each stage's time, not held
+    sys_.evaluate_controls_at_t(!model.actuators.empty() && model.control.kind == ControlKind::Sine ? &model : nullptr);
+    step_system(sys_, model, state, h, stats);
+    sys_.evaluate_controls_at_t(nullptr);
+  }
 }
 
 template <class System>
@@ -124,6 +135,7 @@ void Ref::step_system(System& sys, const Model& model, State& state, double h, S
   // sub-intervals between the switching times of the applied torques: constant forcing in each
   std::vector<double> ends = load_breaks(model, state.t, state.t + h);
   for (double b : motor_breaks(model, state.t, state.t + h)) ends.push_back(b);
+  for (double b : control_breaks(model, state.t, state.t + h)) ends.push_back(b);
   std::sort(ends.begin(), ends.end());
   ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
   ends.push_back(state.t + h);
