@@ -217,7 +217,7 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
       const BodyState& bs = s.bodies[static_cast<size_t>(body)];
       return Vec3(bs.q.conjugate() * (p - bs.x));
     };
-    // a polyhedron against a half-space: every vertex below the plane
+    // the polyhedron (box, convex) of a pair with a half-space, if any (its contacts below)
     const bool hi = si.type == ShapeType::HalfSpace, hj = sj.type == ShapeType::HalfSpace;
     const int poly = hi && !I.vertices[static_cast<size_t>(j)].empty() ? j : hj && !I.vertices[static_cast<size_t>(i)].empty() ? i : -1;
     // spheres and capsules among themselves: the closest points of their axis segments (FCL's
@@ -254,61 +254,42 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
     }
     // a capsule or cylinder against a half-space: each end's sphere below the plane, or four
     // points of each end's rim, the lowest and those at quarter turns from it (a capsule or
-    // cylinder lying on it touches at both ends, a cylinder standing on it along its rim; FCL
-    // gives one point, on which it would rock)
+    // cylinder lying on it touches at both ends, a cylinder standing on it along its rim); a
+    // polyhedron: every vertex below the plane (FCL gives one point, on which each would rock)
     auto rounded = [](ShapeType t) { return t == ShapeType::Capsule || t == ShapeType::Cylinder; };
     const int cap = hi && rounded(sj.type) ? j : hj && rounded(si.type) ? i : -1;
-    if (cap >= 0) {
-      const int half = cap == i ? j : i;
+    const int on_plane = cap >= 0 ? cap : poly;
+    if (on_plane >= 0) {
+      const int half = on_plane == i ? j : i;
       const fcl::Transform3d th = I.objects[static_cast<size_t>(half)]->getTransform();
-      const fcl::Transform3d tc = I.objects[static_cast<size_t>(cap)]->getTransform();
+      const fcl::Transform3d ts = I.objects[static_cast<size_t>(on_plane)]->getTransform();
       const Vec3 n = th.linear().col(1), o = th.translation();
-      const Shape& sc = model.shapes[static_cast<size_t>(cap)];
+      const Shape& so = model.shapes[static_cast<size_t>(on_plane)];
       const Shape& sh = model.shapes[static_cast<size_t>(half)];
-      const Vec3 axis = tc.linear().col(2);
-      std::vector<Vec3> points;
-      for (const double end : {-0.5, 0.5}) {
-        const Vec3 centre = tc.translation() + end * sc.length * axis;
-        if (sc.type == ShapeType::Capsule) {
-          points.push_back(centre - sc.radius * n);
-          continue;
+      std::vector<Vec3> points;  // world
+      if (cap < 0) {
+        for (const Vec3& v : I.vertices[static_cast<size_t>(poly)]) points.push_back(ts * v);
+      } else {
+        const Vec3 axis = ts.linear().col(2);
+        for (const double end : {-0.5, 0.5}) {
+          const Vec3 centre = ts.translation() + end * so.length * axis;
+          if (so.type == ShapeType::Capsule) {
+            points.push_back(centre - so.radius * n);
+            continue;
+          }
+          const Vec3 d = n - n.dot(axis) * axis;  // the rim's lowest direction is -d
+          const Vec3 u = d.norm() > 1e-12 ? Vec3(d.normalized()) : Vec3(axis.unitOrthogonal()), w = axis.cross(u);
+          for (const Vec3& r : {u, w, Vec3(-u), Vec3(-w)}) points.push_back(centre - so.radius * r);
         }
-        const Vec3 d = n - n.dot(axis) * axis;  // the rim's lowest direction is -d
-        const Vec3 u = d.norm() > 1e-12 ? Vec3(d.normalized()) : Vec3(axis.unitOrthogonal()), w = axis.cross(u);
-        for (const Vec3& r : {u, w, Vec3(-u), Vec3(-w)}) points.push_back(centre - sc.radius * r);
       }
       for (const Vec3& p : points) {
         const double dist = n.dot(p - o);
         if (dist >= I.margin) continue;
         Contact c;
         c.a = sh.body;
-        c.b = sc.body;
+        c.b = so.body;
         c.shape_a = half;
-        c.shape_b = cap;
-        c.normal = n;
-        c.depth = -dist;
-        c.local_a = local(c.a, p - dist * n);
-        c.local_b = local(c.b, p);
-        out.push_back(c);
-      }
-      continue;
-    }
-    if (poly >= 0) {
-      const int half = poly == i ? j : i;
-      const fcl::Transform3d th = I.objects[static_cast<size_t>(half)]->getTransform();
-      const fcl::Transform3d tp = I.objects[static_cast<size_t>(poly)]->getTransform();
-      const Vec3 n = th.linear().col(1), o = th.translation();
-      const Shape& sp = model.shapes[static_cast<size_t>(poly)];
-      const Shape& sh = model.shapes[static_cast<size_t>(half)];
-      for (const Vec3& v : I.vertices[static_cast<size_t>(poly)]) {
-        const Vec3 p = tp * v;
-        const double dist = n.dot(p - o);
-        if (dist >= I.margin) continue;
-        Contact c;
-        c.a = sh.body;
-        c.b = sp.body;
-        c.shape_a = half;
-        c.shape_b = poly;
+        c.shape_b = on_plane;
         c.normal = n;
         c.depth = -dist;
         c.local_a = local(c.a, p - dist * n);

@@ -31,26 +31,8 @@ std::string tight(const std::string& method) {
                             : method + ":tol_p=1e-12,tol_v=1e-12,max_iter=100000";
 }
 
-struct Run {
-  mb::State s;
-  double max_penetration = 0;
-};
-
-// runs `steps` steps of h; tracks the deepest penetration the detector finds after each step
-Run run(const mb::Model& m, const std::string& method, double h, long steps) {
-  auto meth = mb::make_method(method);
-  Run r{mb::initial_state(m)};
-  meth->init(m, r.s);
-  mb::CollisionDetector det(m);
-  std::vector<mb::Contact> cs;
-  for (long i = 0; i < steps; ++i) {
-    mb::StepStats st;
-    meth->step(m, r.s, h, st);
-    det.detect(m, r.s, cs);
-    for (const mb::Contact& c : cs) r.max_penetration = std::max(r.max_penetration, c.depth);
-  }
-  return r;
-}
+using Run = mbtest::ContactRun;
+Run run(const mb::Model& m, const std::string& method, double h, long steps) { return mbtest::run_contacts(m, method, h, steps); }
 
 mb::Model ball_on_floor(double height) {
   mb::Model m = mb::build_model("bouncing-ball:height=1");

@@ -26,25 +26,8 @@ namespace {
 
 const std::string kTight = "gc-contact:tol=1e-13,iterations=100000";
 
-struct Run {
-  mb::State s;
-  double max_penetration = 0;
-};
-
-Run run(const mb::Model& m, const std::string& method, double h, long steps) {
-  auto meth = mb::make_method(method);
-  Run r{mb::initial_state(m)};
-  meth->init(m, r.s);
-  mb::CollisionDetector det(m);
-  std::vector<mb::Contact> cs;
-  for (long i = 0; i < steps; ++i) {
-    mb::StepStats st;
-    meth->step(m, r.s, h, st);
-    det.detect(m, r.s, cs);
-    for (const mb::Contact& c : cs) r.max_penetration = std::max(r.max_penetration, c.depth);
-  }
-  return r;
-}
+using Run = mbtest::ContactRun;
+Run run(const mb::Model& m, const std::string& method, double h, long steps) { return mbtest::run_contacts(m, method, h, steps); }
 
 // a hinge's or slider's coordinate from the start (models/kinematics.hpp)
 double coordinate(const mb::Model& m, const mb::State& s, int joint) {

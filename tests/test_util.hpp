@@ -1,8 +1,10 @@
 // Helpers shared by the tests: closeness with named tolerances (RBDL IsClose) and simulating a
 // catalog model with a method to a given time.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -10,6 +12,7 @@
 #include "methods/peers/translation.hpp"
 #include "core/error.hpp"
 #include "models/catalog.hpp"
+#include "models/collision.hpp"
 #include "sim/driver.hpp"
 
 namespace mbtest {
@@ -33,6 +36,27 @@ inline mb::State simulate(const mb::Model& model, const std::string& method, dou
   const mb::RunOutcome out = mb::simulate(model, *m, s, plan, {}, opt);
   if (out.failure && *out.failure != "non-finite state") throw mb::SimulationError(*out.failure);
   return s;
+}
+
+// `steps` steps of h from the initial state, tracking the deepest penetration the detector finds
+// after each step (the contact tests)
+struct ContactRun {
+  mb::State s;
+  double max_penetration = 0;
+};
+inline ContactRun run_contacts(const mb::Model& m, const std::string& method, double h, long steps) {
+  auto meth = mb::make_method(method);
+  ContactRun r{mb::initial_state(m)};
+  meth->init(m, r.s);
+  mb::CollisionDetector det(m);
+  std::vector<mb::Contact> cs;
+  for (long i = 0; i < steps; ++i) {
+    mb::StepStats st;
+    meth->step(m, r.s, h, st);
+    det.detect(m, r.s, cs);
+    for (const mb::Contact& c : cs) r.max_penetration = std::max(r.max_penetration, c.depth);
+  }
+  return r;
 }
 
 // max over bodies of |x_a - x_b|
