@@ -15,6 +15,7 @@
 #include <dart/constraint/ConstraintSolver.hpp>
 #include <dart/constraint/WeldJointConstraint.hpp>
 #include <dart/collision/CollisionFilter.hpp>
+#include <dart/collision/CollisionObject.hpp>
 #include <dart/collision/fcl/FCLCollisionDetector.hpp>
 #include <dart/dynamics/BallJoint.hpp>
 #include <dart/dynamics/BoxShape.hpp>
@@ -36,6 +37,8 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -55,6 +58,18 @@ constexpr double kDiverged = 1e8;
 namespace {
 
 namespace dd = dart::dynamics;
+
+// Our pair rule (ShapePairRule) on DART's collision objects, through each shape node's body: the
+// pairs DART tests are the pairs our detector tests (a capsule's parts, on one body, never)
+struct PairFilter final : dart::collision::CollisionFilter {
+  const Model* model = nullptr;
+  std::optional<ShapePairRule> rule;
+  std::unordered_map<const dd::ShapeFrame*, int> body;  // each shape node's model body (kWorld: the world)
+  bool ignoresCollision(const dart::collision::CollisionObject* a, const dart::collision::CollisionObject* b) const override {
+    const auto ia = body.find(a->getShapeFrame()), ib = body.find(b->getShapeFrame());
+    return ia == body.end() || ib == body.end() || !rule->tested(*model, ia->second, ib->second);
+  }
+};
 
 Eigen::Isometry3d pose(const Quat& q, const Vec3& p) {
   Eigen::Isometry3d t = Eigen::Isometry3d::Identity();
@@ -313,9 +328,8 @@ class Dart final : public Method {
 
   // The model's shapes as DART shape nodes with collision and dynamics aspects (friction
   // mu_dynamic, restitution sqrt e: check_shapes): on their body node at their offset in its frame,
-  // and the world's and static bodies' on an immobile skeleton of their own. The pairs are ours:
-  // the skeleton checks its own non-adjacent bodies (self-collision), adjacent ones never, and the
-  // bodies a loop's closing joint joins are blacklisted.
+  // and the world's and static bodies' on an immobile skeleton of their own. The pairs are ours
+  // (PairFilter in place of DART's body-node filter, which tests every non-adjacent pair).
   // a half-space's stand-in: 2 km wide, 10 m thick (its plane the slab's top face, y up)
   inline static const Vec3 kSlab{2000, 10, 2000};
 
@@ -328,6 +342,7 @@ class Dart final : public Method {
     if (primitive_)
       if (auto fcl = std::dynamic_pointer_cast<dart::collision::FCLCollisionDetector>(world_->getConstraintSolver()->getCollisionDetector()))
         fcl->setPrimitiveShapeType(dart::collision::FCLCollisionDetector::PRIMITIVE);
+    auto filter = std::make_shared<PairFilter>();
     dd::SkeletonPtr ground;
     auto ground_body = [&]() -> dd::BodyNode* {
       if (!ground) {
@@ -372,17 +387,16 @@ class Dart final : public Method {
       const Material& m = model.materials[static_cast<size_t>(sh.material)];
       for (const auto& [part, offset] : parts) {
         auto* sn = node->createShapeNodeWith<dd::CollisionAspect, dd::DynamicsAspect>(part);
+        filter->body[sn] = sh.body;
         sn->setRelativeTransform(pose(q, p + q * Vec3(0, 0, offset)));
         sn->getDynamicsAspect()->setFrictionCoeff(m.mu_dynamic);
         sn->getDynamicsAspect()->setRestitutionCoeff(std::sqrt(std::clamp(m.restitution, 0.0, 1.0)));
       }
     }
     skel_->enableSelfCollisionCheck();
-    skel_->disableAdjacentBodyCheck();
-    auto filter = std::make_shared<dart::collision::BodyNodeCollisionFilter>();
-    for (const Joint& j : model.joints)
-      if (j.a != kWorld && j.b != kWorld && nodes_[static_cast<size_t>(j.a)] && nodes_[static_cast<size_t>(j.b)])
-        filter->addBodyNodePairToBlackList(nodes_[static_cast<size_t>(j.a)], nodes_[static_cast<size_t>(j.b)]);
+    skel_->enableAdjacentBodyCheck();
+    filter->model = &model;
+    filter->rule.emplace(model);
     world_->getConstraintSolver()->getCollisionOption().collisionFilter = filter;
   }
 
