@@ -7,6 +7,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mb {
 
@@ -29,6 +30,16 @@ struct UnsupportedModel : Error {
 
 struct SimulationError : Error {
   using Error::Error;
+};
+
+// An iterative correction that did not reach its tolerance: `tolerance_option` names the method
+// option that sets that tolerance ("tol_v"), `error` is where the iteration stopped. The driver
+// adds the options that help (convergence_hint, methods/method.hpp) to the failure reason.
+struct ConvergenceError : SimulationError {
+  ConvergenceError(const std::string& message, std::string option, double err)
+      : SimulationError(message), tolerance_option(std::move(option)), error(err) {}
+  std::string tolerance_option;
+  double error;
 };
 
 }  // namespace mb

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace mb {
 
@@ -120,18 +121,22 @@ std::string OptionInfo::range_text() const {
 
 void Spec::fail(const std::string& message) const { throw InputError(source_, line_, what_, message); }
 
-void Spec::check_options(const std::vector<OptionInfo>& allowed) const {
-  for (const auto& kv : options_) {
+void Spec::check_options(const std::vector<OptionInfo>& allowed) {
+  for (auto& kv : options_) {
     const std::string& k = kv.first;  // (named copies: clang 14 cannot capture structured bindings)
-    const std::string& v = kv.second;
+    std::string& v = kv.second;
     const OptionInfo* info = nullptr;
     for (const auto& a : allowed)
       if (a.name == k) info = &a;
     if (!info) {
       std::string names;
-      for (const auto& a : allowed) names += (names.empty() ? "" : ", ") + a.name;
+      std::vector<std::string> list;
+      for (const auto& a : allowed) {
+        names += (names.empty() ? "" : ", ") + a.name;
+        list.push_back(a.name);
+      }
       throw InputError(source_, line_, what_,
-                       fmt::format("unknown option '{}' for {} '{}'; valid options: {}", k, what_, name_,
+                       fmt::format("unknown option '{}' for {} '{}'{}; valid options: {}", k, what_, name_, did_you_mean(k, list),
                                    names.empty() ? "(none)" : names));
     }
     const OptionInfo& o = *info;
@@ -145,7 +150,11 @@ void Spec::check_options(const std::vector<OptionInfo>& allowed) const {
       case OptionType::Choice: {
         bool ok = false;
         for (const auto& c : o.choices) ok = ok || c == v;
-        if (!ok) bad("not one of the choices");
+        if (!ok) {
+          const std::string c = case_insensitive_match(v, o.choices);
+          if (c.empty()) bad("not one of the choices" + did_you_mean(v, o.choices));
+          v = c;
+        }
         break;
       }
       case OptionType::Number:
@@ -153,6 +162,10 @@ void Spec::check_options(const std::vector<OptionInfo>& allowed) const {
         bool word = false;
         for (const auto& c : o.choices) word = word || c == v;
         if (word) break;
+        if (const std::string c = case_insensitive_match(v, o.choices); !c.empty()) {
+          v = c;
+          break;
+        }
         const char* b = v.c_str();
         char* e = nullptr;
         errno = 0;

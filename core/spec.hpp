@@ -45,9 +45,11 @@ class Spec {
   const std::map<std::string, std::string>& options() const { return options_; }
   std::string text() const;  // canonical form: name:k=v,... in key order
 
-  // Throws InputError listing the valid options when an option is not in `allowed`, and naming
-  // the option when its value has the wrong type, is out of range or is not one of the choices.
-  void check_options(const std::vector<OptionInfo>& allowed) const;
+  // Throws InputError listing the valid options when an option is not in `allowed` (with the
+  // nearest name: core/suggest.hpp), and naming the option when its value has the wrong type, is
+  // out of range or is not one of the choices. A choice given in another case ("RK4" for "rk4")
+  // becomes the choice when no other choice matches it so.
+  void check_options(const std::vector<OptionInfo>& allowed);
 
   // An InputError at this spec's source, line and field ("method", "model").
   [[noreturn]] void fail(const std::string& message) const;

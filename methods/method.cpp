@@ -1,12 +1,15 @@
 #include "methods/method.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "models/kinematics.hpp"
 
 namespace mb {
@@ -111,6 +114,23 @@ std::string timing_reference_name() {
   throw Error("no timing reference method is registered (MethodInfo::timing_reference)");
 }
 
+std::string convergence_hint(const MethodInfo& info, const ConvergenceError& e) {
+  std::vector<std::string> helps;
+  for (const OptionInfo& o : info.options) {
+    if (o.name == "solver" && o.type == OptionType::Choice && o.default_value == "iterative") {
+      std::vector<std::string> direct;
+      for (const auto& c : o.choices)
+        if (c != "iterative") direct.push_back(c);
+      if (!direct.empty()) helps.push_back(fmt::format("solver={} (direct)", fmt::join(direct, "|")));
+    } else if (o.name == e.tolerance_option && std::isfinite(e.error) && e.error > 0) {
+      helps.push_back(fmt::format("{}={:g}", o.name, std::pow(10.0, std::ceil(std::log10(e.error)))));
+    }
+  }
+  const bool more = std::any_of(info.options.begin(), info.options.end(), [](const OptionInfo& o) { return o.name == "max_iter"; });
+  if (helps.empty() && !more) return "";
+  return fmt::format("; try {}{}{}", fmt::join(helps, ", "), helps.empty() || !more ? "" : " or ", more ? "a larger max_iter" : "");
+}
+
 std::unique_ptr<Method> make_method(const std::string& text, const std::string& source, int line) {
   Spec spec = Spec::parse(text, "method", source, line);
   if (const MethodEntry* e = find_method(spec.name())) {
@@ -118,8 +138,13 @@ std::unique_ptr<Method> make_method(const std::string& text, const std::string& 
     return e->make(spec);
   }
   std::string names;
-  for (const auto& e : method_registry()) names += (names.empty() ? "" : ", ") + e.info.name;
-  throw InputError(source, line, "method", fmt::format("unknown method '{}'; known methods: {}", spec.name(), names));
+  std::vector<std::string> list;
+  for (const auto& e : method_registry()) {
+    names += (names.empty() ? "" : ", ") + e.info.name;
+    list.push_back(e.info.name);
+  }
+  throw InputError(source, line, "method",
+                   fmt::format("unknown method '{}'{}; known methods: {}", spec.name(), did_you_mean(spec.name(), list), names));
 }
 
 }  // namespace mb

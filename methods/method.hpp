@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/spec.hpp"
 #include "models/model.hpp"
 #include "records/stats.hpp"
@@ -63,6 +64,9 @@ struct MethodInfo {
   std::vector<OptionInfo> options;  // accepted options with type, default, range and doc
   std::string expands_to;   // for a paper alias: the composition it names
   std::vector<DeclaredOrder> orders;  // the first is the primary order (records, docs)
+  // the order the scheme is stated to have (its source's claim) where the measured primary order
+  // differs from it; 0: the measured order is the stated one
+  double stated_order = 0;
   unsigned supports = kParticles | kRigidBodies | kTrees;  // Feature bits
   bool fixed_step = true;   // false: adaptive; may step to any time
   bool reference = false;   // a reference method: the error of the others is measured against it
@@ -86,6 +90,12 @@ std::string unsupported_reason(const MethodInfo& info, const Model& model);
 // The line a run prints and records when the model has joint limits and the method does not claim
 // them ("GC4 runs without the joint limits of 4 joints"); empty otherwise.
 std::string limits_note(const MethodInfo& info, const Model& model);
+
+// What helps a method whose correction did not converge (ConvergenceError), from the options its
+// MethodInfo declares: a direct solver, a tolerance above the error reached, more sweeps
+// ("; try solver=sle|linear (direct), tol_v=1e-15 or a larger max_iter"); empty when it declares
+// none of them.
+std::string convergence_hint(const MethodInfo& info, const ConvergenceError& e);
 
 class Method {
  public:

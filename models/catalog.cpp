@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace mb {
 
@@ -129,10 +130,14 @@ Model build_model(const std::string& text, const std::string& source, int line) 
     return m;
   }
   std::string names;
-  for (const auto& e : model_catalog()) names += (names.empty() ? "" : ", ") + e.name;
+  std::vector<std::string> list;
+  for (const auto& e : model_catalog()) {
+    names += (names.empty() ? "" : ", ") + e.name;
+    list.push_back(e.name);
+  }
   throw InputError(source, line, "model",
-                   fmt::format("unknown model '{}'; known models: {} (or a path to a .toml scene file)",
-                               spec.name(), names));
+                   fmt::format("unknown model '{}'{}; known models: {} (or a path to a .toml scene, .urdf or MJCF .xml file)",
+                               spec.name(), did_you_mean(spec.name(), list), names));
 }
 
 }  // namespace mb

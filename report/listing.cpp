@@ -51,7 +51,7 @@ std::string methods_text() {
     s += fmt::format("  {:<18} family {}; source: {}{}\n", "", i.family.empty() ? "-" : i.family, i.source,
                      i.paper_name.empty() ? "" : "; paper name " + i.paper_name);
     if (!i.version.empty()) s += fmt::format("  {:<18} engine: {}\n", "", i.version);
-    s += fmt::format("  {:<18} order: {}\n", "", orders_text(i));
+    s += fmt::format("  {:<18} order: {}{}\n", "", orders_text(i), i.stated_order > 0 ? fmt::format("; stated {:g}", i.stated_order) : "");
     s += fmt::format("  {:<18} supports: {}; {}\n", "", features_text(i.supports), flags_text(i));
     if (!i.expands_to.empty()) s += fmt::format("  {:<18} = {}\n", "", i.expands_to);
     for (const auto& op : i.options) {
@@ -61,6 +61,41 @@ std::string methods_text() {
     }
   }
   for (const auto& [name, why] : peers_not_built()) s += fmt::format("  {:<18} not built: {}\n", name, why);
+  return s;
+}
+
+// the features beyond rigid trees, a letter each in a fixed column ('-': not supported)
+constexpr std::pair<unsigned, char> kFeatureLetters[] = {
+    {kParticles, 'P'}, {kLoops, 'L'},     {kRedundant, 'R'},     {kContacts, 'C'},     {kJointLimits, 'J'},
+    {kActuators, 'A'}, {kMotors, 'M'},    {kJointDampers, 'D'},  {kForces, 'S'},       {kAppliedForces, 'F'},
+    {kAppliedTorques, 'T'}, {kMasslessFrames, 'X'}, {kBrokenJoints, 'B'}};
+
+std::string features_letters(unsigned f) {
+  std::string s;
+  for (const auto& [bit, letter] : kFeatureLetters) {
+    if (!s.empty()) s += ' ';
+    s += (f & bit) ? letter : '-';
+  }
+  return s;
+}
+
+// one line a method: name, family, stated and measured order, the features it takes
+std::string methods_short() {
+  std::string s = "Methods (METHOD is name[:key=value,...]; `mbbench list methods --long`: options and sources):\n";
+  s += fmt::format("  {:<12} {:<12} {:>5} {:>5}  {}\n", "name", "family", "order", "meas.", features_letters(~0u));
+  for (const auto& e : method_registry()) {
+    const auto& i = e.info;
+    const double measured = i.order();
+    const std::string stated = measured == 0 ? "-" : fmt::format("{:g}", i.stated_order > 0 ? i.stated_order : measured);
+    s += fmt::format("  {:<12} {:<12} {:>5} {:>5}  {}\n", i.name, i.family.empty() ? "-" : i.family, stated,
+                     measured == 0 ? "-" : fmt::format("{:g}", measured), features_letters(i.supports));
+  }
+  for (const auto& [name, why] : peers_not_built()) s += fmt::format("  {:<12} not built: {}\n", name, why);
+  s += "order: the scheme's stated order; meas.: its measured order (position error; --long: where)\n"
+       "What each takes beyond rigid bodies in trees (which all but particles take): P particles,\n"
+       "L loops, R redundant constraints, C contacts, J joint limits, A actuators, M motors, D joint\n"
+       "dampers, S springs (force elements), F applied forces, T applied torques, X massless frames,\n"
+       "B broken joints.\n";
   return s;
 }
 
@@ -99,7 +134,7 @@ json methods_json() {
       orders.push_back({{"quantity", o.quantity}, {"problem", o.problem}, {"order", o.order}, {"h_min", o.h_min},
                         {"h_max", o.h_max}, {"t_end", o.t_end}, {"options", o.options}, {"note", o.note}});
     a.push_back({{"name", i.name}, {"family", i.family}, {"paper_name", i.paper_name}, {"version", i.version}, {"description", i.description},
-                 {"source", i.source}, {"orders", orders}, {"supports", features_text(i.supports)},
+                 {"source", i.source}, {"orders", orders}, {"stated_order", i.stated_order}, {"supports", features_text(i.supports)},
                  {"fixed_step", i.fixed_step}, {"reference", i.reference}, {"timing_table", i.timing_table},
                  {"timing_max_joints", i.timing_max_joints}, {"timing_reference", i.timing_reference},
                  {"expands_to", i.expands_to}, {"options", options_json(i.options)}});
@@ -235,7 +270,7 @@ std::string listing(const std::string& what, ListFormat format) {
   }
   std::string s;
   if (all || what == "models") s += models_text();
-  if (all || what == "methods") append_section(s, methods_text());
+  if (all || what == "methods") append_section(s, format == ListFormat::Long ? methods_text() : methods_short());
   if (all || what == "metrics") append_section(s, metrics_text());
   return s;
 }

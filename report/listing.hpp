@@ -6,7 +6,9 @@
 
 namespace mb {
 
-enum class ListFormat { Text, Json, Markdown };
+// Text: one line per method (`list methods` fits 40 lines of 100 columns); Long: each method's
+// metadata and options
+enum class ListFormat { Text, Long, Json, Markdown };
 // what: "all", "methods", "models" or "metrics"
 std::string listing(const std::string& what, ListFormat format);
 

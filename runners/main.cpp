@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/memory.hpp"
+#include "core/suggest.hpp"
 #include "experiments/experiment.hpp"
 #include "gate/gate.hpp"
 #include "methods/method.hpp"
@@ -96,6 +97,14 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
                              m.get(metric::self_mescd).value_or(0));
   else if (const std::string* why = m.note_of(metric::self_error))
     std::cout << "self-consistency: " << *why << "\n";
+  // the model's own metrics (its observers': walk_distance, PEN_max, ...) and the rest of the record's
+  static const std::set<std::string> shown = {metric::ED, metric::EID, metric::LD, metric::LD_periods, metric::LD_steps_per_period,
+                                              metric::CD_pos_mean, metric::CD_pos_max, metric::CD_vel_mean, metric::CD_vel_max,
+                                              metric::ref_error_max, metric::scd, metric::mescd, metric::self_error, metric::self_mescd};
+  for (const auto& [name, value] : m.values) {
+    const mb::MetricInfo* info = mb::metric_info(name);
+    if (!shown.count(name) && info && info->name == name) std::cout << fmt::format("{:<4} = {}\n", name, fmt_metric(m, name));
+  }
   std::cout << fmt::format("fail: {}\n", r.status == mb::Status::Failed ? "yes" : "no");
 }
 
@@ -169,11 +178,18 @@ int cmd_table(const std::vector<std::string>& files, const std::string& out, con
   return 0;
 }
 
+// A sweep's progress on stderr: a redrawn line on a terminal, else a plain line every
+// --progress-every s (10); nothing with --quiet
+void set_progress(mb::SweepOptions& opt, bool terminal) {
+  opt.progress = terminal && !opt.quiet;
+  opt.log_every = terminal || opt.quiet ? 0 : opt.log_every > 0 ? opt.log_every : 10;
+}
+
 int cmd_sweep(const std::string& file, mb::SweepOptions opt, const std::string& shard) {
   if (shard.size()) mb::parse_shard(shard, opt.shard, opt.shards);
   if (opt.jobs < 1) throw mb::InputError("command line", 0, "jobs", fmt::format("must be at least 1, got {}", opt.jobs));
   mb::Experiment e = mb::read_experiment(file);  // everything validated before any case runs
-  opt.progress = ::isatty(STDERR_FILENO) != 0;
+  set_progress(opt, ::isatty(STDERR_FILENO) != 0);
   auto sum = mb::run_sweep(e, opt);
   std::cout << fmt::format("sweep {}: {} cases{}: {} run now ({} failed), {} already done; records in {}\n", e.name, sum.cases,
                            opt.shards > 1 ? fmt::format(" (shard {}/{})", opt.shard, opt.shards) : "", sum.ran, sum.failed,
@@ -209,7 +225,8 @@ int cmd_sweep_mpi(const std::string& file, mb::SweepOptions opt, const std::stri
     if (mpi.rank() == 0) std::cerr << "mbbench: error: another rank could not start the sweep (its message above)\n";
     return worst;
   }
-  opt.progress = mpi.rank() == 0 && ::isatty(STDERR_FILENO) != 0;
+  if (mpi.rank() != 0) opt.quiet = true;  // rank 0 writes and reports
+  set_progress(opt, ::isatty(STDERR_FILENO) != 0);
   auto sum = mb::run_sweep_mpi(mpi, e, opt);
   if (sum)
     std::cout << fmt::format("sweep {}: {} cases{} over {} MPI rank(s): {} run now ({} failed), {} already done; records in {}\n",
@@ -382,6 +399,70 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
   return rc;
 }
 
+// What runs a model a method refused: a model option that makes the model acceptable to this
+// method (tried: contacts=off, frames=light, both; suggested only when the method then claims every
+// feature of the model), and the methods that claim every feature of the model as it is.
+std::string refusal_hint(const mb::Model& model, const std::string& model_arg, const std::string& method_arg) {
+  const mb::MethodInfo info = mb::make_method(method_arg)->info();  // a copy: the method is a temporary
+  std::string hint;
+  for (const char* option : {"contacts=off", "frames=light", "contacts=off,frames=light"}) {
+    const std::string spec = model_arg + (model_arg.find(':') == std::string::npos ? ":" : ",") + option;
+    try {
+      const mb::Model changed = mb::load_model(spec);
+      if (!mb::unsupported_reason(info, changed).empty()) continue;
+      hint = fmt::format("; `{}` runs in {}{}", spec, info.name,
+                         std::string(option).find("frames") != std::string::npos ? " (light frames are a change to the model)" : "");
+      break;
+    } catch (const mb::Error&) {
+      // the option is not one of this model's, or the file refuses it: not a hint
+    }
+  }
+  std::vector<std::string> takers;
+  for (const auto& e : mb::method_registry())
+    if (e.info.name.rfind("test-", 0) != 0 && mb::unsupported_reason(e.info, model).empty()) takers.push_back(e.info.name);
+  hint += takers.empty() ? "; no method claims every feature of this model"
+                         : fmt::format("; methods that claim every feature of this model: {}", fmt::join(takers, ", "));
+  return hint;
+}
+
+// What a command line CLI11 refused most likely meant: the nearest subcommand for an unknown
+// first word, the nearest option of the subcommand for an unexpected --option (with the names
+// other tools use for the step and the duration). Empty when nothing is near.
+std::string parse_hint(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> commands;
+  for (const CLI::App* sc : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sc->get_name());
+  if (argc > 1 && argv[1][0] != '-' && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    const std::string c = mb::closest_name(argv[1], commands);
+    return fmt::format("unknown command '{}'{}; commands: {}", argv[1], c.empty() ? "" : "; did you mean '" + c + "'?",
+                       fmt::join(commands, ", "));
+  }
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* sc : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sc->parsed()) sub = sc;
+  if (!sub) return "";
+  std::vector<std::string> options;
+  for (const CLI::Option* o : sub->get_options())
+    for (const std::string& n : o->get_lnames()) options.push_back("--" + n);
+  static const std::map<std::string, std::string> synonyms = {
+      {"--step", "--h"}, {"--dt", "--h"}, {"--timestep", "--h"}, {"--time-step", "--h"}, {"--step-size", "--h"},
+      {"--t-end", "--duration"}, {"--tend", "--duration"}, {"--t_end", "--duration"}, {"--time", "--duration"},
+      {"--end", "--duration"}};
+  std::string hint;
+  for (int k = 2; k < argc; ++k) {
+    std::string a = argv[k];
+    if (a.rfind("--", 0) != 0) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(options.begin(), options.end(), a) != options.end()) continue;
+    std::string c;
+    if (auto it = synonyms.find(a); it != synonyms.end() && std::find(options.begin(), options.end(), it->second) != options.end())
+      c = it->second;
+    if (c.empty()) c = mb::closest_name(a, options);
+    hint += fmt::format("{}`{} {}` has no option '{}'{}", hint.empty() ? "" : "; ", "mbbench", sub->get_name(), a,
+                        c.empty() ? "" : "; did you mean '" + c + "'?");
+  }
+  return hint;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -398,10 +479,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text, "print the version, the build and its libraries (MPI among them), then exit");
 
-  bool list_json = false, list_markdown = false;
+  bool list_json = false, list_markdown = false, list_long = false;
   std::string list_what = "all";
   auto* list = app.add_subcommand("list", "list the models, methods (with their metadata and options) and metrics");
   list->add_flag("--json", list_json, "print as JSON");
+  list->add_flag("--long", list_long, "print each method's metadata, orders and options (default: one line a method)");
   list->add_flag("--markdown", list_markdown, "print as Markdown (docs/methods.md and docs/models.md are made this way)");
   list->add_option("what", list_what, "all (default), methods, models or metrics")->check(CLI::IsMember({"all", "methods", "models", "metrics"}));
 
@@ -446,6 +528,9 @@ int main(int argc, char** argv) {
   sweep->add_option("--shard", shard_text, "run only shard k of N (k/N): the cases with index % N == k - 1");
   sweep->add_option("--out", sweep_opt.out_dir, "output folder (default results/out/<experiment name>)");
   bool sweep_mpi = false;
+  sweep->add_flag("--quiet", sweep_opt.quiet, "no progress on stderr (default: a line redrawn on a terminal, else a line every 10 s)");
+  sweep->add_option("--progress-every", sweep_opt.log_every, "seconds between progress lines when stderr is not a terminal (default 10)")
+      ->check(CLI::PositiveNumber);
   sweep->add_flag("--mpi", sweep_mpi, "distribute the cases over the ranks of an MPI job (mpirun -n N mbbench sweep ... --mpi)");
 
   std::string merge_out;
@@ -496,6 +581,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0)
+      if (const std::string hint = parse_hint(app, argc, argv); !hint.empty()) {
+        std::cerr << "mbbench: error: " << hint << "\nRun with --help for more information.\n";
+        return 2;
+      }
     int rc = app.exit(e);
     return rc == 0 ? 0 : 2;
   }
@@ -512,7 +602,9 @@ int main(int argc, char** argv) {
     if (gate_duration->count() && !(gate_args.duration > 0 && std::isfinite(gate_args.duration)))
       throw mb::InputError("command line", 0, "duration", fmt::format("must be positive and finite, got {}", gate_args.duration));
     if (*list) {
-      std::cout << mb::listing(list_what, list_json ? mb::ListFormat::Json : list_markdown ? mb::ListFormat::Markdown : mb::ListFormat::Text);
+      std::cout << mb::listing(list_what, list_json ? mb::ListFormat::Json : list_markdown ? mb::ListFormat::Markdown
+                                                  : list_long   ? mb::ListFormat::Long
+                                                                : mb::ListFormat::Text);
       return 0;
     }
     if (*exp) {
@@ -589,17 +681,7 @@ int main(int argc, char** argv) {
         try {
           return mb::run_case(model, method_arg, cfg);
         } catch (const mb::UnsupportedModel& e) {
-          // an MJCF file's geoms are contacts and its joint chains massless frames by default: say
-          // how to run without them, for the feature the method lacks
-          if (!mb::is_mjcf_spec(model_arg)) throw;
-          const unsigned missing = mb::model_features(model) & ~mb::make_method(method_arg)->info().supports;
-          const std::string file = model_arg.substr(0, model_arg.find(':'));
-          std::string hint;
-          if (missing & mb::kContacts) hint += fmt::format("; `{}:contacts=off` runs the model without its contacts", file);
-          if (missing & mb::kMasslessFrames)
-            hint += fmt::format("; `{}:frames=light` makes its joint chains' frames light bodies (a change to the model)", file);
-          if (hint.empty()) throw;
-          throw mb::UnsupportedModel(e.what() + hint);
+          throw mb::UnsupportedModel(e.what() + refusal_hint(model, model_arg, method_arg));
         }
       }();
       progress.clear();

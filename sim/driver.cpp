@@ -139,6 +139,10 @@ RunOutcome simulate(const Model& model, Method& method, State& state, const Step
         out.series->rcond.push_back(one.rcond);
       }
       add_step(out.timing, one);
+    } catch (const ConvergenceError& e) {
+      out.failure = e.what() + convergence_hint(method.info(), e);
+      out.fail_time = t_i;
+      break;
     } catch (const SimulationError& e) {
       out.failure = e.what();
       out.fail_time = t_i;

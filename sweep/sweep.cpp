@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <condition_variable>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -108,6 +109,17 @@ void print_progress(long done, long total, long failed, double elapsed, bool fin
 
 }  // namespace
 
+void log_progress(SweepPlan& plan, const SweepOptions& opt, double elapsed) {
+  if (opt.log_every <= 0 || elapsed - plan.logged_at < opt.log_every) return;
+  plan.logged_at = elapsed;
+  const SweepSummary& sum = plan.summary;
+  const long done = sum.resumed + sum.ran;
+  const double left = sum.ran > 0 ? elapsed / static_cast<double>(sum.ran) * static_cast<double>(sum.cases - done) : 0;
+  fmt::print(stderr, "sweep: {}/{} cases, {} failed, {:.0f} s elapsed{}\n", done, sum.cases, sum.failed, elapsed,
+             sum.ran > 0 ? fmt::format(", about {:.0f} s left", left) : "");
+  std::fflush(stderr);
+}
+
 SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
   SweepPlan plan;
   SweepSummary& sum = plan.summary;
@@ -179,6 +191,7 @@ void record_finished(SweepPlan& plan, const CaseRecord& r, const SweepOptions& o
   ++sum.ran;
   if (!r.ok()) ++sum.failed;
   if (opt.progress) print_progress(sum.resumed + sum.ran, sum.cases, sum.failed, elapsed, false);
+  log_progress(plan, opt, elapsed);
 }
 
 void finish_sweep(SweepPlan& plan, const SweepOptions& opt, double elapsed) {
@@ -218,7 +231,25 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
   const int jobs = std::max(1, std::min<int>(opt.jobs, static_cast<int>(std::max<size_t>(1, n))));
   std::vector<std::thread> pool;
   for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
+  // the plain progress line also while a long case runs: a ticker woken every log_every
+  std::condition_variable tick;
+  bool workers_done = false;
+  std::thread ticker;
+  if (opt.log_every > 0)
+    ticker = std::thread([&] {
+      std::unique_lock<std::mutex> lock(mu);
+      while (!tick.wait_for(lock, std::chrono::duration<double>(opt.log_every), [&] { return workers_done; }))
+        log_progress(plan, opt, elapsed());
+    });
   for (auto& t : pool) t.join();
+  if (ticker.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      workers_done = true;
+    }
+    tick.notify_all();
+    ticker.join();
+  }
   if (error) std::rethrow_exception(error);
 
   // complete: rewrite the file in case order (atomically), so it is the same whatever --jobs was

@@ -18,7 +18,9 @@ struct SweepOptions {
   bool resume = false;      // keep the finished cases of an earlier (killed) sweep
   int shard = 1, shards = 1;  // run the cases with index % shards == shard - 1
   std::string out_dir;      // default: results/out/<experiment name>
-  bool progress = false;    // a progress line on stderr (the CLI sets it when stderr is a terminal)
+  bool progress = false;    // a progress line on stderr, redrawn (the CLI sets it when stderr is a terminal)
+  double log_every = 0;     // > 0: else a plain progress line on stderr every log_every s (logs, CI)
+  bool quiet = false;       // --quiet: neither
 };
 
 struct SweepSummary {
@@ -48,7 +50,12 @@ struct SweepPlan {
   std::vector<Case> cases;             // this shard's, in expansion order
   std::vector<size_t> pending;         // indices into `cases` still to run, in expansion order
   SweepSummary summary;                // records, cases, resumed
+  double logged_at = 0;                // when the last plain progress line was printed (s)
 };
+
+// The plain progress line of a sweep that is not on a terminal (SweepOptions::log_every), when
+// log_every has passed since the last one; `elapsed` in s since the sweep began.
+void log_progress(SweepPlan& plan, const SweepOptions& opt, double elapsed);
 SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt);
 
 // Appends a finished record to the plan's records file (one durable line) and counts it; the one

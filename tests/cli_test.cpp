@@ -31,8 +31,21 @@ json read_json(const fs::path& p) {
 
 }  // namespace
 
+TEST_CASE("mbbench list methods is one line a method, in 40 lines of 100 columns", "[cli]") {
+  auto r = run("list methods");
+  CHECK(r.code == 0);
+  std::istringstream in(r.output);
+  int lines = 0;
+  for (std::string line; std::getline(in, line); ++lines) CHECK(line.size() <= 100);
+  CHECK(lines <= 40);
+  CHECK(lines >= 20);
+  // the stated order beside the measured one: Imp10 states 10 and shows 3
+  CHECK_THAT(r.output, Catch::Matches("(.|\\n)*Imp10 +higher-order +10 +3 (.|\\n)*"));
+  CHECK_THAT(r.output, Catch::Matches("(.|\\n)*gc-contact +reduced +1 +1 +- - - C J A - D - - T X -\\n(.|\\n)*"));
+}
+
 TEST_CASE("mbbench list prints models, methods with options and metrics", "[cli]") {
-  auto r = run("list");
+  auto r = run("list --long");
   CHECK(r.code == 0);
   for (const char* s : {"pendulum10", "pendulum90", "double-pendulum", "triple-pendulum", "chain:n=4", "GC4", "ref",
                         "tol (number, default auto", "ED", "EID", "LD"})
@@ -381,4 +394,71 @@ TEST_CASE("a file of another kind given as published values or experiment names 
     CHECK_THAT(bench.output, Catch::Contains("field 'kind': this is an accuracy experiment: use `mbbench sweep " + kSmallExperiment + "`"));
   }
   fs::remove_all(d);
+}
+
+TEST_CASE("a sweep off a terminal prints a plain progress line every --progress-every s, none with --quiet", "[cli][progress]") {
+  fs::path d = temp_dir();
+  // a ticker prints while cases run, a finished case when the interval has passed: with an interval
+  // of 1 ms every case of the small experiment prints one
+  auto p = run("sweep " + kSmallExperiment + " --out " + (d / "a").string() + " --progress-every 0.001");
+  REQUIRE(p.code == 0);
+  CHECK(p.output.find('\r') == std::string::npos);
+  CHECK_THAT(p.output, Catch::Matches("(.|\\n)*sweep: [0-9]+/[0-9]+ cases, 0 failed, [0-9]+ s elapsed(.|\\n)*"));
+  auto q = run("sweep " + kSmallExperiment + " --out " + (d / "b").string() + " --progress-every 0.001 --quiet");
+  REQUIRE(q.code == 0);
+  CHECK_THAT(q.output, !Catch::Contains("sweep: "));
+  // the default interval, 10 s: the small experiment ends before any line
+  auto r = run("sweep " + kSmallExperiment + " --out " + (d / "c").string());
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, !Catch::Contains(" cases, "));
+  fs::remove_all(d);
+}
+
+TEST_CASE("did-you-mean for commands, options, methods, models and choices", "[cli][hints]") {
+  auto c = run("runn pendulum90 GC4");
+  CHECK(c.code == 2);
+  CHECK_THAT(c.output, Catch::Contains("unknown command 'runn'; did you mean 'run'?"));
+  auto o = run("run pendulum90 GC4 --step 0.01");
+  CHECK(o.code == 2);
+  CHECK_THAT(o.output, Catch::Contains("`mbbench run` has no option '--step'; did you mean '--h'?"));
+  auto o2 = run("run pendulum90 GC4 --duraton 1");
+  CHECK_THAT(o2.output, Catch::Contains("did you mean '--duration'?"));
+  auto m = run("run pendulum90 gc4");
+  CHECK(m.code == 2);
+  CHECK_THAT(m.output, Catch::Contains("unknown method 'gc4'; did you mean 'GC4'?"));
+  auto md = run("run pendulm90 GC4");
+  CHECK(md.code == 2);
+  CHECK_THAT(md.output, Catch::Contains("unknown model 'pendulm90'; did you mean 'pendulum90'?"));
+  auto k = run("run pendulum90 iterative:max_itr=5");
+  CHECK(k.code == 2);
+  CHECK_THAT(k.output, Catch::Contains("unknown option 'max_itr'") && Catch::Contains("did you mean 'max_iter'?"));
+  // a choice in another case is the choice; a misspelt one is named
+  auto ch = run("run pendulum90 Imp4:solver=LINEAR --duration 0.1 --no-ref");
+  CHECK(ch.code == 0);
+  CHECK_THAT(ch.output, Catch::Contains("status: ok"));
+  auto bad = run("run pendulum90 Imp4:solver=linera --duration 0.1");
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.output, Catch::Contains("did you mean 'linear'?"));
+}
+
+TEST_CASE("run prints the model's own metrics with their units", "[cli][units]") {
+  auto r = run("run walker sle --duration 1 --no-ref");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("walk_distance = ") && Catch::Contains("PEN_max = "));
+}
+
+TEST_CASE("a convergence failure names the options that help", "[cli][hints]") {
+  // Imp4 on the UR5 (tolerance 0: to round-off) stalls at 3.7e-14 in its velocity correction at
+  // t = 0.365 s; a direct solver, the first option the message names, runs the same 0.4 s
+  const std::string ur5 = std::string(MBBENCH_TEST_DATA) + "/robots/ur5.urdf";
+  auto r = run("run " + ur5 + " Imp4 --duration 0.4 --no-ref");
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("velocity correction did not converge in 1000 sweeps (error 3.67e-14 > tolerance 0 = round-off); try "
+                                       "tol_v=1e-13, solver=sle|cholmod|linear (direct) or a larger max_iter"));
+  for (const char* fix : {"Imp4:solver=linear", "Imp4:solver=sle"}) {
+    auto f = run("run " + ur5 + " " + fix + " --duration 0.4 --no-ref");
+    INFO(fix << "\n" << f.output);
+    CHECK(f.code == 0);
+    CHECK_THAT(f.output, Catch::Contains("status: ok"));
+  }
 }

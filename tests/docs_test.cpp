@@ -195,3 +195,49 @@ TEST_CASE("docs: no page over 40 KB, docs within 300 KB, and no history in any l
   }
   CHECK(lines > 1000);  // the files were read
 }
+
+TEST_CASE("docs: every output the README and usage.md print is what mbbench prints", "[docs][printed]") {
+  // In a ```sh block, the lines "#  TEXT" after a command `mbbench ARGS` (or build/release/mbbench)
+  // are what it prints: each such line, but those that begin "#  ...", must be a line of the command's output as it
+  // is now, every number to the digits shown. The commands run from the repository's root.
+  int checked = 0;
+  for (const char* page : {"README.md", "docs/usage.md"}) {
+    std::istringstream in(read(kRoot / page));
+    std::string line, command;
+    std::vector<std::string> shown;
+    bool block = false;
+    auto check = [&] {
+      if (!command.empty() && !shown.empty()) {
+        const auto r = mbtest::run_command("cd " + kRoot.string() + " && " + std::string(MBBENCH_EXE) + " " + command);
+        INFO(page << ": mbbench " << command << "\n" << r.output);
+        CHECK(r.code == 0);
+        std::set<std::string> lines;
+        std::istringstream out(r.output);
+        for (std::string l; std::getline(out, l);) lines.insert(l);
+        for (const auto& s : shown) {
+          INFO("shown: " << s);
+          CHECK(lines.count(s) == 1);
+          ++checked;
+        }
+      }
+      command.clear();
+      shown.clear();
+    };
+    while (std::getline(in, line)) {
+      if (line.rfind("```", 0) == 0) {
+        check();
+        block = line == "```sh";
+        continue;
+      }
+      if (!block) continue;
+      if (line.rfind("#  ", 0) == 0 && !command.empty()) {
+        if (line.rfind("#  ...", 0) != 0) shown.push_back(line.substr(3));
+        continue;
+      }
+      check();
+      for (const std::string prefix : {"mbbench ", "build/release/mbbench "})
+        if (line.rfind(prefix, 0) == 0) command = line.substr(prefix.size(), line.find("  #") - prefix.size());
+    }
+  }
+  CHECK(checked >= 5);
+}

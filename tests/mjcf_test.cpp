@@ -379,12 +379,24 @@ TEST_CASE("mjcf: refusals name the file, line and body, MuJoCo's own errors keep
   const auto gc4 = mbtest::run_cli("run " + kData + "small.xml GC4 --duration 0.1");
   CHECK(gc4.code == 2);
   CHECK_THAT(gc4.output, Catch::Contains("GC4 does not support contacts"));
-  CHECK_THAT(gc4.output, Catch::Contains("small.xml:contacts=off` runs the model without its contacts"));
+  CHECK_THAT(gc4.output, Catch::Contains("small.xml:contacts=off` runs in GC4"));
+  // the methods that take the model as it is, from the registry
+  CHECK_THAT(gc4.output, Catch::Contains("methods that claim every feature of this model: "));
+  CHECK_THAT(gc4.output, Catch::Contains("gc-contact"));
   // a method with contacts but without massless frames: the frames' hint, not the contacts'
   const auto sle = mbtest::run_cli("run " + kData + "ankle.xml sle --duration 0.1");
   CHECK(sle.code == 2);
-  CHECK_THAT(sle.output, Catch::Contains("ankle.xml:frames=light` makes its joint chains' frames light bodies"));
-  CHECK_THAT(sle.output, !Catch::Contains("contacts=off"));
+  CHECK_THAT(sle.output, Catch::Contains("ankle.xml:frames=light` runs in sle (light frames are a change to the model)"));
+  CHECK_THAT(sle.output, !Catch::Contains("contacts=off`"));
+  // every command a hint suggests is accepted
+  for (const auto* out : {&gc4.output, &sle.output}) {
+    const size_t a = out->find("; `") + 3, b = out->find('`', a);
+    const std::string spec = out->substr(a, b - a);
+    const std::string method = out->substr(out->find(" runs in ", b) + 9);
+    const auto again = mbtest::run_cli("run " + spec + " " + method.substr(0, method.find_first_of(" ;\n")) + " --duration 0.01 --no-ref --quiet");
+    INFO(spec << " " << again.output);
+    CHECK(again.code == 0);
+  }
   CHECK_THAT(gc4.output, Catch::Contains("mbbench: warning: " + kData + "small.xml: not in the Model, ignored: stiffness"));
   const auto option = mbtest::run_cli("run " + kData + "small.xml:contacts=maybe GC4 --duration 0.1");
   CHECK(option.code == 2);

@@ -41,6 +41,7 @@ MethodInfo describe_imp(int k) {
                  fmt::format("measured; the paper claims {} (exact for a force given in time, tests/imp_test.cpp), constraint "
                              "impulses that depend on the state leave a global O(h^3) term",
                              2 * k)}};
+  if (k > 1) i.stated_order = 2 * k;
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
   i.timing_max_joints = 63;  // k sub-steps of the iterative corrections: 0.1-1 s per step at 255 joints
   if (k == 2) i.gate_time_joints = {63};  // Imp2..Imp10 are one wrapper, run k = 1..5 times

@@ -77,9 +77,13 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
       *limit_reached = true;
       break;
     }
-    if (it >= max_iter || !std::isfinite(err))
-      throw SimulationError(fmt::format("{}: {} correction did not converge in {} sweeps (error {:.3g} > tolerance {:.3g})",
-                                        who, what, it, err, tol));
+    if (it >= max_iter || !std::isfinite(err)) {
+      const std::string message = fmt::format(
+          "{}: {} correction did not converge in {} sweeps (error {:.3g} > tolerance {})", who, what, it, err,
+          tol > 0 ? fmt::format("{:.3g}", tol) : std::string("0 = round-off"));
+      if (!std::isfinite(err)) throw SimulationError(message);
+      throw ConvergenceError(message, std::string(what) == "position" ? "tol_p" : "tol_v", err);
+    }
     prev = err;
   }
   iterations += it;

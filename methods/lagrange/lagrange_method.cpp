@@ -370,7 +370,7 @@ std::unique_ptr<Method> Lagrange::make(const Spec& s) {
 
 MethodEntry Lagrange::alias(const std::string& name, const std::string& expansion, const std::string& source,
                             const std::string& description, std::vector<DeclaredOrder> orders) {
-  const Spec e = Spec::parse("lagrange:" + expansion, "method", "methods/registry/registry.cpp");
+  Spec e = Spec::parse("lagrange:" + expansion, "method", "methods/registry/registry.cpp");
   e.check_options(describe().options);
   const Stab stab = pick(kStabs, "stab", e.get_string("stab", "baumgarte"), name);
   MethodInfo i;

@@ -40,7 +40,7 @@ const std::vector<OptionInfo>& mjcf_options() {
 }
 
 Model load_mjcf(const std::string& text, const std::string& source, int line) {
-  const Spec spec = Spec::parse(text, "model", source, line);
+  Spec spec = Spec::parse(text, "model", source, line);
   spec.check_options(mjcf_options());
   if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no MJCF file '{}'", spec.name()));
   MjcfOptions options;

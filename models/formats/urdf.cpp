@@ -46,7 +46,7 @@ bool is_urdf_spec(const std::string& text) {
 }
 
 Model load_urdf(const std::string& text, const std::string& source, int line) {
-  const Spec spec = Spec::parse(text, "model", source, line);
+  Spec spec = Spec::parse(text, "model", source, line);
   spec.check_options(urdf_options());
   if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no URDF file '{}'", spec.name()));
   UrdfOptions o;
