@@ -508,8 +508,8 @@ int main(int argc, char** argv) {
   run->add_flag("--force", force, "run even above 10^8 steps (without it such a run states its step count and estimated time, exit 2)");
 
   std::string scene_out;
-  auto* exp = app.add_subcommand("export-scene", "write a catalog model as a TOML scene file");
-  exp->add_option("model", model_arg, "catalog model spec")->required();
+  auto* exp = app.add_subcommand("export-scene", "write any model `run` takes (catalog, scene, URDF, MJCF) as a TOML scene file");
+  exp->add_option("model", model_arg, "model spec as `run` takes it (e.g. chain:n=5, robot.urdf:base=free, ant.xml:contacts=off)")->required();
   exp->add_option("-o,--out", scene_out, "output file")->required();
 
   std::vector<std::string> record_files;
@@ -608,7 +608,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*exp) {
-      mb::Model m = mb::build_model(model_arg);
+      const mb::Model m = mb::load_model(model_arg);
+      for (const std::string& w : m.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
       mb::write_scene(m, scene_out);
       return 0;
     }

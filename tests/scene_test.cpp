@@ -14,67 +14,12 @@
 #include "models/formats/scene.hpp"
 #include "models/formats/scene_lexer.hpp"
 #include "models/formats/scene_split.hpp"
+#include "model_compare.hpp"
 
 namespace {
 
-void require_same(const mb::Model& a, const mb::Model& b) {
-  CHECK(a.info.name == b.info.name);
-  CHECK(a.info.source == b.info.source);
-  CHECK(a.info.description == b.info.description);
-  CHECK(a.info.period == b.info.period);
-  CHECK(a.info.tracked_body == b.info.tracked_body);
-  CHECK(a.info.duration == b.info.duration);
-  CHECK(a.info.default_h == b.info.default_h);
-  CHECK(a.info.h_grid == b.info.h_grid);
-  CHECK(a.info.energy_conserved == b.info.energy_conserved);
-  CHECK(a.info.published_end == b.info.published_end);
-  CHECK(a.gravity == b.gravity);
-  REQUIRE(a.bodies.size() == b.bodies.size());
-  for (size_t i = 0; i < a.bodies.size(); ++i) {
-    const auto &x = a.bodies[i], &y = b.bodies[i];
-    CHECK(x.name == y.name);
-    CHECK(x.particle == y.particle);
-    CHECK(x.is_static == y.is_static);
-    CHECK(x.mass == y.mass);
-    CHECK((x.particle || x.inertia == y.inertia));
-    CHECK(x.box == y.box);
-    CHECK(x.position == y.position);
-    CHECK(x.orientation.coeffs() == y.orientation.coeffs());
-    CHECK(x.velocity == y.velocity);
-    CHECK(x.angular_velocity == y.angular_velocity);
-  }
-  REQUIRE(a.loads.size() == b.loads.size());
-  for (size_t i = 0; i < a.loads.size(); ++i) {
-    CHECK(a.loads[i].body == b.loads[i].body);
-    CHECK(a.loads[i].torque == b.loads[i].torque);
-    CHECK(a.loads[i].t_begin == b.loads[i].t_begin);
-    CHECK(a.loads[i].t_end == b.loads[i].t_end);
-  }
-  REQUIRE(a.springs.size() == b.springs.size());
-  for (size_t i = 0; i < a.springs.size(); ++i) {
-    const auto &x = a.springs[i], &y = b.springs[i];
-    CHECK(x.name == y.name);
-    CHECK(x.a == y.a);
-    CHECK(x.b == y.b);
-    CHECK(x.anchor_a == y.anchor_a);
-    CHECK(x.anchor_b == y.anchor_b);
-    CHECK(x.stiffness == y.stiffness);
-    CHECK(x.rest_length == y.rest_length);
-    CHECK(x.damping == y.damping);
-  }
-  REQUIRE(a.joints.size() == b.joints.size());
-  for (size_t i = 0; i < a.joints.size(); ++i) {
-    const auto &x = a.joints[i], &y = b.joints[i];
-    CHECK(x.name == y.name);
-    CHECK(x.type == y.type);
-    CHECK(x.a == y.a);
-    CHECK(x.b == y.b);
-    CHECK(x.anchor_a == y.anchor_a);
-    CHECK(x.anchor_b == y.anchor_b);
-    if (x.type == mb::JointType::Distance) CHECK(x.length == y.length);
-    CHECK(x.extensibility == y.extensibility);
-  }
-}
+// every field, bit for bit
+void require_same(const mb::Model& a, const mb::Model& b) { mbtest::require_same_model(a, b); }
 
 
 }  // namespace

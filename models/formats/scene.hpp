@@ -1,12 +1,15 @@
 // Scene files (TOML): any model the builders make, written and read back bit-identically.
 // Format (docs/conventions.md, "Scene files"):
 //   [model]  name, source, description, gravity, duration, default_h, h_grid, period?,
-//            tracked_body?, energy_conserved, published_end?
-//   [[body]] name, type = "particle"|"rigid", mass, inertia (rigid: 3x3 or diagonal [a,b,c]),
-//            box?, static?, position, orientation? [w,x,y,z], velocity?, angular_velocity?
+//            tracked_body?, energy_conserved, published_end?, warnings?, ctrl? (ctrl_times, ctrl_rows:
+//            a table of controls)
+//   [[body]] name, type = "particle"|"rigid"|"frame", mass, inertia (rigid: 3x3 or diagonal [a,b,c]),
+//            box?, static?, position, orientation? [w,x,y,z], velocity?, angular_velocity?, light_frame?
 //   [[joint]] name, type = "distance"|"ball"|"hinge"|"fixed", a, b ("world" or a body name),
 //            anchor_a?, anchor_b?, length (distance), axis_a/axis_b (hinge), rel_orientation (fixed)
 //   [[torque]] body, torque (world, N m), t_begin, t_end
+//   [[force]], [[spring]], [[motor]], [[actuator]], [[material]], [[material_pair]], [[shape]],
+//   [[exact]] body, acceleration; [[named_frame]] name, body, position?, orientation?
 // Every problem is an InputError naming the file, the line and the field.
 #pragma once
 #include <string>

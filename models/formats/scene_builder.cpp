@@ -89,9 +89,9 @@ Mat3 mat3(const LineTable& r, const char* key) {
 
 const std::vector<std::string> kModelKeys = {"name", "source", "description", "gravity", "duration", "default_h",
                                              "h_grid", "period", "tracked_body", "energy_conserved",
-                                             "published_end"};
+                                             "published_end", "warnings", "ctrl", "ctrl_times", "ctrl_rows"};
 const std::vector<std::string> kBodyKeys = {"name", "type", "mass", "inertia", "box", "static", "position",
-                                            "orientation", "velocity", "angular_velocity"};
+                                            "orientation", "velocity", "angular_velocity", "light_frame"};
 const std::vector<std::string> kTorqueKeys = {"body", "torque", "t_begin", "t_end"};
 const std::vector<std::string> kForceKeys = {"body", "force", "t_begin", "t_end"};
 const std::vector<std::string> kMaterialKeys = {"name", "restitution", "mu_static", "mu_dynamic"};
@@ -101,6 +101,8 @@ const std::vector<std::string> kShapeKeys = {"name", "type", "body", "position",
 const std::vector<std::string> kMotorKeys = {"name", "joint", "mode", "target", "value", "rate", "amplitude", "frequency", "phase",
                                              "times", "values", "max_force"};
 const std::vector<std::string> kActuatorKeys = {"name", "joint", "kind", "gear", "kp", "kv", "gain", "bias", "ctrlrange", "forcerange", "offset"};
+const std::vector<std::string> kExactKeys = {"body", "acceleration"};
+const std::vector<std::string> kNamedFrameKeys = {"name", "body", "position", "orientation"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation", "damping", "lower", "upper"};
@@ -151,7 +153,32 @@ void SceneBuilder::model_table(const TableReader& top) {
   m.info.published_end = mr.boolean("published_end", false);
   tracked = mr.str("tracked_body", "");
   tracked_line = mr.has("tracked_body") ? mr.at(mr.need("tracked_body")) : mr.line();
-
+  if (mr.has("warnings")) m.info.warnings = mr.strings("warnings");
+  // the controls: a source the model option ctrl= names, or a table given here (ctrl names it)
+  ctrl_text = mr.str("ctrl", "zero");
+  ctrl_line = mr.has("ctrl") ? mr.at(mr.need("ctrl")) : mr.line();
+  ctrl_table = mr.has("ctrl_times") || mr.has("ctrl_rows");
+  if (ctrl_table) {
+    m.control.kind = ControlKind::Table;
+    m.control.text = ctrl_text;
+    m.control.times = mr.numbers("ctrl_times");
+    if (m.control.times.empty()) mr.fail("ctrl_times", "a table of controls needs at least one row");
+    for (size_t k = 1; k < m.control.times.size(); ++k)
+      if (!(m.control.times[k] > m.control.times[k - 1]))
+        mr.fail("ctrl_times", fmt::format("times must increase strictly: {} after {}", m.control.times[k], m.control.times[k - 1]));
+    const toml::array& rows = mr.array("ctrl_rows");
+    if (rows.size() != m.control.times.size())
+      mr.fail("ctrl_rows", fmt::format("{} rows for {} times; one row of controls per time", rows.size(), m.control.times.size()));
+    for (const toml::node& row : rows) {
+      const toml::array* a = row.as_array();
+      if (!a) throw InputError(file, mr.at(row), mr.field("ctrl_rows"), "expected an array of rows [u1, u2, ...], one control per actuator");
+      std::vector<double> u;
+      for (const toml::node& x : *a) u.push_back(mr.number(x, "ctrl_rows"));
+      m.control.rows.push_back(std::move(u));
+    }
+  } else if (ctrl_text != "zero" && ctrl_text != "hold" && ctrl_text.rfind("sine:", 0) != 0 && ctrl_text.rfind("noise:", 0) != 0) {
+    mr.fail("ctrl", fmt::format("must be zero, hold, sine:A,F or noise:SEED,SIGMA (a table: ctrl_times and ctrl_rows), got \"{}\"", ctrl_text));
+  }
 }
 
 void SceneBuilder::body(const toml::table& t, int line_offset) {
@@ -195,6 +222,9 @@ void SceneBuilder::body(const R& br) {
   b.orientation = br.has("orientation") ? quat(br, "orientation") : Quat::Identity();
   b.velocity = vec3(br, "velocity", Vec3::Zero());
   b.angular_velocity = vec3(br, "angular_velocity", Vec3::Zero());
+  b.light_frame = br.boolean("light_frame", false);
+  if (b.light_frame && (b.particle || b.frame || b.is_static))
+    br.fail("light_frame", "only a moving rigid body stands for a joint frame");
   m.bodies.push_back(std::move(b));
   index.insert(static_cast<long>(i), body_name());
 }
@@ -254,14 +284,11 @@ void SceneBuilder::joint(const R& jr) {
   const bool needs_axis_b = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
   const bool needs_axis_a = parts.trans == TransPart::Line || parts.trans == TransPart::Plane || needs_axis_b ||
                             parts.rot == RotPart::Twist;
-  if (needs_axis_a) {
-    j.axis_a = vec3(jr, "axis_a");
-    if (j.axis_a.norm() == 0) jr.fail("axis_a", "axis must be non-zero");
-  }
-  if (needs_axis_b) {
-    j.axis_b = vec3(jr, "axis_b");
-    if (j.axis_b.norm() == 0) jr.fail("axis_b", "axis must be non-zero");
-  }
+  // an axis the type does not need is optional (a slider's axis_b: b's side of its axis)
+  if (needs_axis_a || jr.has("axis_a")) j.axis_a = vec3(jr, "axis_a");
+  if (needs_axis_a && j.axis_a.norm() == 0) jr.fail("axis_a", "axis must be non-zero");
+  if (needs_axis_b || jr.has("axis_b")) j.axis_b = vec3(jr, "axis_b");
+  if (needs_axis_b && j.axis_b.norm() == 0) jr.fail("axis_b", "axis must be non-zero");
   if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
     j.rel_orientation = jr.has("rel_orientation") ? quat(jr, "rel_orientation") : Quat::Identity();
   if (jr.has("damping")) {  // a viscous damper in a hinge (N m s/rad) or a slider (N s/m)
@@ -549,9 +576,17 @@ void SceneBuilder::actuator(const toml::table& t) {
       break;
     }
   }
+  // a range open at one end: -inf low, inf high
   auto range = [&](const char* k, double& lo, double& hi) {
     if (!r.has(k)) return;
-    const std::vector<double> v = r.numbers(k, 2);
+    const toml::array& ends = r.array(k);
+    if (ends.size() != 2) throw InputError(file, r.at(r.need(k)), r.field(k), fmt::format("expected 2 numbers, got {}", ends.size()));
+    double v[2];
+    for (size_t e = 0; e < 2; ++e) {
+      const double open = e == 0 ? -INFINITY : INFINITY;
+      const auto* f = ends[e].as_floating_point();
+      v[e] = f && f->get() == open ? open : r.number(ends[e], k);
+    }
     if (!(v[0] <= v[1])) r.fail(k, fmt::format("the low end {} is above the high end {}", v[0], v[1]));
     lo = v[0], hi = v[1];
   };
@@ -561,10 +596,39 @@ void SceneBuilder::actuator(const toml::table& t) {
   m.actuators.push_back(std::move(a));
 }
 
+void SceneBuilder::exact(const toml::table& t) {
+  TableReader r(t, file, fmt::format("exact[{}]", m.info.exact.size()), kExactKeys);
+  ExactMotion e;
+  const std::string body = r.str("body");
+  e.body = find_body(body);
+  if (e.body < 0) r.fail("body", fmt::format("no body named '{}'", body));
+  e.acceleration = vec3(r, "acceleration");
+  m.info.exact.push_back(e);
+}
+
+void SceneBuilder::named_frame(const toml::table& t) {
+  TableReader r(t, file, fmt::format("named_frame[{}]", m.info.frames.size()), kNamedFrameKeys);
+  NamedFrame f;
+  f.name = r.str("name");
+  if (f.name.empty()) r.fail("name", "a named frame needs a name");
+  f.body = body_ref(r, "body");
+  f.position = vec3(r, "position", Vec3::Zero());
+  f.orientation = r.has("orientation") ? quat(r, "orientation") : Quat::Identity();
+  m.info.frames.push_back(std::move(f));
+}
+
 Model SceneBuilder::finish() {
   // the name tables are done with: their memory is free for check_model's
   index = NameIndex();
   joint_names = NameIndex();
+  if (ctrl_table) {
+    for (size_t k = 0; k < m.control.rows.size(); ++k)
+      if (m.control.rows[k].size() != m.actuators.size())
+        throw InputError(file, ctrl_line, "model.ctrl_rows",
+                         fmt::format("row {} has {} controls; the model has {} actuator(s)", k, m.control.rows[k].size(), m.actuators.size()));
+  } else if (ctrl_text != "zero") {
+    m.control = parse_control(ctrl_text, m, file, ctrl_line);
+  }
   check_model(m, file);
   return std::move(m);
 }

@@ -72,6 +72,10 @@ class SceneBuilder {
   void actuator(const toml::table& t);
   // the hinge or slider named by the table's `joint` (`what`: "a motor", "an actuator" in messages)
   int driven_joint(const TableReader& r, const char* what);
+  // [[exact]]: a body's closed-form motion (ExactMotion); [[named_frame]]: a frame fixed to a body
+  // or the world (NamedFrame)
+  void exact(const toml::table& t);
+  void named_frame(const toml::table& t);
 
   Model finish();
 
@@ -109,6 +113,11 @@ class SceneBuilder {
   std::unordered_set<std::string> shape_names, spring_names, motor_names, actuator_names;
   std::string tracked;
   int tracked_line = 0;
+  // [model] ctrl (the control source, applied once the actuators are read) and whether
+  // ctrl_times and ctrl_rows give a table
+  std::string ctrl_text;
+  int ctrl_line = 0;
+  bool ctrl_table = false;
 };
 
 }  // namespace mb

@@ -24,7 +24,8 @@ namespace mb {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor", "actuator"};
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor", "actuator",
+                                        "exact", "named_frame"};
 
 // The parts path: the model, or nothing when the file must be parsed whole. A part goes through the
 // line reader (scene_lexer.hpp) when it reads every line of it, else through toml++; either way its
@@ -47,7 +48,7 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator"})
+  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator", "exact", "named_frame"})
     if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
@@ -139,6 +140,8 @@ Model parse_scene(std::string_view text, const std::string& file, SceneParse how
   for (const toml::table* t : top.tables("shape")) b.shape(*t);
   for (const toml::table* t : top.tables("motor")) b.motor(*t);
   for (const toml::table* t : top.tables("actuator")) b.actuator(*t);
+  for (const toml::table* t : top.tables("exact")) b.exact(*t);
+  for (const toml::table* t : top.tables("named_frame")) b.named_frame(*t);
   return b.finish();
 }
 

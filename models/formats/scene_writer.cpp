@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "core/error.hpp"
 #include "core/io.hpp"
+#include "models/actuators.hpp"
 
 namespace mb {
 
@@ -55,6 +57,35 @@ std::string str(const std::string& s) {
   return out + "\"";
 }
 std::string body_name(const Model& m, int i) { return i == kWorld ? "world" : m.bodies[i].name; }
+std::string list(const std::vector<double>& v) {
+  std::string l = "[";
+  for (size_t k = 0; k < v.size(); ++k) l += (k ? ", " : "") + num(v[k]);
+  return l + "]";
+}
+// what the scene format cannot hold: an InputError naming the model and the field
+[[noreturn]] void refuse(const Model& m, const std::string& field, const std::string& why) {
+  throw InputError(m.info.name, 0, field, why + "; the scene format cannot hold it");
+}
+// the control source as [model] keys: ctrl (the model option's text) and a table's ctrl_times and
+// ctrl_rows; a source its text does not give again is refused
+std::string control_keys(const Model& m) {
+  const ControlSource& c = m.control;
+  if (c.kind == ControlKind::Table) {
+    std::string rows = "[";
+    for (size_t k = 0; k < c.rows.size(); ++k) rows += (k ? ", " : "") + list(c.rows[k]);
+    return fmt::format("ctrl = {}\nctrl_times = {}\nctrl_rows = {}]\n", str(c.text), list(c.times), rows);
+  }
+  if (c.kind == ControlKind::Zero && c.text == "zero") return "";
+  ControlSource back;
+  try {
+    back = parse_control(c.text, m, m.info.name, 0);
+  } catch (const InputError&) {
+    refuse(m, "ctrl", fmt::format("the controls' text '{}' does not name them", c.text));
+  }
+  if (back.kind != c.kind || back.amplitude != c.amplitude || back.frequency != c.frequency || back.seed != c.seed || back.sigma != c.sigma)
+    refuse(m, "ctrl", fmt::format("the controls differ from what their text '{}' names", c.text));
+  return fmt::format("ctrl = {}\n", str(c.text));
+}
 }  // namespace
 
 std::string scene_to_toml(const Model& m) {
@@ -72,6 +103,12 @@ std::string scene_to_toml(const Model& m) {
   if (m.info.tracked_body >= 0) o += fmt::format("tracked_body = {}\n", str(m.bodies[m.info.tracked_body].name));
   o += fmt::format("energy_conserved = {}\n", m.info.energy_conserved);
   if (m.info.published_end) o += "published_end = true\n";
+  if (!m.info.warnings.empty()) {
+    o += "warnings = [";
+    for (size_t k = 0; k < m.info.warnings.size(); ++k) o += (k ? ", " : "") + str(m.info.warnings[k]);
+    o += "]\n";
+  }
+  o += control_keys(m);
   for (const Body& b : m.bodies) {
     o += fmt::format("\n[[body]]\nname = {}\ntype = {}\n", str(b.name),
                      b.particle ? "\"particle\"" : b.frame ? "\"frame\"" : "\"rigid\"");
@@ -86,6 +123,7 @@ std::string scene_to_toml(const Model& m) {
     if (!b.particle) o += fmt::format("orientation = {}\n", quat(b.orientation));
     o += fmt::format("velocity = {}\n", vec(b.velocity));
     if (!b.particle) o += fmt::format("angular_velocity = {}\n", vec(b.angular_velocity));
+    if (b.light_frame) o += "light_frame = true\n";
   }
   for (const Joint& j : m.joints) {
     o += fmt::format("\n[[joint]]\nname = {}\ntype = \"{}\"\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\n", str(j.name),
@@ -93,10 +131,12 @@ std::string scene_to_toml(const Model& m) {
     if (j.type == JointType::Distance) o += fmt::format("length = {}\n", num(j.length));
     if (j.type == JointType::Distance && j.extensibility != 0) o += fmt::format("extensibility = {}\n", num(j.extensibility));
     const JointParts parts = joint_parts(j.type);
+    // an axis the type does not need, when it is not the default (a slider's axis_b)
     const bool two_axes = parts.rot == RotPart::Axis || parts.rot == RotPart::Perpendicular;
-    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist)
+    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || two_axes || parts.rot == RotPart::Twist ||
+        j.axis_a != Vec3::UnitZ())
       o += fmt::format("axis_a = {}\n", vec(j.axis_a));
-    if (two_axes) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
+    if (two_axes || j.axis_b != Vec3::UnitZ()) o += fmt::format("axis_b = {}\n", vec(j.axis_b));
     if (parts.rot == RotPart::Orientation || parts.rot == RotPart::Twist)
       o += fmt::format("rel_orientation = {}\n", quat(j.rel_orientation));
     if (j.damping != 0) o += fmt::format("damping = {}\n", num(j.damping));
@@ -127,19 +167,22 @@ std::string scene_to_toml(const Model& m) {
         o += fmt::format("value = {}\namplitude = {}\nfrequency = {}\nphase = {}\n", num(tg.value), num(tg.amplitude), num(tg.frequency),
                          num(tg.phase));
         break;
-      case TargetKind::Table: {
-        auto list = [&](const std::vector<double>& v) {
-          std::string l = "[";
-          for (size_t k = 0; k < v.size(); ++k) l += (k ? ", " : "") + num(v[k]);
-          return l + "]";
-        };
-        o += fmt::format("times = {}\nvalues = {}\n", list(tg.times), list(tg.values));
-        break;
-      }
+      case TargetKind::Table: o += fmt::format("times = {}\nvalues = {}\n", list(tg.times), list(tg.values)); break;
     }
     if (mo.limited()) o += fmt::format("max_force = {}\n", num(mo.max_force));
   }
-  for (const Actuator& a : m.actuators) {
+  for (size_t i = 0; i < m.actuators.size(); ++i) {
+    const Actuator& a = m.actuators[i];
+    // a kind's own keys give its gain and bias: kp and kv >= 0 (position), kv >= 0 (velocity)
+    const auto& b = a.bias;
+    const bool kind_holds = a.kind == ActuatorKind::Motor      ? a.gain == 1 && b[0] == 0 && b[1] == 0 && b[2] == 0
+                            : a.kind == ActuatorKind::Position ? b[0] == 0 && b[1] == -a.gain && a.gain >= 0 && b[2] <= 0
+                            : a.kind == ActuatorKind::Velocity ? b[0] == 0 && b[1] == 0 && b[2] == -a.gain && a.gain >= 0
+                                                               : true;
+    if (!kind_holds)
+      refuse(m, fmt::format("actuator[{}].bias", i),
+             fmt::format("actuator '{}' is a {} actuator with gain {} and bias [{}, {}, {}], which its kind's keys do not give", a.name,
+                         actuator_kind_name(a.kind), a.gain, b[0], b[1], b[2]));
     o += fmt::format("\n[[actuator]]\nname = {}\njoint = {}\nkind = \"{}\"\ngear = {}\n", str(a.name),
                      str(m.joints[static_cast<size_t>(a.joint)].name), actuator_kind_name(a.kind), num(a.gear));
     switch (a.kind) {
@@ -150,6 +193,7 @@ std::string scene_to_toml(const Model& m) {
         o += fmt::format("gain = {}\nbias = [{}, {}, {}]\n", num(a.gain), num(a.bias[0]), num(a.bias[1]), num(a.bias[2]));
         break;
     }
+    // a range open at one end reads back as -inf or inf there
     if (std::isfinite(a.ctrl_low) || std::isfinite(a.ctrl_high)) o += fmt::format("ctrlrange = [{}, {}]\n", num(a.ctrl_low), num(a.ctrl_high));
     if (std::isfinite(a.force_low) || std::isfinite(a.force_high)) o += fmt::format("forcerange = [{}, {}]\n", num(a.force_low), num(a.force_high));
     if (a.offset != 0) o += fmt::format("offset = {}\n", num(a.offset));
@@ -188,6 +232,11 @@ std::string scene_to_toml(const Model& m) {
       }
     }
   }
+  for (const ExactMotion& e : m.info.exact)
+    o += fmt::format("\n[[exact]]\nbody = {}\nacceleration = {}\n", str(m.bodies[static_cast<size_t>(e.body)].name), vec(e.acceleration));
+  for (const NamedFrame& f : m.info.frames)
+    o += fmt::format("\n[[named_frame]]\nname = {}\nbody = {}\nposition = {}\norientation = {}\n", str(f.name), str(body_name(m, f.body)),
+                     vec(f.position), quat(f.orientation));
   return o;
 }
 
