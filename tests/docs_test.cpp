@@ -15,11 +15,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/fit.hpp"
 #include "methods/peers/translation.hpp"
 #include "cli_util.hpp"
 
@@ -240,4 +243,65 @@ TEST_CASE("docs: every output the README and usage.md print is what mbbench prin
     }
   }
   CHECK(checked >= 5);
+}
+
+TEST_CASE("docs: the schmitt2005 findings table is the fit of the committed records", "[docs][printed]") {
+  // each row "| Pendulum10 | ED | GC4 | 5.00 / 5.00 | 57.4879 / 57.489726 | 1.0000 | ... |": our
+  // order and factor are the two-point fit (h1 = 0.005, h2 = 0.04, simulated h, steps=ceil ld=half)
+  // of tests/data/records/schmitt2005.jsonl, the record set that equals this build's numbers bit for
+  // bit (tests/records_regression_test.cpp), to the digits the report prints
+  std::map<std::string, std::vector<mb::SeriesPoint>> series;  // "pendulum10 GC4 ED"
+  {
+    std::ifstream in(kRoot / "tests/data/records/schmitt2005.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const auto c = nlohmann::json::parse(line);
+      std::istringstream id(c["case_id"].get<std::string>());
+      std::string model, method, h, steps, ld;
+      id >> model >> method >> h >> steps >> ld;
+      if (steps != "steps=ceil" || ld != "ld=half") continue;
+      for (const char* metric : {"ED", "LD"}) {
+        mb::SeriesPoint p;
+        p.h_nominal = std::stod(h.substr(2));
+        p.h = c["h"].get<double>();
+        p.failed = c["status"] != "ok";
+        if (c["metrics"].contains(metric)) p.w = c["metrics"][metric].get<double>();
+        series[model + " " + method + " " + metric].push_back(p);
+      }
+    }
+  }
+  std::istringstream in(read(kRoot / "docs/findings/schmitt2005.md"));
+  int rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| Pendulum", 0) != 0) continue;
+    std::vector<std::string> cell;
+    for (size_t a = 1, b; (b = line.find(" |", a)) != std::string::npos; a = b + 2) cell.push_back(line.substr(a + 1, b - a - 1));
+    REQUIRE(cell.size() >= 6);
+    std::string model = cell[0];
+    model[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(model[0])));
+    const auto s = series.find(model + " " + cell[2] + " " + cell[1]);
+    INFO(line);
+    REQUIRE(s != series.end());
+    const mb::SeriesFit f = mb::fit_series(s->second, 0.005, 0.04, mb::FitH::Simulated);
+    REQUIRE(f.two_point);
+    CHECK(cell[3].substr(0, cell[3].find(" /")) == fmt::format("{:.2f}", f.two_point->order));
+    CHECK(cell[4].substr(0, cell[4].find(" /")) == fmt::format("{:.6g}", f.two_point->factor));
+    ++rows;
+  }
+  CHECK(rows >= 29);
+}
+
+TEST_CASE("docs: the code contributing.md shows is the example method's, as it is", "[docs]") {
+  // the section "Add a method" (up to "## Add a model")
+  std::string page = read(kDocs + "contributing.md");
+  page = page.substr(0, page.find("## Add a model"));
+  const std::string code = read(kRoot / "tests/example_method.cpp");
+  int blocks = 0;
+  for (size_t a = page.find("```cpp\n"); a != std::string::npos; a = page.find("```cpp\n", a + 1)) {
+    const size_t begin = a + 7, end = page.find("```", begin);
+    const std::string block = page.substr(begin, end - begin);
+    INFO(block);
+    CHECK(code.find(block) != std::string::npos);
+    ++blocks;
+  }
+  CHECK(blocks >= 2);
 }

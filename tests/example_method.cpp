@@ -4,7 +4,8 @@
 // declared order is checked) and in a timing run (tests/foundation_test.cpp shows all four).
 //
 // `example-midpoint`: the reduced (generalized-coordinate) system of GC4 and ref, composed with
-// Odeint's modified midpoint stepper (Gragg's method) with two sub-steps per step: second order.
+// Odeint's modified midpoint stepper (Gragg's method), `substeps` sub-steps per step (an option:
+// declared in describe(), checked by the registry, read in the constructor): second order.
 #include <boost/numeric/odeint/stepper/modified_midpoint.hpp>
 
 #include "methods/method.hpp"
@@ -26,8 +27,10 @@ class ExampleMidpoint final : public Method {
     i.source = "ours (tests/example_method.cpp)";
     i.orders = {{"position", "pendulum90", 2, 0.0025, 0.02, 1, "", "modified midpoint, 2 sub-steps"}};
     i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
+    i.options = {OptionInfo::integer("substeps", "2", "midpoint sub-steps per step (Gragg)", 1, 16)};
     return i;
   }
+  explicit ExampleMidpoint(const Spec& s) : midpoint_(static_cast<unsigned short>(s.get_int("substeps", 2))) {}
   const MethodInfo& info() const override {
     static const MethodInfo i = describe();
     return i;
@@ -47,13 +50,13 @@ class ExampleMidpoint final : public Method {
   }
   ReducedSystem sys_;
   std::vector<double> x_;
-  boost::numeric::odeint::modified_midpoint<std::vector<double>> midpoint_{2};  // Gragg, two sub-steps
+  boost::numeric::odeint::modified_midpoint<std::vector<double>> midpoint_;  // Gragg
 };
 
 }  // namespace
 
 MethodEntry example_method_entry() {
-  return {ExampleMidpoint::describe(), [](const Spec&) -> std::unique_ptr<Method> { return std::make_unique<ExampleMidpoint>(); }};
+  return {ExampleMidpoint::describe(), [](const Spec& s) -> std::unique_ptr<Method> { return std::make_unique<ExampleMidpoint>(s); }};
 }
 
 }  // namespace mbtest
