@@ -8,6 +8,7 @@
 
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/error.hpp"
 #include "core/spec.hpp"
@@ -31,7 +32,7 @@ Paper read_paper(const std::string& path) {
                                        "[[timing]], [[claim]], [[speedup]], [[percent]] or [[run]]); the tests citing it read its values");
   // [[count]], [[statement]] and [figure3]: values the tests compare with (tests/tomcin2014_test.cpp), not the report
   TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim", "speedup", "percent", "run",
-                                 "count", "statement", "figure3"});
+                                 "count", "statement", "figure3", "settings"});
   Paper p;
   p.file = path;
   p.citation = r.str("citation");
@@ -50,6 +51,10 @@ Paper read_paper(const std::string& path) {
       pt.rows.push_back({row.str("method"), row.num("order"), row.positive("factor")});
     }
     p.tables.push_back(std::move(pt));
+  }
+  if (r.has("settings")) {
+    TableReader st(*r.subtable("settings"), path, "settings", {"duration", "h_min", "h_max", "source"});
+    p.settings = PaperSettings{st.positive("duration"), st.positive("h_min"), st.positive("h_max"), st.str("source")};
   }
   auto figures = r.tables("figure");
   for (size_t i = 0; i < figures.size(); ++i) {
@@ -321,6 +326,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
         if (r->metrics.get(metric)) value = true;
         if (r->ok()) ok_case = true;
         else if (const std::string* n = r->metrics.note_of(metric); n && why.empty()) why = *n;
+        s.duration = std::max(s.duration, r->duration);
         SeriesPoint p;
         p.h_nominal = r->h_requested;
         p.h = r->h;
@@ -388,14 +394,29 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
         bool found = false;
         for (const auto& s : d.series)
           if (s.primary && s.model == t.model && s.metric == t.metric && method_name(s.method) == row.method) {
-            d.rows.push_back({&t, s.method, row, &s, compare_fit(s.fit, row)});
+            d.rows.push_back({&t, s.method, row, &s, compare_fit(s.fit, row), ""});
             found = true;
           }
-        if (!found) d.rows.push_back({&t, row.method, row, nullptr, Comparison{std::nullopt, row, 0, 0, Verdict::NotRun, ""}});
+        if (!found) d.rows.push_back({&t, row.method, row, nullptr, Comparison{std::nullopt, row, 0, 0, Verdict::NotRun, ""}, ""});
       }
       for (const auto& s : d.series)
         if (s.primary && s.model == t.model && s.metric == t.metric && !listed.count(method_name(s.method)))
-          d.rows.push_back({&t, s.method, std::nullopt, &s, compare_fit(s.fit, std::nullopt)});
+          d.rows.push_back({&t, s.method, std::nullopt, &s, compare_fit(s.fit, std::nullopt), ""});
+    }
+
+  // the rows whose series ran other settings than the paper's: said beside the verdict
+  if (d.paper && d.paper->settings)
+    for (auto& r : d.rows) {
+      if (!r.ours || r.ours->points.empty()) continue;
+      const PaperSettings& ps = *d.paper->settings;
+      std::vector<std::string> diff;
+      if (std::abs(r.ours->duration - ps.duration) > 1e-9 * ps.duration)
+        diff.push_back(fmt::format("{:g} s, the paper's {:g} s", r.ours->duration, ps.duration));
+      double lo = r.ours->points.front().h_nominal, hi = lo;
+      for (const auto& p : r.ours->points) lo = std::min(lo, p.h_nominal), hi = std::max(hi, p.h_nominal);
+      if (lo > ps.h_min * (1 + 1e-9) || hi < ps.h_max * (1 - 1e-9))
+        diff.push_back(fmt::format("h {:g}..{:g}, the paper's {:g}..{:g}", lo, hi, ps.h_min, ps.h_max));
+      r.settings_differ = fmt::format("{}", fmt::join(diff, "; "));
     }
 
   // findings and readings: every reading of the rows the paper publishes

@@ -61,8 +61,15 @@ struct PaperRun {
   double h = 0, duration = 0, tc_ms = 0;
   std::optional<double> error_max, error;
 };
+// The run settings of a paper's tables ([settings]): its simulated time and its step-size range.
+struct PaperSettings {
+  double duration = 0;      // s
+  double h_min = 0, h_max = 0;  // s
+  std::string source;
+};
 struct Paper {
   std::string file, citation, title, fit;
+  std::optional<PaperSettings> settings;
   std::vector<PaperTable> tables;
   std::vector<PaperFigure> figures;
   std::vector<std::pair<std::string, std::string>> context;  // [context]: machine, h, integrator, ...
@@ -83,6 +90,7 @@ struct Series {
   FitH fit_h = FitH::Simulated;
   double fit_h1 = 0.005, fit_h2 = 0.04;
   std::vector<SeriesPoint> points;  // by h
+  double duration = 0;       // s, the simulated time of its cases
   std::vector<std::string> failures;  // "h=0.08: reason at t = ..."
   SeriesFit fit;             // with the experiment's fit reading
   SeriesFit fit_other;       // with the other fit reading (nominal <-> simulated)
@@ -114,6 +122,8 @@ struct ComparedRow {
   std::optional<PaperRow> paper;
   const Series* ours = nullptr;  // the primary series; nullptr: not run
   Comparison comparison;         // of the primary series' fit
+  // how our settings differ from the paper's (PaperSettings): "4 s, the paper's 60 s"; empty: same
+  std::string settings_differ;
 };
 
 // For a published row, over every reading in the records and both fit readings: the closest

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace mb {
 
@@ -205,7 +206,8 @@ void TableReader::check_unknown(const std::vector<std::string>& valid) const {
   for (const auto& [k, node] : t_) {
     std::string key(k.str());
     if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
-    throw InputError(file_, at(node), field(key), fmt::format("unknown field; valid fields: {}", fmt::join(valid, ", ")));
+    throw InputError(file_, at(node), field(key),
+                     fmt::format("unknown field{}; valid fields: {}", did_you_mean(key, valid), fmt::join(valid, ", ")));
   }
 }
 

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "analysis/gate_compare.hpp"
 #include "records/record.hpp"
 #include "report/gate.hpp"
@@ -43,6 +44,8 @@ struct GateConfig {
   double timing_rep_seconds = 10e-3;  // each repetition steps until this much CPU time has passed
   int jobs = 1;                      // accuracy cases and cachegrind runs in parallel
   bool progress = false;             // a line per phase on stderr
+  // the accuracy cases' progress on stderr (a redrawn line on a terminal, a line every 10 s in a log)
+  ProgressMeter::Mode case_progress = ProgressMeter::Mode::Off;
   // instruction counts: each method with the timing flag (MethodInfo::timing_table) at each size
   // it is timed at runs instruction_steps[0] and [1] steps under valgrind --tool=cachegrind in a
   // child process of `exe` (its hidden `gate-steps` command); the difference / the difference of

@@ -194,12 +194,17 @@ GateRecord run_gate(const GateConfig& cfg) {
   if (cfg.progress) std::cerr << fmt::format("gate: {} accuracy cases on {} thread(s)\n", jobs.size(), cfg.jobs);
   std::vector<GateCase> results(jobs.size());
   std::atomic<size_t> next{0};
-  std::mutex err_mutex;
+  std::mutex err_mutex;  // guards err, the meter and its counts
   std::exception_ptr err;
+  ProgressMeter meter("gate: accuracy", static_cast<long>(jobs.size()), cfg.case_progress);
+  long done = 0, failed = 0;
   auto worker = [&] {
     for (size_t i; (i = next++) < jobs.size();) {
       try {
         results[i] = accuracy_case(models.at(jobs[i].model), jobs[i].model, jobs[i].method, jobs[i].h, cfg.duration);
+        std::lock_guard<std::mutex> lock(err_mutex);
+        if (results[i].status == Status::Failed) ++failed;
+        meter.update(++done, failed);
       } catch (...) {
         std::lock_guard<std::mutex> lock(err_mutex);
         err = std::current_exception();
@@ -209,6 +214,7 @@ GateRecord run_gate(const GateConfig& cfg) {
   std::vector<std::thread> pool;
   for (int j = 0; j < std::max(1, cfg.jobs); ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
+  meter.finish();
   if (err) std::rethrow_exception(err);
 
   GateRecord g;

@@ -184,11 +184,13 @@ figcaption{{font-size:13px}}
 
   // summary: the counts of what the analysis decided (the verdicts are its, not this page's)
   long published = 0, run = 0, reproduced = 0, findings = 0;
+  long other_settings = 0;
   for (const ComparedRow& r : d.rows)
     if (r.paper) {
       ++published;
       if (r.ours) ++run;
       if (r.comparison.verdict == Verdict::Reproduced) ++reproduced;
+      if (r.ours && !r.settings_differ.empty()) ++other_settings;
     }
   for (const Finding& f : d.findings)
     if (f.reproduced > 0) ++findings;
@@ -198,6 +200,10 @@ figcaption{{font-size:13px}}
     s += fmt::format("<li>published rows: {} of the {} run reproduced by the main reading (order within 0.02, factor within 1 %); "
                      "{} published rows not run by these experiments</li>\n",
                      reproduced, run, published - run);
+    if (other_settings > 0)
+      s += fmt::format("<li>{} of the rows run used other settings than the paper's (a shorter run or another h range): "
+                       "their verdicts compare unlike runs, as the verdict column says</li>\n",
+                       other_settings);
     s += fmt::format("<li>findings: {} of {} published rows are reproduced by some reading of the paper's text (table "
                      "<a href=\"#findings\">Findings</a>)</li>\n",
                      findings, d.findings.size());

@@ -95,6 +95,7 @@ std::vector<TextTable> report_tables(const ReportData& d) {
                                  Cell("not run", "na"), Cell("not run", "na")});
         } else {
           compare_cells(r.comparison, row);
+          if (!r.settings_differ.empty()) row.back().text += " (settings differ: " + r.settings_differ + ")";
           row.push_back(ls_cells(r.ours->fit));
           row.push_back(points_cell(*r.ours));
         }

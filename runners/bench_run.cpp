@@ -25,7 +25,15 @@ using nlohmann::json;
 namespace mb {
 
 
-int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter) {
+namespace {
+// --quiet: Google Benchmark's display reporter with nothing to display (the JSON file is written)
+struct SilentReporter final : benchmark::BenchmarkReporter {
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+}  // namespace
+
+int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter, bool quiet) {
   TimingExperiment e = read_timing_experiment(file);
   if (reps > 0) e.repetitions = reps;
   if (out_dir.empty()) out_dir = "results/out/" + e.name;
@@ -70,7 +78,12 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   benchmark::Initialize(&argc, argv.data());
-  const size_t ran = benchmark::RunSpecifiedBenchmarks();
+  // a line per timed case on stderr, the progress of the run: stdout keeps the tables alone
+  benchmark::ConsoleReporter console;
+  console.SetOutputStream(&std::cerr);
+  console.SetErrorStream(&std::cerr);
+  SilentReporter silent;
+  const size_t ran = benchmark::RunSpecifiedBenchmarks(quiet ? static_cast<benchmark::BenchmarkReporter*>(&silent) : &console);
   benchmark::Shutdown();
   if (ran == 0 && !filter.empty())
     throw InputError("command line", 0, "filter",

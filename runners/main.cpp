@@ -40,7 +40,7 @@ namespace fs = std::filesystem;
 
 #ifdef MBBENCH_HAVE_BENCHMARK
 namespace mb {
-int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter);
+int run_bench_cli(const std::string& file, std::string out_dir, int reps, int max_joints, const std::string& filter, bool quiet);
 }
 #endif
 
@@ -297,7 +297,7 @@ std::vector<std::string> split_list(const std::string& text) {
 struct GateArgs {
   std::string baseline = "results/baselines/gate.json";
   std::string history, against;
-  bool update = false, no_instructions = false, which = false;
+  bool update = false, no_instructions = false, which = false, quiet = false;
   std::string methods, models, h, joints;
   double duration = 0;
   int reps = 0;
@@ -323,7 +323,11 @@ int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
         cfg.timing_joints.push_back(static_cast<int>(x));
       }
   }
-  cfg.progress = ::isatty(STDERR_FILENO) != 0;
+  // the phases and the accuracy cases' progress on stderr: redrawn on a terminal, else a line every
+  // 10 s; nothing with --quiet
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  cfg.progress = !a.quiet;
+  cfg.case_progress = a.quiet ? mb::ProgressMeter::Mode::Off : terminal ? mb::ProgressMeter::Mode::Terminal : mb::ProgressMeter::Mode::Log;
   cfg.instructions = !a.no_instructions;
   if (a.update && !a.against.empty())
     throw mb::InputError("command line", 0, "against", "--update writes this machine's own time values: not with --against");
@@ -563,6 +567,7 @@ int main(int argc, char** argv) {
   gate->add_option("--history", gate_args.history, "append this run's values as one JSON line to FILE");
   gate->add_option("--against", gate_args.against,
                    "time A/B: this binary against OTHER_MBBENCH (a build of the baseline's commit), interleaved; a slower method fails");
+  gate->add_flag("--quiet", gate_args.quiet, "no progress on stderr (default: the phases, and the accuracy cases every 10 s)");
   gate->add_flag("--which", gate_args.which, "print this machine's key and the baseline's machines and commit, and exit");
   std::string trend_file, trend_out;
   auto* trend = app.add_subcommand("trend", "an HTML page of a gate history's values over commits, with change points");
@@ -577,6 +582,8 @@ int main(int argc, char** argv) {
   auto* bench_reps_opt = bench->add_option("--repetitions", bench_reps, "repetitions of each case (default: the experiment's)");
   auto* bench_max_opt = bench->add_option("--max-joints", bench_max_joints, "time trees up to this size only");
   bench->add_option("--filter", bench_filter, "Google Benchmark --benchmark_filter regex");
+  bool bench_quiet = false;
+  bench->add_flag("--quiet", bench_quiet, "no progress on stderr (default: Google Benchmark's line per timed case)");
 
   try {
     app.parse(argc, argv);
@@ -625,9 +632,10 @@ int main(int argc, char** argv) {
     }
     if (*bench) {
 #ifdef MBBENCH_HAVE_BENCHMARK
-      return mb::run_bench_cli(bench_file, bench_out, bench_reps, bench_max_joints, bench_filter);
+      return mb::run_bench_cli(bench_file, bench_out, bench_reps, bench_max_joints, bench_filter, bench_quiet);
 #else
       (void)bench_reps;
+      (void)bench_quiet;
       (void)bench_max_joints;
       std::cerr << "mbbench: error: built without Google Benchmark (install libbenchmark-dev and rebuild)\n";
       return 1;

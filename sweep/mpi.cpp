@@ -98,8 +98,6 @@ void worker(const MpiSession& mpi, const Experiment& e) {
 
 // rank 0: plan, dispatch, run cases on a second thread, write every record
 SweepSummary coordinator(const MpiSession& mpi, const Experiment& e, const SweepOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   std::mutex mu;  // guards plan, next and error: the dispatch and rank 0's own cases share them
   std::exception_ptr error;
   SweepPlan plan;
@@ -119,7 +117,7 @@ SweepSummary coordinator(const MpiSession& mpi, const Experiment& e, const Sweep
     std::lock_guard<std::mutex> lock(mu);
     if (error) return;
     try {
-      record_finished(plan, r, opt, elapsed());
+      record_finished(plan, r);
       ++plan.summary.ran_by_rank[static_cast<size_t>(rank)];
     } catch (...) {
       error = std::current_exception();
@@ -165,7 +163,7 @@ SweepSummary coordinator(const MpiSession& mpi, const Experiment& e, const Sweep
   if (error) std::rethrow_exception(error);
 
   // complete: the same file, in case order, as run_sweep writes
-  finish_sweep(plan, opt, elapsed());
+  finish_sweep(plan);
   return plan.summary;
 }
 

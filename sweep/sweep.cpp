@@ -97,29 +97,6 @@ CaseRecord run_sweep_case(const Experiment& e, const Case& c) {
   return r;
 }
 
-namespace {
-
-// the progress line: cases done, failures, ETA
-void print_progress(long done, long total, long failed, double elapsed, bool final) {
-  double eta = done > 0 ? elapsed / static_cast<double>(done) * static_cast<double>(total - done) : 0;
-  fmt::print(stderr, "\r[{:>5}/{:<5}] {} failed  elapsed {:.0f} s  ETA {:.0f} s   {}", done, total, failed, elapsed,
-             eta, final ? "\n" : "");
-  std::fflush(stderr);
-}
-
-}  // namespace
-
-void log_progress(SweepPlan& plan, const SweepOptions& opt, double elapsed) {
-  if (opt.log_every <= 0 || elapsed - plan.logged_at < opt.log_every) return;
-  plan.logged_at = elapsed;
-  const SweepSummary& sum = plan.summary;
-  const long done = sum.resumed + sum.ran;
-  const double left = sum.ran > 0 ? elapsed / static_cast<double>(sum.ran) * static_cast<double>(sum.cases - done) : 0;
-  fmt::print(stderr, "sweep: {}/{} cases, {} failed, {:.0f} s elapsed{}\n", done, sum.cases, sum.failed, elapsed,
-             sum.ran > 0 ? fmt::format(", about {:.0f} s left", left) : "");
-  std::fflush(stderr);
-}
-
 SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
   SweepPlan plan;
   SweepSummary& sum = plan.summary;
@@ -182,21 +159,25 @@ SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
   for (size_t i = 0; i < cases.size(); ++i)
     if (!done_ids.count(cases[i].id)) plan.pending.push_back(i);
   sum.resumed = static_cast<long>(done_ids.size());
+  plan.meter = ProgressMeter("sweep", sum.cases,
+                             opt.progress ? ProgressMeter::Mode::Terminal
+                             : opt.log_every > 0 ? ProgressMeter::Mode::Log
+                                                 : ProgressMeter::Mode::Off,
+                             opt.log_every);
   return plan;
 }
 
-void record_finished(SweepPlan& plan, const CaseRecord& r, const SweepOptions& opt, double elapsed) {
+void record_finished(SweepPlan& plan, const CaseRecord& r) {
   SweepSummary& sum = plan.summary;
   append_record(sum.records, r);
   ++sum.ran;
   if (!r.ok()) ++sum.failed;
-  if (opt.progress) print_progress(sum.resumed + sum.ran, sum.cases, sum.failed, elapsed, false);
-  log_progress(plan, opt, elapsed);
+  plan.meter.update(sum.resumed + sum.ran, sum.failed);
 }
 
-void finish_sweep(SweepPlan& plan, const SweepOptions& opt, double elapsed) {
+void finish_sweep(SweepPlan& plan) {
   SweepSummary& sum = plan.summary;
-  if (opt.progress) print_progress(sum.resumed + sum.ran, sum.cases, sum.failed, elapsed, true);
+  plan.meter.finish();
   auto all = read_records_file(sum.records).records;
   sort_records(all);
   write_records(sum.records, all);
@@ -209,8 +190,6 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
   std::atomic<size_t> next{0};
   std::mutex mu;
   std::exception_ptr error;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   const size_t n = plan.pending.size();
   auto worker = [&] {
     for (;;) {
@@ -220,7 +199,7 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
       std::lock_guard<std::mutex> lock(mu);
       if (error) return;
       try {
-        record_finished(plan, rec, opt, elapsed());
+        record_finished(plan, rec);
       } catch (...) {
         error = std::current_exception();
         next = n;
@@ -239,7 +218,7 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
     ticker = std::thread([&] {
       std::unique_lock<std::mutex> lock(mu);
       while (!tick.wait_for(lock, std::chrono::duration<double>(opt.log_every), [&] { return workers_done; }))
-        log_progress(plan, opt, elapsed());
+        plan.meter.tick();
     });
   for (auto& t : pool) t.join();
   if (ticker.joinable()) {
@@ -253,7 +232,7 @@ SweepSummary run_sweep(const Experiment& e, const SweepOptions& opt) {
   if (error) std::rethrow_exception(error);
 
   // complete: rewrite the file in case order (atomically), so it is the same whatever --jobs was
-  finish_sweep(plan, opt, elapsed());
+  finish_sweep(plan);
   return plan.summary;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/progress.hpp"
 #include "experiments/experiment.hpp"
 #include "records/record.hpp"
 #include "records/store.hpp"
@@ -50,20 +51,16 @@ struct SweepPlan {
   std::vector<Case> cases;             // this shard's, in expansion order
   std::vector<size_t> pending;         // indices into `cases` still to run, in expansion order
   SweepSummary summary;                // records, cases, resumed
-  double logged_at = 0;                // when the last plain progress line was printed (s)
+  ProgressMeter meter;                 // SweepOptions::progress, log_every
 };
-
-// The plain progress line of a sweep that is not on a terminal (SweepOptions::log_every), when
-// log_every has passed since the last one; `elapsed` in s since the sweep began.
-void log_progress(SweepPlan& plan, const SweepOptions& opt, double elapsed);
 SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt);
 
 // Appends a finished record to the plan's records file (one durable line) and counts it; the one
 // writer of a sweep. Not thread-safe: the caller serialises.
-void record_finished(SweepPlan& plan, const CaseRecord& r, const SweepOptions& opt, double elapsed);
+void record_finished(SweepPlan& plan, const CaseRecord& r);
 
 // The sweep is complete: the records file is rewritten in case order (atomically), so it is the
 // same whatever the order the cases finished in.
-void finish_sweep(SweepPlan& plan, const SweepOptions& opt, double elapsed);
+void finish_sweep(SweepPlan& plan);
 
 }  // namespace mb

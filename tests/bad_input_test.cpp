@@ -40,7 +40,7 @@ const Row kRows[] = {
     {"scenes/joint_static_static.toml", "run {} GC4 --duration 1", "two bodies that never move", 20},
     {"scenes/joint_world_static.toml", "run {} GC4 --duration 1", "two bodies that never move", 14},
     {"scenes/missing_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': missing required field", 5},
-    {"scenes/misspelled_key.toml", "run {} GC4 --duration 1", "field 'body[0].masss': unknown field; valid fields", 8},
+    {"scenes/misspelled_key.toml", "run {} GC4 --duration 1", "field 'body[0].masss': unknown field; did you mean 'mass'?; valid fields", 8},
     {"scenes/model_name_newline.toml", "run {} GC4 --duration 1", "field 'model.name': a model name may not contain a newline", 2},
     {"scenes/negative_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': must be positive, got -1", 8},
     {"scenes/contact_negative_friction.toml", "run {} sle --duration 1", "field 'material[0].mu_static': friction coefficient must be >= 0", 14},
@@ -209,6 +209,13 @@ TEST_CASE("bad input: every case exits with code 2 and says where and what", "[e
     CHECK(res.code == 2);
     CHECK_THAT(res.output, Catch::Contains("mbbench: error: "));
     CHECK_THAT(res.output, Catch::Contains(r.fragment));
+    // a refusal names what works: the methods that take the model, the valid or known names
+    if (res.output.find(" does not support ") != std::string::npos)
+      CHECK_THAT(res.output, Catch::Contains("methods that claim every feature of this model: "));
+    if (res.output.find("unknown ") != std::string::npos)
+      CHECK_THAT(res.output, Catch::Contains("valid options: ") || Catch::Contains("valid fields: ") || Catch::Contains("known methods: ") ||
+                                 Catch::Contains("known models: ") || Catch::Contains("commands: "));
+    if (res.output.find("not one of the choices") != std::string::npos) CHECK_THAT(res.output, Catch::Contains("accepted: one of: "));
     if (!file.empty()) {
       covered.insert(r.file);
       CHECK_THAT(res.output, Catch::Contains(r.line > 0 ? file + ":" + std::to_string(r.line) + ": " : file + ": "));

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/suggest.hpp"
 #include "models/formats/scene_split.hpp"
 
 namespace mb {
@@ -256,7 +257,7 @@ LineTable::LineTable(const LexedPart& part, const LexedTable& t, const std::stri
   }
   if (unknown)
     throw InputError(file_, unknown->value.line, field(unknown->key),
-                     fmt::format("unknown field; valid fields: {}", fmt::join(valid, ", ")));
+                     fmt::format("unknown field{}; valid fields: {}", did_you_mean(std::string(unknown->key), valid), fmt::join(valid, ", ")));
   if (checked) {
     checked->clear();
     for (unsigned k = t.first; k < t.first + t.count; ++k) checked->push_back(part.fields[k].key);
