@@ -8,9 +8,9 @@
 // (loop_closures), a massless frame (Body::frame) no MuJoCo body: its joint joins the joints of the
 // massive body below it (write_frame), the model's shapes geoms colliding in explicit pairs
 // (contact_geoms), and a motor an equality constraint on its joint's coordinate (motor_equalities). Integrators: Euler (MuJoCo's semi-implicit Euler,
-// order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
-// mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
-// mj_step leaves is from the step's start) and written as our Cartesian State.
+// order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. Each step is
+// mj_step's sequence; the step's end kinematics, which our Cartesian State is written from, come
+// from the next step's mj_forward done ahead, or recomputed where inputs change (do_step).
 // Traps (docs/peers.md): the MJCF reader nests at most 96 bodies (tinyxml2's element depth 100):
 // a deeper tree is refused as UnsupportedModel; mjData's energy is stale until mj_forward (we
 // compute energy from the State); MuJoCo writes MUJOCO_LOG.TXT into the working directory from its
@@ -153,6 +153,8 @@ class Mujoco final : public Method {
       mm.integral = 0;
     }
     solref_set_ = false;
+    ahead_ = true;
+    forwarded_ = false;
     xfrc_ = !model.loads.empty() || !model.actuators.empty();
   }
 
@@ -558,8 +560,12 @@ class Mujoco final : public Method {
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
-    if (!file_contacts_ && (h != mjm_->opt.timestep || !solref_set_)) contact_solref(h), solref_set_ = true;
-    mjm_->opt.timestep = h;
+    // the driver's h is t_i - t: a fixed step varies in its last bits, and MuJoCo keeps its own
+    if (!solref_set_ || std::abs(h - mjm_->opt.timestep) > 1e-12 * h) {
+      mjm_->opt.timestep = h;
+      if (!file_contacts_) contact_solref(h);
+      solref_set_ = true;
+    }
     if (xfrc_) {  // the step's average loads at each centre of mass: force, then torque (world axes)
       average_torques(model, state.t, h, torque_);
       force_.assign(model.bodies.size(), Vec3::Zero());
@@ -570,11 +576,32 @@ class Mujoco final : public Method {
           for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + k] = force_[i][k], data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
     }
     motor_reference(model, state.t, h);
-    mj_step(mjm_, data_);
-    // mj_step leaves the kinematics of the step's start: recompute them at its end
-    mj_kinematics(mjm_, data_);
-    mj_comPos(mjm_, data_);
-    mj_comVel(mjm_, data_);
+    // mj_step's sequence (checks, mj_forward, the integrator), with the forward of the next step
+    // done at this step's end while the inputs stay as they are (inputs()): MuJoCo's next mj_step
+    // would repeat it unchanged, and it leaves the step's end kinematics that our State needs.
+    // Inputs that change from step to step (motors, servos, time-varying loads) end that: then
+    // the kinematics are recomputed after mj_step's sequence instead.
+    inputs(now_);
+    if (!forwarded_ || now_ != inputs_) {
+      if (forwarded_) ahead_ = false;
+      mj_checkPos(mjm_, data_);
+      mj_checkVel(mjm_, data_);
+      mj_forward(mjm_, data_);
+    }
+    mj_checkAcc(mjm_, data_);
+    if (rk4_) mj_RungeKutta(mjm_, data_, 4);
+    else mj_Euler(mjm_, data_);
+    forwarded_ = ahead_;
+    if (ahead_) {
+      mj_checkPos(mjm_, data_);
+      mj_checkVel(mjm_, data_);
+      mj_forward(mjm_, data_);
+      inputs_.swap(now_);
+    } else {  // the integrator leaves the kinematics of the step's start
+      mj_kinematics(mjm_, data_);
+      mj_comPos(mjm_, data_);
+      mj_comVel(mjm_, data_);
+    }
     mjtNum vel[6];
     for (size_t i = 0; i < ids_.size(); ++i) {
       const int id = ids_[i];
@@ -587,6 +614,14 @@ class Mujoco final : public Method {
     }
     for (const Chained& c : chain_) write_frame(model, state, c);
     stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // what mj_forward reads besides the state: the time step (the contacts' and equalities' solref
+  // floor), the applied loads, the motors' references
+  void inputs(std::vector<mjtNum>& out) const {
+    out.assign(1, mjm_->opt.timestep);
+    if (xfrc_) out.insert(out.end(), data_->xfrc_applied, data_->xfrc_applied + 6 * mjm_->nbody);
+    for (const MujocoMotor& mm : motors_) out.push_back(mjm_->eq_data[mjNEQDATA * mm.eq]);
   }
 
   // A massless frame inside a MuJoCo body's joint chain: the body's frame after the frame's own
@@ -649,6 +684,9 @@ class Mujoco final : public Method {
   std::vector<double> ctrl_;  // the actuators' controls of the step
   std::vector<double> zeta_;  // per contact pair
   bool solref_set_ = false;
+  bool ahead_ = true;       // the next step's mj_forward is done at the end of each step
+  bool forwarded_ = false;  // data_ holds mj_forward's results for the inputs inputs_
+  std::vector<mjtNum> inputs_, now_;
   struct MujocoMotor {
     int motor;        // Model::motors index
     int eq;           // its MuJoCo equality
