@@ -105,6 +105,9 @@ class Mujoco final : public Method {
           std::any_of(model.bodies.begin(), model.bodies.end(), [](const Body& b) { return b.light_frame; })
               ? "has frames=light bodies that the file has not (its exclusions and parent filter name the file's bodies)"
               : "was not read from MJCF"));
+    if (file_contacts_ && model.mjcf_contacts.shapes.size() != model.shapes.size())
+      throw UnsupportedModel(fmt::format("mujoco: contacts=file: model '{}' has {} shapes and its MJCF contact data {} geoms", model.info.name,
+                                         model.shapes.size(), model.mjcf_contacts.shapes.size()));
     static std::once_flag once;
     std::call_once(once, [] {
       mju_user_error = mujoco_error;
