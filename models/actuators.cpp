@@ -127,6 +127,8 @@ void add_actuator_loads(const Model& m, const State& s, const std::vector<double
                         std::vector<Vec3>& torque) {
   for (size_t i = 0; i < m.actuators.size(); ++i) {
     const Actuator& a = m.actuators[i];
+    // no bias and zero control: no force (whatever the joint's coordinate and axis)
+    if (ctrl[i] == 0 && a.bias[0] == 0 && a.bias[1] == 0 && a.bias[2] == 0 && a.force_low <= 0 && a.force_high >= 0) continue;
     const Joint& j = m.joints[static_cast<size_t>(a.joint)];
     const double tau = actuator_force(a, ctrl[i], actuator_coordinate(m, s, a), actuator_rate(m, s, a));
     const Vec3 u = joint_axis_world(s, j);

@@ -264,6 +264,43 @@ struct ControlSource {
   std::vector<std::vector<double>> rows;  // table: rows[k][i], actuator i from times[k] on
 };
 
+// An MJCF file's own contact model as MuJoCo compiled it, kept as format data beside the Model's
+// contacts (its shapes and materials, which every method steps): each colliding geom's
+// attributes, the file's explicit pairs and exclusions and its contact options, in MJCF's terms,
+// for a method that steps the file's contact model itself. `present` only for a model read from
+// MJCF; frames=light adds bodies the file has not, so it leaves `present` false.
+struct MjcfGeomContact {
+  int contype = 1, conaffinity = 1, condim = 3, priority = 0;
+  std::array<double, 3> friction{1, 0.005, 0.0001};
+  std::array<double, 2> solref{0.02, 1};
+  std::array<double, 5> solimp{0.9, 0.95, 0.001, 0.5, 2};
+  double solmix = 1, margin = 0, gap = 0;
+};
+struct MjcfContactPair {
+  int shape1 = 0, shape2 = 0;  // Model::shapes indices
+  int condim = 3;
+  std::array<double, 5> friction{1, 1, 0.005, 0.0001, 0.0001};
+  std::array<double, 2> solref{0.02, 1};
+  std::array<double, 5> solimp{0.9, 0.95, 0.001, 0.5, 2};
+  double margin = 0, gap = 0;
+};
+struct MjcfContacts {
+  bool present = false;
+  std::vector<MjcfGeomContact> shapes;       // one per Model::shapes entry
+  std::vector<MjcfContactPair> pairs;        // <contact><pair>
+  std::vector<std::array<int, 2>> excludes;  // <contact><exclude>: body indices, kWorld the world
+  // <option>: the attributes' MJCF values
+  std::string cone = "pyramidal", solver = "Newton", collision = "all";
+  int iterations = 100, noslip_iterations = 0, mpr_iterations = 50;
+  double impratio = 1, tolerance = 1e-8, noslip_tolerance = 1e-6, mpr_tolerance = 1e-6;
+  bool filterparent = true;  // <flag filterparent>
+  bool overrides = false;    // <flag override>: o_margin, o_solref, o_solimp replace the geoms'
+  double o_margin = 0;
+  std::array<double, 2> o_solref{0.02, 1};
+  std::array<double, 5> o_solimp{0.9, 0.95, 0.001, 0.5, 2};
+  int nconmax = -1, njmax = -1, nstack = -1;  // <size>: the contact and constraint buffers
+};
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -296,6 +333,7 @@ struct Model {
   std::vector<Motor> motors;    // drives on hinges and sliders (at most one per joint)
   std::vector<Actuator> actuators;  // force actuators on hinges and sliders
   ControlSource control;            // the actuators' controls
+  MjcfContacts mjcf_contacts;       // an MJCF file's own contact model (format data)
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;

@@ -1,41 +1,60 @@
 #!/usr/bin/env bash
-# MuJoCo's own mujoco-testspeed (libmujoco-samples) and our `mujoco` adapter on the same MJCF file,
-# one after the other, each with MuJoCo's semi-implicit Euler at the file's time step: the time
-# per step of each and the adapter's overhead (its step also recomputes the kinematics and writes
-# our Cartesian State). Twice: with the file's contacts and with contacts disabled (testspeed on a
-# copy whose <option> disables them, the adapter with contacts=off).
-#   scripts/mujoco-overhead.sh [MODEL.xml] [STEPS]   (from the checkout, after a release build)
+# MuJoCo as its users run it against our `mujoco` adapter stepping the same file with the file's own
+# contact model: `mujoco-testspeed` (libmujoco-samples) and `mbbench run FILE:damping=on
+# mujoco:contacts=file,integrator=euler`, zero control, the file's time step, one thread, on
+# humanoid.xml and humanoid100.xml (or the files given); time per step, the best of REPS runs.
+# Our Model lacks the files' joint stiffness and armature (the importer's warning), so testspeed
+# also runs a copy without them ("same"): the adapter's ratio to that is its own overhead (its step
+# writes our Cartesian State), the ratio to the file adds the different motion.
+#   scripts/mujoco-overhead.sh [STEPS [REPS [MODEL.xml ...]]]   (from the checkout, after a release build)
 set -euo pipefail
-model=${1:-/usr/share/mujoco/model/humanoid/humanoid.xml}
-steps=${2:-10000}
+steps=${1:-10000}
+reps=${2:-3}
+shift $(($# < 2 ? $# : 2))
 mbbench=${MBBENCH:-build/release/mbbench}
-command -v mujoco-testspeed >/dev/null || { echo "mujoco-testspeed not found (Debian: libmujoco-samples)" >&2; exit 2; }
+die() { echo "mujoco-overhead: $*" >&2; exit 2; }
+command -v mujoco-testspeed >/dev/null || die "mujoco-testspeed not found (Debian: apt-get install libmujoco-samples)"
+[[ -x $mbbench ]] || die "$mbbench not found: build it first (cmake --preset release && cmake --build --preset release --target mbbench)"
+command -v python3 >/dev/null || die "python3 not found (it reads the run's record)"
+models=("$@")
+if [[ ${#models[@]} -eq 0 ]]; then
+  for name in humanoid.xml humanoid100.xml; do
+    path=$(dpkg -L libmujoco-samples 2>/dev/null | grep "/$name\$" | head -1 || true)
+    [[ -n $path ]] || path=/usr/share/mujoco/model/${name%.xml}/$name
+    [[ -f $path ]] || die "$name not found (libmujoco-samples installs it under /usr/share/mujoco/model)"
+    models+=("$path")
+  done
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-h=$(grep -o 'timestep="[^"]*"' "$model" | head -1 | cut -d'"' -f2)
-h=${h:-0.002}  # MuJoCo's default time step
-duration=$(python3 -c "print(repr($steps * $h))")
-# the copy sits in a copy of the model's directory, so that its includes resolve
-cp -r "$(dirname "$model")" "$tmp/model"
-nocontact="$tmp/model/nocontact.xml"
-python3 - "$model" "$nocontact" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-flag = '<flag contact="disable"/>'
-if re.search(r'<option[^>]*/>', text):
-    text = re.sub(r'<option([^>]*)/>', r'<option\1>' + flag + '</option>', text, count=1)
-elif '<option' in text:
-    text = re.sub(r'(<option[^>]*>)', r'\1' + flag, text, count=1)
-else:
-    text = re.sub(r'(<mujoco[^>]*>)', r'\1<option>' + flag + '</option>', text, count=1)
-open(sys.argv[2], 'w').write(text)
+speed() {  # time per step and contacts per step of testspeed on $1
+  mujoco-testspeed "$1" "$steps" 1 0 >"$tmp/ts.txt" || die "mujoco-testspeed failed on $1"
+  awk '/Time per step/ {t = $5} /Contacts per step/ {c = $5} END {print t, c}' "$tmp/ts.txt"
+}
+printf "%-16s %6s %9s %9s %10s %10s %10s %8s %8s\n" model steps contacts "(same)" "file ms" "same ms" "adapter ms" "/same" "/file"
+for model in "${models[@]}"; do
+  [[ -f $model ]] || die "no model file '$model'"
+  h=$(grep -o 'timestep="[^"]*"' "$model" | head -1 | cut -d'"' -f2 || true)
+  h=${h:-0.002}  # MuJoCo's default time step
+  duration=$(python3 -c "print(repr($steps * $h))")
+  # the copy in a copy of the model's directory, so that its includes resolve
+  rm -rf "$tmp/same" && cp -r "$(dirname "$model")" "$tmp/same"
+  python3 - "$tmp/same" <<'PY'
+import pathlib, re, sys
+for f in pathlib.Path(sys.argv[1]).rglob("*.xml"):
+    f.write_text(re.sub(r'\s(stiffness|armature)\s*=\s*"[^"]*"', "", f.read_text()))
 PY
-printf "%-10s %-10s %14s %14s %10s\n" contacts steps "testspeed ms" "adapter ms" overhead
-for contacts in on off; do
-  file=$model
-  [[ $contacts == off ]] && file=$nocontact
-  ts=$(mujoco-testspeed "$file" "$steps" 1 0 | awk '/Time per step/ {print $5}')
-  "$mbbench" run "$model:contacts=$contacts" mujoco:integrator=euler --h "$h" --duration "$duration" --out "$tmp/r.json" >/dev/null 2>&1
-  ad=$(python3 -c "import json; print('%.4f' % (1e3 * json.load(open('$tmp/r.json'))['provenance']['timing']['step_seconds_mean']))")
-  printf "%-10s %-10s %14s %14s %9.2fx\n" "$contacts" "$steps" "$ts" "$ad" "$(python3 -c "print($ad / $ts)")"
+  same="$tmp/same/$(basename "$model")"
+  : >"$tmp/file" >"$tmp/same.t" >"$tmp/ad"
+  for ((r = 0; r < reps; ++r)); do
+    read -r t c_file < <(speed "$model") && echo "$t" >>"$tmp/file"
+    read -r t c_same < <(speed "$same") && echo "$t" >>"$tmp/same.t"
+    "$mbbench" run "$model:damping=on" mujoco:contacts=file,integrator=euler --h "$h" --duration "$duration" --out "$tmp/r.json" \
+      >"$tmp/run.txt" 2>&1 || { cat "$tmp/run.txt" >&2; die "mbbench run failed on $model"; }
+    python3 -c "import json; print('%.4f' % (1e3 * json.load(open('$tmp/r.json'))['provenance']['timing']['step_seconds_mean']))" >>"$tmp/ad"
+  done
+  best() { sort -g "$1" | head -1; }
+  tf=$(best "$tmp/file"); tsame=$(best "$tmp/same.t"); ad=$(best "$tmp/ad")
+  printf "%-16s %6s %9s %9s %10s %10s %10s %7.3fx %7.3fx\n" "$(basename "$model")" "$steps" "$c_file" "$c_same" "$tf" "$tsame" "$ad" \
+    "$(python3 -c "print($ad / $tsame)")" "$(python3 -c "print($ad / $tf)")"
 done

@@ -8,9 +8,9 @@
 // (loop_closures), a massless frame (Body::frame) no MuJoCo body: its joint joins the joints of the
 // massive body below it (write_frame), the model's shapes geoms colliding in explicit pairs
 // (contact_geoms), and a motor an equality constraint on its joint's coordinate (motor_equalities). Integrators: Euler (MuJoCo's semi-implicit Euler,
-// order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. After each
-// mj_step the positions and velocities are recomputed (mj_kinematics, mj_comPos, mj_comVel: what
-// mj_step leaves is from the step's start) and written as our Cartesian State.
+// order 1) or RK4 (order 4); on a tree without contacts no constraint solver runs. Each step is
+// mj_step's sequence; the step's end kinematics, which our Cartesian State is written from, come
+// from the next step's mj_forward done ahead, or recomputed where inputs change (do_step).
 // Traps (docs/peers.md): the MJCF reader nests at most 96 bodies (tinyxml2's element depth 100):
 // a deeper tree is refused as UnsupportedModel; mjData's energy is stale until mj_forward (we
 // compute energy from the State); MuJoCo writes MUJOCO_LOG.TXT into the working directory from its
@@ -44,6 +44,15 @@ void mujoco_warning(const char*) {}
 
 std::string num(double x) { return fmt::format("{:.17g}", x); }
 std::string vec(const Vec3& v) { return fmt::format("{} {} {}", num(v.x()), num(v.y()), num(v.z())); }
+template <size_t N>
+std::string nums(const std::array<double, N>& a) {
+  std::string s;
+  for (size_t i = 0; i < N; ++i) {
+    if (i) s += ' ';
+    s += num(a[i]);
+  }
+  return s;
+}
 std::string quat(const Quat& q) { return fmt::format("{} {} {} {}", num(q.w()), num(q.x()), num(q.y()), num(q.z())); }
 
 // the deepest body nesting the MJCF reader takes (measured on MuJoCo 2.2.2: 97 fails; docs/peers.md)
@@ -54,6 +63,8 @@ class Mujoco final : public Method {
   explicit Mujoco(const Spec& s)
       : rk4_(s.get_string("integrator", "rk4") == "rk4"),
         iterations_(static_cast<int>(s.get_int("iterations", 100))),
+        iterations_given_(s.has("iterations")),
+        file_contacts_(s.get_string("contacts", "ours") == "file"),
         point_inertia_(s.get_double("point_inertia", 1e-12)),
         eq_timeconst_(s.get_double("eq_timeconst", 0.02)),
         contact_timeconst_(s.get_double("contact_timeconst", 0.02)) {}
@@ -88,6 +99,15 @@ class Mujoco final : public Method {
         throw UnsupportedModel(fmt::format("mujoco: shape '{}' is a half-space on a moving body; MuJoCo's planes are static", sh.name));
     }
     if (!model.springs.empty()) throw UnsupportedModel("mujoco: force elements (springs) are not mapped");
+    if (file_contacts_ && !model.mjcf_contacts.present)
+      throw UnsupportedModel(fmt::format(
+          "mujoco: contacts=file steps an MJCF file's own contact model, and model '{}' {}; contacts=ours takes any model", model.info.name,
+          std::any_of(model.bodies.begin(), model.bodies.end(), [](const Body& b) { return b.light_frame; })
+              ? "has frames=light bodies that the file has not (its exclusions and parent filter name the file's bodies)"
+              : "was not read from MJCF"));
+    if (file_contacts_ && model.mjcf_contacts.shapes.size() != model.shapes.size())
+      throw UnsupportedModel(fmt::format("mujoco: contacts=file: model '{}' has {} shapes and its MJCF contact data {} geoms", model.info.name,
+                                         model.shapes.size(), model.mjcf_contacts.shapes.size()));
     static std::once_flag once;
     std::call_once(once, [] {
       mju_user_error = mujoco_error;
@@ -136,6 +156,8 @@ class Mujoco final : public Method {
       mm.integral = 0;
     }
     solref_set_ = false;
+    ahead_ = true;
+    forwarded_ = false;
     xfrc_ = !model.loads.empty() || !model.actuators.empty();
   }
 
@@ -148,14 +170,32 @@ class Mujoco final : public Method {
       children[p == kWorld ? n : static_cast<size_t>(p)].push_back(i);
     }
     std::string x = "<mujoco model=\"mbbench\">\n<compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n";
-    // with contacts, the elliptic friction cone (Coulomb's; MuJoCo's default is a pyramid)
-    x += fmt::format("<option timestep=\"0.001\" gravity=\"{}\" integrator=\"{}\" iterations=\"{}\"{}/>\n", vec(model.gravity),
-                     rk4_ ? "RK4" : "Euler", iterations_, model.shapes.empty() ? "" : " cone=\"elliptic\"");
+    const MjcfContacts& fc = model.mjcf_contacts;
+    const int iterations = file_contacts_ && !iterations_given_ ? fc.iterations : iterations_;
+    x += fmt::format("<option timestep=\"0.001\" gravity=\"{}\" integrator=\"{}\" iterations=\"{}\"", vec(model.gravity), rk4_ ? "RK4" : "Euler",
+                     iterations);
+    if (file_contacts_) {  // the file's solver and contact options
+      x += fmt::format(" cone=\"{}\" solver=\"{}\" collision=\"{}\" impratio=\"{}\" tolerance=\"{}\" noslip_iterations=\"{}\" "
+                       "noslip_tolerance=\"{}\" mpr_iterations=\"{}\" mpr_tolerance=\"{}\" o_margin=\"{}\" o_solref=\"{}\" o_solimp=\"{}\">\n"
+                       "<flag filterparent=\"{}\" override=\"{}\"/>\n</option>\n",
+                       fc.cone, fc.solver, fc.collision, num(fc.impratio), num(fc.tolerance), fc.noslip_iterations, num(fc.noslip_tolerance),
+                       fc.mpr_iterations, num(fc.mpr_tolerance), num(fc.o_margin), nums(fc.o_solref), nums(fc.o_solimp),
+                       fc.filterparent ? "enable" : "disable", fc.overrides ? "enable" : "disable");
+    } else {  // with contacts, the elliptic friction cone (Coulomb's; MuJoCo's default is a pyramid)
+      x += model.shapes.empty() ? "/>\n" : " cone=\"elliptic\"/>\n";
+    }
     // MuJoCo 2.2's default stack (mjData's arena for temporaries) overflows while compiling a tree
     // of 8191 bodies ("Stack overflow"): its temporaries grow as nv^2. From 2048 bodies on the
     // stack is 2 n^2 numbers (8191: 1.07e9 bytes reserved, about 0.44 GB touched); smaller models
-    // keep MuJoCo's default. Measured: docs/peers.md.
-    if (n >= kLargeTree) x += fmt::format("<size nstack=\"{}\"/>\n", 2 * n * n);
+    // keep MuJoCo's default. Measured: docs/peers.md. contacts=file: the file's buffers, so that
+    // as many contacts fit as in the file (MuJoCo drops the ones past nconmax).
+    const long nstack = std::max(n >= kLargeTree ? static_cast<long>(2 * n * n) : -1L, file_contacts_ ? static_cast<long>(fc.nstack) : -1L);
+    if (nstack > 0 || file_contacts_) {
+      x += "<size";
+      if (nstack > 0) x += fmt::format(" nstack=\"{}\"", nstack);
+      if (file_contacts_) x += fmt::format(" nconmax=\"{}\" njmax=\"{}\"", fc.nconmax, fc.njmax);
+      x += "/>\n";
+    }
     // the joints that close loops: MuJoCo's equality constraints (soft, with its default solref
     // and solimp: docs/peers.md); a site on each body for a rod's tendon
     const Loops loops = loop_closures(model, joints, tree);
@@ -431,9 +471,12 @@ class Mujoco final : public Method {
         case ShapeType::HalfSpace: type = "plane", size = "0 0 1", q = q * y_to_z; break;
         case ShapeType::Convex: break;  // refused in do_init
       }
-      g.geoms[fixed ? n : static_cast<size_t>(sh.body)].push_back(
-          fmt::format("<geom name=\"g{}\" type=\"{}\" size=\"{}\" pos=\"{}\" quat=\"{}\" contype=\"0\" conaffinity=\"0\"/>\n", k, type,
-                      size, vec(p), quat(q)));
+      g.geoms[fixed ? n : static_cast<size_t>(sh.body)].push_back(fmt::format("<geom name=\"g{}\" type=\"{}\" size=\"{}\" pos=\"{}\" quat=\"{}\" {}/>\n", k,
+                                                                              type, size, vec(p), quat(q), file_contacts_ ? file_geom(model.mjcf_contacts.shapes[k]) : "contype=\"0\" conaffinity=\"0\""));
+    }
+    if (file_contacts_) {
+      g.pairs = file_pairs(model);
+      return g;
     }
     const ShapePairRule rule(model);
     for (size_t i = 0; i < model.shapes.size(); ++i)
@@ -451,6 +494,27 @@ class Mujoco final : public Method {
                                num(mat.mu_dynamic), num(mat.mu_dynamic));
       }
     return g;
+  }
+
+  // contacts=file: a geom's own contact attributes, the file's pairs and exclusions (the world and
+  // our bodies as the MuJoCo bodies written here, which are the file's: frames=light is refused)
+  static std::string file_geom(const MjcfGeomContact& c) {
+    return fmt::format("contype=\"{}\" conaffinity=\"{}\" condim=\"{}\" priority=\"{}\" friction=\"{}\" solref=\"{}\" solimp=\"{}\" "
+                       "solmix=\"{}\" margin=\"{}\" gap=\"{}\"",
+                       c.contype, c.conaffinity, c.condim, c.priority, nums(c.friction), nums(c.solref), nums(c.solimp), num(c.solmix),
+                       num(c.margin), num(c.gap));
+  }
+  static std::string file_pairs(const Model& model) {
+    std::string x;
+    for (const MjcfContactPair& p : model.mjcf_contacts.pairs)
+      x += fmt::format("<pair geom1=\"g{}\" geom2=\"g{}\" condim=\"{}\" friction=\"{}\" solref=\"{}\" solimp=\"{}\" margin=\"{}\" gap=\"{}\"/>\n",
+                       p.shape1, p.shape2, p.condim, nums(p.friction), nums(p.solref), nums(p.solimp), num(p.margin), num(p.gap));
+    auto body = [&](int b) {
+      return b == kWorld || model.bodies[static_cast<size_t>(b)].is_static ? std::string("world") : fmt::format("b{}", b);
+    };
+    for (const auto& [a, b] : model.mjcf_contacts.excludes)
+      if (body(a) != body(b)) x += fmt::format("<exclude body1=\"{}\" body2=\"{}\"/>\n", body(a), body(b));
+    return x;
   }
 
   // qvel from our Cartesian velocities, joint by joint (the initial state is consistent: ref projects it)
@@ -499,8 +563,12 @@ class Mujoco final : public Method {
 
   void do_step(const Model& model, State& state, double h, StepStats& stats) override {
     const auto t0 = std::chrono::steady_clock::now();
-    if (h != mjm_->opt.timestep || !solref_set_) contact_solref(h), solref_set_ = true;
-    mjm_->opt.timestep = h;
+    // the driver's h is t_i - t: a fixed step varies in its last bits, and MuJoCo keeps its own
+    if (!solref_set_ || std::abs(h - mjm_->opt.timestep) > 1e-12 * h) {
+      mjm_->opt.timestep = h;
+      if (!file_contacts_) contact_solref(h);
+      solref_set_ = true;
+    }
     if (xfrc_) {  // the step's average loads at each centre of mass: force, then torque (world axes)
       average_torques(model, state.t, h, torque_);
       force_.assign(model.bodies.size(), Vec3::Zero());
@@ -511,11 +579,32 @@ class Mujoco final : public Method {
           for (int k = 0; k < 3; ++k) data_->xfrc_applied[6 * ids_[i] + k] = force_[i][k], data_->xfrc_applied[6 * ids_[i] + 3 + k] = torque_[i][k];
     }
     motor_reference(model, state.t, h);
-    mj_step(mjm_, data_);
-    // mj_step leaves the kinematics of the step's start: recompute them at its end
-    mj_kinematics(mjm_, data_);
-    mj_comPos(mjm_, data_);
-    mj_comVel(mjm_, data_);
+    // mj_step's sequence (checks, mj_forward, the integrator), with the forward of the next step
+    // done at this step's end while the inputs stay as they are (inputs()): MuJoCo's next mj_step
+    // would repeat it unchanged, and it leaves the step's end kinematics that our State needs.
+    // Inputs that change from step to step (motors, servos, time-varying loads) end that: then
+    // the kinematics are recomputed after mj_step's sequence instead.
+    inputs(now_);
+    if (!forwarded_ || now_ != inputs_) {
+      if (forwarded_) ahead_ = false;
+      mj_checkPos(mjm_, data_);
+      mj_checkVel(mjm_, data_);
+      mj_forward(mjm_, data_);
+    }
+    mj_checkAcc(mjm_, data_);
+    if (rk4_) mj_RungeKutta(mjm_, data_, 4);
+    else mj_Euler(mjm_, data_);
+    forwarded_ = ahead_;
+    if (ahead_) {
+      mj_checkPos(mjm_, data_);
+      mj_checkVel(mjm_, data_);
+      mj_forward(mjm_, data_);
+      inputs_.swap(now_);
+    } else {  // the integrator leaves the kinematics of the step's start
+      mj_kinematics(mjm_, data_);
+      mj_comPos(mjm_, data_);
+      mj_comVel(mjm_, data_);
+    }
     mjtNum vel[6];
     for (size_t i = 0; i < ids_.size(); ++i) {
       const int id = ids_[i];
@@ -528,6 +617,14 @@ class Mujoco final : public Method {
     }
     for (const Chained& c : chain_) write_frame(model, state, c);
     stats.t_integration += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // what mj_forward reads besides the state: the time step (the contacts' and equalities' solref
+  // floor), the applied loads, the motors' references
+  void inputs(std::vector<mjtNum>& out) const {
+    out.assign(1, mjm_->opt.timestep);
+    if (xfrc_) out.insert(out.end(), data_->xfrc_applied, data_->xfrc_applied + 6 * mjm_->nbody);
+    for (const MujocoMotor& mm : motors_) out.push_back(mjm_->eq_data[mjNEQDATA * mm.eq]);
   }
 
   // A massless frame inside a MuJoCo body's joint chain: the body's frame after the frame's own
@@ -574,6 +671,8 @@ class Mujoco final : public Method {
 
   bool rk4_;
   int iterations_;
+  bool iterations_given_;
+  bool file_contacts_;  // contacts=file: the MJCF file's own contact model (Model::mjcf_contacts)
   double point_inertia_;
   double eq_timeconst_;       // the equality constraints' solref time constant, s
   double contact_timeconst_;  // the contacts' solref time constant, s
@@ -588,6 +687,9 @@ class Mujoco final : public Method {
   std::vector<double> ctrl_;  // the actuators' controls of the step
   std::vector<double> zeta_;  // per contact pair
   bool solref_set_ = false;
+  bool ahead_ = true;       // the next step's mj_forward is done at the end of each step
+  bool forwarded_ = false;  // data_ holds mj_forward's results for the inputs inputs_
+  std::vector<mjtNum> inputs_, now_;
   struct MujocoMotor {
     int motor;        // Model::motors index
     int eq;           // its MuJoCo equality
@@ -609,7 +711,12 @@ MethodInfo describe_mujoco() {
                   "semi-implicit Euler or RK4; loops closed by its (soft) equality constraints; contacts as its (soft) geom pairs; at most 96 bodies deep";
   i.source = "todorov2012 (MuJoCo)";
   i.options = {OptionInfo::choice("integrator", "rk4", "rk4: MuJoCo's RK4 (order 4); euler: its semi-implicit Euler (order 1)", {"rk4", "euler"}),
-               OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree)", 1, 1e6),
+               OptionInfo::choice("contacts", "ours",
+                                  "ours: an explicit pair (condim 3, elliptic cone) for each two shapes our detector tests, as every method "
+                                  "has; file: an MJCF model's own (geoms' contype, conaffinity, condim, friction, solref, solimp; pairs, "
+                                  "excludes; <option> cone, solver, iterations; <size>); other models are refused",
+                                  {"ours", "file"}),
+               OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree; contacts=file: the file's unless given)", 1, 1e6),
                point_inertia_option("1e-12"),
                OptionInfo::number("eq_timeconst", "0.02",
                                   "loops and motors: the time constant of the equality constraints that close them and hold the motors' "

@@ -27,7 +27,7 @@ bool is_mjcf_spec(const std::string& text) {
 
 const std::vector<OptionInfo>& mjcf_options() {
   static const std::vector<OptionInfo> options = {
-      OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero) become Shapes; off: no contacts", {"on", "off"}),
+      OptionInfo::choice("contacts", "on", "on: the colliding geoms (contype or conaffinity nonzero, or in a <pair>) become Shapes; off: no contacts", {"on", "off"}),
       OptionInfo::choice("damping", "off", "on: the damping of hinge and slide joints (dof_damping) as joint dampers; off: ignored (listed in the warning)",
                          {"off", "on"}),
       OptionInfo::choice("limits", "on", "on: the range of every limited hinge and slide joint (jnt_range) as joint limits; ignore: none",
@@ -515,8 +515,11 @@ struct Reader {
     std::vector<Key> keys;
     std::vector<int> geom_ids;  // the MuJoCo geom of each shape
     int torsional = 0, priority = 0;
+    // a geom in an explicit pair collides there whatever its contype and conaffinity
+    std::vector<bool> paired(static_cast<size_t>(m->ngeom), false);
+    for (int p = 0; p < m->npair; ++p) paired[static_cast<size_t>(m->pair_geom1[p])] = paired[static_cast<size_t>(m->pair_geom2[p])] = true;
     for (int g = 0; g < m->ngeom; ++g) {
-      if (!m->geom_contype[g] && !m->geom_conaffinity[g]) continue;  // visual only
+      if (!m->geom_contype[g] && !m->geom_conaffinity[g] && !paired[static_cast<size_t>(g)]) continue;  // visual only
       const int mb = m->geom_bodyid[g];
       const int body = rep[static_cast<size_t>(mb)];
       const std::string field = "geom";
@@ -567,7 +570,9 @@ struct Reader {
       if (m->geom_priority[g] != 0) ++priority;
       out.shapes.push_back(s);
       geom_ids.push_back(g);
+      out.mjcf_contacts.shapes.push_back(geom_contact(g));
     }
+    file_pairs(geom_ids);
     if (out.shapes.empty()) return;
     for (const Key& k : keys) {
       Material mat;
@@ -596,6 +601,70 @@ struct Reader {
     if (m->nexclude) ignored.push_back(fmt::format("{} contact exclusion(s)", m->nexclude));
     if (torsional) ignored.push_back(fmt::format("torsional/rolling friction (condim 4 or 6) on {} geom(s)", torsional));
     if (priority) ignored.push_back(fmt::format("contact priority on {} geom(s)", priority));
+  }
+
+  MjcfGeomContact geom_contact(int g) const {
+    MjcfGeomContact c;
+    c.contype = m->geom_contype[g];
+    c.conaffinity = m->geom_conaffinity[g];
+    c.condim = m->geom_condim[g];
+    c.priority = m->geom_priority[g];
+    std::copy_n(m->geom_friction + 3 * g, 3, c.friction.begin());
+    std::copy_n(m->geom_solref + mjNREF * g, mjNREF, c.solref.begin());
+    std::copy_n(m->geom_solimp + mjNIMP * g, mjNIMP, c.solimp.begin());
+    c.solmix = m->geom_solmix[g];
+    c.margin = m->geom_margin[g];
+    c.gap = m->geom_gap[g];
+    return c;
+  }
+
+  // the file's explicit pairs (between shapes: geom_ids, the MuJoCo geom of each) and exclusions
+  // (between our bodies: a body merged into its parent or the world excludes that one's geoms)
+  void file_pairs(const std::vector<int>& geom_ids) {
+    MjcfContacts& c = out.mjcf_contacts;
+    std::map<int, int> shape_of;
+    for (size_t k = 0; k < geom_ids.size(); ++k) shape_of[geom_ids[k]] = static_cast<int>(k);
+    for (int p = 0; p < m->npair; ++p) {
+      MjcfContactPair q;
+      q.shape1 = shape_of.at(m->pair_geom1[p]);
+      q.shape2 = shape_of.at(m->pair_geom2[p]);
+      q.condim = m->pair_dim[p];
+      std::copy_n(m->pair_friction + 5 * p, 5, q.friction.begin());
+      std::copy_n(m->pair_solref + mjNREF * p, mjNREF, q.solref.begin());
+      std::copy_n(m->pair_solimp + mjNIMP * p, mjNIMP, q.solimp.begin());
+      q.margin = m->pair_margin[p];
+      q.gap = m->pair_gap[p];
+      c.pairs.push_back(q);
+    }
+    for (int e = 0; e < m->nexclude; ++e) {  // signature (body1 + 1) << 16 + body2 + 1
+      const int sig = m->exclude_signature[e], b1 = (sig >> 16) - 1, b2 = (sig & 0xFFFF) - 1;
+      c.excludes.push_back({rep[static_cast<size_t>(b1)], rep[static_cast<size_t>(b2)]});
+    }
+  }
+
+  // the file's contact options (<option>, its flags, <size>)
+  void contact_options() {
+    MjcfContacts& c = out.mjcf_contacts;
+    const mjOption& o = m->opt;
+    c.present = !opt.light_frames;
+    c.cone = o.cone == mjCONE_ELLIPTIC ? "elliptic" : "pyramidal";
+    c.solver = o.solver == mjSOL_PGS ? "PGS" : o.solver == mjSOL_CG ? "CG" : "Newton";
+    c.collision = o.collision == mjCOL_PAIR ? "predefined" : o.collision == mjCOL_DYNAMIC ? "dynamic" : "all";
+    c.iterations = o.iterations;
+    c.noslip_iterations = o.noslip_iterations;
+    c.mpr_iterations = o.mpr_iterations;
+    c.impratio = o.impratio;
+    c.tolerance = o.tolerance;
+    c.noslip_tolerance = o.noslip_tolerance;
+    c.mpr_tolerance = o.mpr_tolerance;
+    c.filterparent = !(o.disableflags & mjDSBL_FILTERPARENT);
+    c.overrides = o.enableflags & mjENBL_OVERRIDE;
+    c.o_margin = o.o_margin;
+    std::copy_n(o.o_solref, mjNREF, c.o_solref.begin());
+    std::copy_n(o.o_solimp, mjNIMP, c.o_solimp.begin());
+    c.nconmax = m->nconmax;
+    c.njmax = m->njmax;
+    c.nstack = m->nstack;
   }
 
   // The actuators on a hinge or slide joint that stays one here, with a fixed gain and no or an
@@ -731,6 +800,7 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
   std::vector<std::string> ignored;
   r.bodies();
   r.equalities(ignored);
+  r.contact_options();
   r.geoms(ignored);
   r.actuators(ignored);
   r.unmapped(ignored);
