@@ -495,7 +495,10 @@ int main(int argc, char** argv) {
   double h = 0, duration = 0, fail_threshold = 1.0;
   bool no_round = false, no_ref = false, quiet = false, self_consistency = false, step_series = false, force = false;
   auto* run = app.add_subcommand("run", "simulate one case and print its metrics");
-  run->add_option("model", model_arg, "catalog model spec (e.g. pendulum90, chain:n=5) or scene file")->required();
+  run->add_option("model", model_arg,
+                  "catalog model spec (e.g. pendulum90, chain:n=5), a .toml scene file, a .urdf robot or an MJCF .xml file, "
+                  "each with its options (robot.urdf:floor=on, model.xml:contacts=off)")
+      ->required();
   run->add_option("method", method_arg, "method spec: a name from `mbbench list methods`, with options name:key=value,...")->required();
   run->add_option("--h", h, "step size in s (default: the model's; rounded to T/k for models with a period)");
   run->add_option("--duration", duration, "simulated time in s (default: the model's, 60 s)");

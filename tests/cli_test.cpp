@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -41,8 +40,11 @@ TEST_CASE("mbbench list methods is one line a method, in 40 lines of 100 columns
   CHECK(lines <= 40);
   CHECK(lines >= 20);
   // the stated order beside the measured one: Imp10 states 10 and shows 3
-  CHECK(std::regex_search(r.output, std::regex("Imp10 +higher-order +10 +3 ")));
-  CHECK(std::regex_search(r.output, std::regex("gc-contact +reduced +1 +1 +- - - C J A - D - - T X -\\n")));
+  std::string squeezed;  // runs of spaces as one
+  for (char c : r.output)
+    if (c != ' ' || squeezed.empty() || squeezed.back() != ' ') squeezed += c;
+  CHECK_THAT(squeezed, Catch::Contains("\n Imp10 higher-order 10 3 P"));
+  CHECK_THAT(squeezed, Catch::Contains("\n gc-contact reduced 1 1 - - - C J A - D - - T X -\n"));
 }
 
 TEST_CASE("mbbench list prints models, methods with options and metrics", "[cli]") {
@@ -404,7 +406,7 @@ TEST_CASE("a sweep off a terminal prints a plain progress line every --progress-
   auto p = run("sweep " + kSmallExperiment + " --out " + (d / "a").string() + " --progress-every 0.001");
   REQUIRE(p.code == 0);
   CHECK(p.output.find('\r') == std::string::npos);
-  CHECK(std::regex_search(p.output, std::regex("sweep: [0-9]+/16 cases, 0 failed, [0-9]+ s elapsed")));
+  CHECK_THAT(p.output, Catch::Contains("sweep: ") && Catch::Contains("/16 cases, 0 failed, ") && Catch::Contains(" s elapsed"));
   auto q = run("sweep " + kSmallExperiment + " --out " + (d / "b").string() + " --progress-every 0.001 --quiet");
   REQUIRE(q.code == 0);
   CHECK_THAT(q.output, !Catch::Contains("sweep: "));
@@ -437,6 +439,9 @@ TEST_CASE("did-you-mean for commands and options and methods and models and choi
   auto ch = run("run pendulum90 Imp4:solver=LINEAR --duration 0.1 --no-ref");
   CHECK(ch.code == 0);
   CHECK_THAT(ch.output, Catch::Contains("status: ok"));
+  // run --help names every kind of model it takes
+  auto help = run("run --help");
+  CHECK_THAT(help.output, Catch::Contains(".toml scene file") && Catch::Contains(".urdf robot") && Catch::Contains("MJCF .xml file"));
   auto bad = run("run pendulum90 Imp4:solver=linera --duration 0.1");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.output, Catch::Contains("did you mean 'linear'?"));
