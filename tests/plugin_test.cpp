@@ -126,6 +126,23 @@ TEST_CASE("plugin: the example builds against the installed mbbench and runs as 
   INFO(r.output);
   CHECK(r.code == 0);
   CHECK_THAT(r.output, Catch::Contains("ok   euler order pendulum90") && Catch::Contains("on 1 method(s), 0 failed"));
+  // an experiment names the plugin's method: sweep, report and gate take it
+  std::ofstream(d / "euler.toml") << "name = \"plugin-euler\"\nmodels = [\"pendulum10\"]\nmethods = [\"euler\", \"GC4\"]\n"
+                                     "h = [0.01, 0.02]\nduration = 1.0\nmetrics = [\"ED\"]\n";
+  r = mbtest::run_command(exe + " sweep " + (d / "euler.toml").string() + " --quiet --out " + (d / "sweep").string() + " --plugin " + plugin);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("4 cases: 4 run now (0 failed)"));
+  r = mbtest::run_command(exe + " report " + (d / "sweep" / "records.jsonl").string() + " --out " + (d / "report").string() +
+                          " --plugin " + plugin);
+  CHECK(r.code == 0);
+  const std::string gate = exe + " gate --baseline " + (d / "gate.json").string() + " --plugin " + plugin +
+                           " --methods euler --models pendulum10 --h 0.01 --duration 1 --timing-joints none --no-instructions --quiet";
+  r = mbtest::run_command(gate + " --update");
+  CHECK(r.code == 0);
+  r = mbtest::run_command(gate);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("gate: passed"));
   // the installed data, from a folder without results/
   r = mbtest::run_command("cd " + d.string() + " && " + exe + " gate --which");
   CHECK(r.code == 0);
