@@ -42,7 +42,7 @@ RunConfig config(double h, double duration) {
 
 }  // namespace
 
-std::vector<ConformanceCheck> check_models(const MethodEntry& e, const KnownFailure& known) {
+std::vector<ConformanceCheck> check_models(const MethodEntry& e, KnownFailure known) {
   std::vector<ConformanceCheck> out;
   const std::string& name = e.info.name;
   auto add = [&](const std::string& check, const std::string& model, bool ok, std::string detail) {

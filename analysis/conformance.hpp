@@ -12,7 +12,6 @@
 //     plugin's method, the plugin in the provenance.
 // Each check is data (ConformanceCheck): the caller asserts or prints.
 #pragma once
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,9 +37,9 @@ struct ConformanceCheck {
 
 // The reason a claimed model is known to make the method fail with (a documented finding), or
 // nullptr: the run must then fail with that reason.
-using KnownFailure = std::function<const char*(const std::string& method, const std::string& model)>;
+using KnownFailure = const char* (*)(const std::string& method, const std::string& model);
 
-std::vector<ConformanceCheck> check_models(const MethodEntry& e, const KnownFailure& known = {});
+std::vector<ConformanceCheck> check_models(const MethodEntry& e, KnownFailure known = nullptr);
 std::vector<ConformanceCheck> check_orders(const MethodEntry& e);
 std::vector<ConformanceCheck> check_options(const MethodEntry& e);
 std::vector<ConformanceCheck> check_record(const MethodEntry& e);
