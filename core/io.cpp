@@ -67,4 +67,14 @@ bool is_file(const std::string& path) noexcept {
   return regular && !ec;
 }
 
+std::string data_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  if (path.empty() || is_file(path) || fs::path(path).is_absolute()) return path;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return path;
+  const fs::path installed = exe.parent_path().parent_path() / "share" / "mbbench" / path;
+  return is_file(installed.string()) ? installed.lexically_normal().string() : path;
+}
+
 }  // namespace mb

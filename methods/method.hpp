@@ -77,6 +77,9 @@ struct MethodInfo {
   // family at that size (docs/usage.md "gate"); the instruction counts cover every method with
   // timing_table at every size it is timed at
   std::vector<int> gate_time_joints;
+  // a plugin's method (methods/plugin.hpp): the shared library it came from and the plugin's
+  // version string, set by the loader and recorded in every record's provenance; empty: built in
+  std::string plugin, plugin_version;
 
   double order() const { return orders.empty() ? 0.0 : orders.front().order; }
 };

@@ -36,6 +36,8 @@ struct Provenance {
   int cores = 0;
   std::map<std::string, std::string> libraries;  // name -> version
   std::string experiment_hash;  // a sweep's: experiment_hash() of its experiment file ("" otherwise)
+  // a plugin's method (methods/plugin.hpp): the shared library's path and the plugin's version
+  std::string plugin, plugin_version;
 
   // (libraries: a JSON object of its own, in records/record_io.cpp)
   template <class V>
@@ -51,6 +53,8 @@ struct Provenance {
     v(field("cores", &S::cores, Presence::IfSet));
     v(field("date", &S::date));
     v(field("experiment_hash", &S::experiment_hash, Presence::IfSet));  // a sweep's records only
+    v(field("plugin", &S::plugin, Presence::IfSet));
+    v(field("plugin_version", &S::plugin_version, Presence::IfSet, "plugin"));
   }
 };
 Provenance current_provenance();  // of this build and machine, now

@@ -51,6 +51,8 @@ std::string methods_text() {
     s += fmt::format("  {:<18} family {}; source: {}{}\n", "", i.family.empty() ? "-" : i.family, i.source,
                      i.paper_name.empty() ? "" : "; paper name " + i.paper_name);
     if (!i.version.empty()) s += fmt::format("  {:<18} engine: {}\n", "", i.version);
+    if (!i.plugin.empty())
+      s += fmt::format("  {:<18} plugin: {}{}\n", "", i.plugin, i.plugin_version.empty() ? "" : " (" + i.plugin_version + ")");
     s += fmt::format("  {:<18} order: {}{}\n", "", orders_text(i), i.stated_order > 0 ? fmt::format("; stated {:g}", i.stated_order) : "");
     s += fmt::format("  {:<18} supports: {}; {}\n", "", features_text(i.supports), flags_text(i));
     if (!i.expands_to.empty()) s += fmt::format("  {:<18} = {}\n", "", i.expands_to);
@@ -89,6 +91,7 @@ std::string methods_short() {
     const std::string stated = measured == 0 ? "-" : fmt::format("{:g}", i.stated_order > 0 ? i.stated_order : measured);
     s += fmt::format("  {:<12} {:<12} {:>5} {:>5}  {}\n", i.name, i.family.empty() ? "-" : i.family, stated,
                      measured == 0 ? "-" : fmt::format("{:g}", measured), features_letters(i.supports));
+    if (!i.plugin.empty()) s += fmt::format("  {:<12} plugin {}\n", "", i.plugin);
   }
   for (const auto& [name, why] : peers_not_built()) s += fmt::format("  {:<12} not built: {}\n", name, why);
   s += "order: the scheme's stated order; meas.: its measured order (position error; --long: where)\n"
@@ -138,6 +141,10 @@ json methods_json() {
                  {"fixed_step", i.fixed_step}, {"reference", i.reference}, {"timing_table", i.timing_table},
                  {"timing_max_joints", i.timing_max_joints}, {"timing_reference", i.timing_reference},
                  {"expands_to", i.expands_to}, {"options", options_json(i.options)}});
+    if (!i.plugin.empty()) {
+      a.back()["plugin"] = i.plugin;
+      a.back()["plugin_version"] = i.plugin_version;
+    }
   }
   return a;
 }

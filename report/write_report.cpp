@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 std::string records_paper(const std::vector<CaseRecord>& records, const std::vector<std::string>& record_files,
                           const std::string& paper_file) {
-  if (!paper_file.empty()) return paper_file;
+  if (!paper_file.empty()) return data_file(paper_file);
   std::string named;
   for (const auto& r : records)
     if (named.empty() && r.experiment) named = r.experiment->paper;
@@ -48,6 +48,9 @@ std::string records_paper(const std::vector<CaseRecord>& records, const std::vec
         }
         if (d == d.root_path()) break;
       }
+  // an installed mbbench's own published values (core/io.hpp)
+  for (const auto& tail : tails)
+    if (const std::string installed = data_file(tail.string()); is_file(installed)) return installed;
   throw InputError(record_files.front(), 0, "experiment.paper",
                    fmt::format("the experiment's paper '{}' is found neither there nor above the records' folder; give it "
                                "with --paper FILE",

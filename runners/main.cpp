@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include "analysis/conformance.hpp"
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/memory.hpp"
@@ -25,6 +27,7 @@
 #include "experiments/experiment.hpp"
 #include "gate/gate.hpp"
 #include "methods/method.hpp"
+#include "methods/plugin.hpp"
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
 #include "models/formats/mjcf.hpp"
@@ -188,7 +191,7 @@ void set_progress(mb::SweepOptions& opt, bool terminal) {
 int cmd_sweep(const std::string& file, mb::SweepOptions opt, const std::string& shard) {
   if (shard.size()) mb::parse_shard(shard, opt.shard, opt.shards);
   if (opt.jobs < 1) throw mb::InputError("command line", 0, "jobs", fmt::format("must be at least 1, got {}", opt.jobs));
-  mb::Experiment e = mb::read_experiment(file);  // everything validated before any case runs
+  mb::Experiment e = mb::read_experiment(mb::data_file(file));  // everything validated before any case runs
   set_progress(opt, ::isatty(STDERR_FILENO) != 0);
   auto sum = mb::run_sweep(e, opt);
   std::cout << fmt::format("sweep {}: {} cases{}: {} run now ({} failed), {} already done; records in {}\n", e.name, sum.cases,
@@ -210,7 +213,7 @@ int cmd_sweep_mpi(const std::string& file, mb::SweepOptions opt, const std::stri
       throw mb::InputError("command line", 0, "jobs",
                            "--mpi runs one case at a time per rank; start more ranks (mpirun -n N) instead of --jobs");
     if (shard.size()) mb::parse_shard(shard, opt.shard, opt.shards);
-    e = mb::read_experiment(file);
+    e = mb::read_experiment(mb::data_file(file));
   } catch (const mb::InputError&) {
     error = std::current_exception();
     code = 2;
@@ -304,8 +307,10 @@ struct GateArgs {
 };
 
 // mbbench gate: exit 1 on a regression, 0 otherwise (README "The CI gate")
-int cmd_gate(const GateArgs& a, mb::GateConfig cfg) {
+int cmd_gate(GateArgs a, mb::GateConfig cfg) {
   const auto t0 = std::chrono::steady_clock::now();
+  // an installed mbbench's baseline when there is none here (core/io.hpp); --update writes here
+  if (!a.update) a.baseline = mb::data_file(a.baseline);
   if (cfg.jobs < 1) throw mb::InputError("command line", 0, "jobs", fmt::format("must be at least 1, got {}", cfg.jobs));
   if (!a.methods.empty()) cfg.methods = split_list(a.methods);
   if (!a.models.empty()) cfg.models = a.models == "none" ? std::vector<std::string>{} : split_list(a.models);
@@ -429,6 +434,50 @@ std::string refusal_hint(const mb::Model& model, const std::string& model_arg, c
   return hint;
 }
 
+// The plugins of MBBENCH_PLUGINS and of --plugin, in that order. MBBENCH_PLUGINS then names every
+// plugin loaded, so that the child processes (the gate's instruction counts and A/B runs) load
+// them too.
+void load_cli_plugins(const std::vector<std::string>& files) {
+  std::vector<std::string> all = mb::plugins_from_env();
+  all.insert(all.end(), files.begin(), files.end());
+  mb::load_plugins(all);
+  std::string env;
+  for (const mb::PluginInfo& p : mb::loaded_plugins()) env += (env.empty() ? "" : ":") + p.path;
+  if (!env.empty()) ::setenv("MBBENCH_PLUGINS", env.c_str(), 1);
+}
+
+// mbbench conformance: the test suite's conformance checks (analysis/conformance.hpp) on the named
+// methods or the plugins' methods; one line a check, exit 1 when one fails.
+int cmd_conformance(std::vector<std::string> names, bool quick) {
+  if (names.empty())
+    for (const mb::PluginInfo& p : mb::loaded_plugins()) names.insert(names.end(), p.methods.begin(), p.methods.end());
+  if (names.empty())
+    throw mb::InputError("command line", 0, "methods", "name methods, or load a plugin with --plugin FILE.so or MBBENCH_PLUGINS");
+  std::vector<const mb::MethodEntry*> entries;
+  for (const std::string& n : names) {
+    const mb::MethodEntry* e = mb::find_method(n);
+    if (!e) {
+      mb::make_method(n);  // the registry's error: the known names, the nearest one
+      throw mb::InputError("command line", 0, "methods", fmt::format("'{}': a method name, without options", n));
+    }
+    entries.push_back(e);
+  }
+  long checks = 0, failed = 0;
+  for (const mb::MethodEntry* e : entries) {
+    std::vector<mb::ConformanceCheck> all = mb::check_options(*e);
+    for (auto part : {mb::check_record(*e), mb::check_models(*e)}) all.insert(all.end(), part.begin(), part.end());
+    if (!quick)
+      for (auto& c : mb::check_orders(*e)) all.push_back(std::move(c));
+    for (const mb::ConformanceCheck& c : all) {
+      ++checks;
+      failed += c.ok ? 0 : 1;
+      std::cout << fmt::format("{:<4} {} {} {}: {}\n", c.ok ? "ok" : "FAIL", c.method, c.check, c.subject, c.detail);
+    }
+  }
+  std::cout << fmt::format("conformance: {} checks on {} method(s), {} failed\n", checks, entries.size(), failed);
+  return failed ? 1 : 0;
+}
+
 // What a command line CLI11 refused most likely meant: the nearest subcommand for an unknown
 // first word, the nearest option of the subcommand for an unexpected --option (with the names
 // other tools use for the step and the duration). Empty when nothing is near.
@@ -471,7 +520,15 @@ std::string parse_hint(const CLI::App& app, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // the gate's child processes (instruction counts, A/B timing: gate/gate.hpp), not user commands
-  if (argc > 1 && mb::is_gate_child(argv[1])) return mb::gate_child(argc - 1, argv + 1);
+  if (argc > 1 && mb::is_gate_child(argv[1])) {
+    try {
+      mb::load_plugins(mb::plugins_from_env());
+    } catch (const mb::InputError& e) {
+      std::cerr << "mbbench: error: " << e.what() << "\n";
+      return 2;
+    }
+    return mb::gate_child(argc - 1, argv + 1);
+  }
   // glibc's allocator for large models; a run of a scene file of 16 MiB or more (about 60,000
   // bodies) executes again with huge pages, which cost a small run more than they save
   // (core/memory.hpp, docs/limits.md)
@@ -588,6 +645,18 @@ int main(int argc, char** argv) {
   bool bench_quiet = false;
   bench->add_flag("--quiet", bench_quiet, "no progress on stderr (default: Google Benchmark's line per timed case)");
 
+  std::vector<std::string> conformance_methods;
+  bool conformance_quick = false;
+  auto* conformance = app.add_subcommand("conformance", "the conformance checks of the test suite on methods (default: the plugins')");
+  conformance->add_option("methods", conformance_methods, "method names (default: every method of the plugins loaded)");
+  conformance->add_flag("--quick", conformance_quick, "leave out the declared-order check (the slowest)");
+
+  // every command that resolves method names takes plugins
+  std::vector<std::string> plugin_files;
+  for (CLI::App* sc : {list, run, sweep, bench, gate, report, table, conformance})
+    sc->add_option("--plugin", plugin_files, "load the methods of this plugin (a shared library; repeatable; also MBBENCH_PLUGINS)")
+        ->allow_extra_args(false);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -611,6 +680,8 @@ int main(int argc, char** argv) {
     at_least(bench_max_opt, "max_joints", bench_max_joints, 1);
     if (gate_duration->count() && !(gate_args.duration > 0 && std::isfinite(gate_args.duration)))
       throw mb::InputError("command line", 0, "duration", fmt::format("must be positive and finite, got {}", gate_args.duration));
+    load_cli_plugins(plugin_files);
+    if (*conformance) return cmd_conformance(conformance_methods, conformance_quick);
     if (*list) {
       std::cout << mb::listing(list_what, list_json ? mb::ListFormat::Json : list_markdown ? mb::ListFormat::Markdown
                                                   : list_long   ? mb::ListFormat::Long
@@ -635,7 +706,7 @@ int main(int argc, char** argv) {
     }
     if (*bench) {
 #ifdef MBBENCH_HAVE_BENCHMARK
-      return mb::run_bench_cli(bench_file, bench_out, bench_reps, bench_max_joints, bench_filter, bench_quiet);
+      return mb::run_bench_cli(mb::data_file(bench_file), bench_out, bench_reps, bench_max_joints, bench_filter, bench_quiet);
 #else
       (void)bench_reps;
       (void)bench_quiet;

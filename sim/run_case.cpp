@@ -215,6 +215,12 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   r.provenance = current_provenance();
   // a peer engine's version beside the libraries (docs/peers.md)
   if (!info.version.empty()) r.provenance.libraries[info.name] = info.version;
+  // a plugin's method: the shared library and its version (the registry's entry carries them; the
+  // method's own info() is what the plugin compiled)
+  if (const MethodEntry* e = find_method(info.name); e && !e->info.plugin.empty()) {
+    r.provenance.plugin = e->info.plugin;
+    r.provenance.plugin_version = e->info.plugin_version;
+  }
   r.samples = recorder.samples();
   r.step_series = out.series;
   return r;

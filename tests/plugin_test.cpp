@@ -1,0 +1,151 @@
+// Method plugins (methods/plugin.hpp) and the install (cmake/install.cmake):
+//   - a plugin the loader refuses (wrong ABI version, no entry point, a name taken or given twice
+//     or malformed, a registration that throws, a file that is no shared library) is an InputError
+//     naming the file, and none of its methods is registered;
+//   - the CLI says so with exit code 2, for --plugin and MBBENCH_PLUGINS;
+//   - [full]: this build installed to a temporary prefix, examples/plugin built against it with
+//     find_package(mbbench), and its method run, listed, recorded and conformance-checked
+//     by the installed mbbench, which also finds its installed data.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+#include "core/error.hpp"
+#include "methods/plugin.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string test_plugin(const std::string& kind) { return std::string(MBBENCH_TEST_PLUGINS) + "/libtest_plugin_" + kind + ".so"; }
+
+std::string refusal(const std::string& file) {
+  try {
+    mb::load_plugins({file});
+  } catch (const mb::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("plugin: a refused plugin is an InputError naming its file and registers nothing", "[plugin]") {
+  const size_t before = mb::method_registry().size();
+  const std::pair<const char*, const char*> cases[] = {
+      {"abi", "plugin ABI version 2, this mbbench takes 1"},
+      {"none", "no entry point `mbbench_plugin`"},
+      {"clash", "method 'GC4' clashes with a built-in method"},
+      {"twice", "method 'test-plugin-a' is registered twice"},
+      {"badname", "method name 'test plugin:b' is not a spec name"},
+      {"throws", "its registration function threw: the plugin cannot start"},
+  };
+  for (const auto& [kind, why] : cases) {
+    const std::string file = test_plugin(kind);
+    INFO(file);
+    REQUIRE(fs::exists(file));
+    const std::string what = refusal(file);
+    CHECK_THAT(what, Catch::Contains(file) && Catch::Contains(why));
+    CHECK(mb::find_method("test-plugin-a") == nullptr);
+  }
+  const fs::path d = mbtest::temp_dir("plugin_refused");
+  std::ofstream(d / "text.so") << "not a shared library\n";
+  CHECK_THAT(refusal((d / "text.so").string()), Catch::Contains("text.so") && Catch::Contains("cannot load the shared library"));
+  CHECK_THAT(refusal((d / "absent.so").string()), Catch::Contains("absent.so") && Catch::Contains("no such file"));
+  CHECK(mb::method_registry().size() == before);
+  CHECK(mb::loaded_plugins().empty());
+  fs::remove_all(d);
+}
+
+TEST_CASE("plugin: the CLI refuses a bad plugin by name with exit code 2", "[plugin][cli]") {
+  const std::string clash = test_plugin("clash");
+  auto r = mbtest::run_cli("run pendulum10 GC4 --duration 0.1 --plugin " + clash);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains(clash) && Catch::Contains("clashes with a built-in method"));
+  r = mbtest::run_command("MBBENCH_PLUGINS=" + test_plugin("abi") + " " + MBBENCH_EXE + " list methods");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains(test_plugin("abi")) && Catch::Contains("ABI version"));
+  r = mbtest::run_cli("conformance");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("--plugin"));
+}
+
+TEST_CASE("plugin: the example builds against the installed mbbench and runs as a plugin", "[plugin][full]") {
+  const fs::path d = mbtest::temp_dir("plugin_example");
+  const fs::path prefix = d / "prefix", build = d / "build";
+  const std::string cmake = MBBENCH_CMAKE;
+  const fs::path source = fs::path(MBBENCH_TEST_DATA) / ".." / ".." / "examples" / "plugin";
+  auto r = mbtest::run_command(cmake + " --install " + MBBENCH_BUILD_DIR + " --prefix " + prefix.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  for (const char* f : {"bin/mbbench", "include/mbbench/methods/plugin.hpp", "include/mbbench/methods/reduced/aba.hpp",
+                        "lib/cmake/mbbench/mbbenchConfig.cmake", "share/mbbench/results/experiments/schmitt2005.toml",
+                        "share/mbbench/results/paper/schmitt2005.toml", "share/mbbench/results/baselines/gate.json"}) {
+    INFO(f);
+    CHECK(fs::exists(prefix / f));
+  }
+  r = mbtest::run_command(cmake + " -S " + source.string() + " -B " + build.string() + " -G Ninja -DCMAKE_PREFIX_PATH=" +
+                          prefix.string() + " -DCMAKE_CXX_COMPILER=" + MBBENCH_CXX + " -DCMAKE_BUILD_TYPE=" + MBBENCH_BUILD_TYPE +
+                          " && " + cmake + " --build " + build.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  const std::string plugin = fs::canonical(build / "libeuler_plugin.so").string();
+  const std::string exe = (prefix / "bin" / "mbbench").string();
+
+  // semi-implicit Euler's positions are Stormer-Verlet's (examples/plugin/euler.cpp): the position
+  // error against the reference falls by 4 when h halves (4.3e-5 m at h = 0.01 s)
+  double err[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const fs::path out = d / ("run" + std::to_string(k) + ".json");
+    r = mbtest::run_command(exe + " run pendulum10 euler --plugin " + plugin + " --h " + (k ? "0.005" : "0.01") +
+                            " --no-round --duration 2 --samples 2 --out " + out.string());
+    INFO(r.output);
+    REQUIRE(r.code == 0);
+    std::ifstream in(out);
+    const auto j = nlohmann::json::parse(in);
+    CHECK(j.at("provenance").at("plugin") == plugin);
+    CHECK(j.at("provenance").at("plugin_version") == "euler-plugin 1.0");
+    CHECK(j.at("method").at("order") == 2);
+    err[k] = j.at("metrics").at("ref_error_max").get<double>();
+  }
+  INFO("errors at h = 0.01 and 0.005: " << err[0] << ", " << err[1]);
+  CHECK(err[0] < 1e-4);
+  CHECK(std::log2(err[0] / err[1]) == Approx(2).margin(0.3));
+
+  r = mbtest::run_command(exe + " list methods --plugin " + plugin);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("euler") && Catch::Contains("plugin " + plugin));
+  // the same plugin twice: loaded once
+  r = mbtest::run_command("MBBENCH_PLUGINS=" + plugin + " " + exe + " conformance --plugin " + plugin);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("ok   euler order pendulum90") && Catch::Contains("on 1 method(s), 0 failed"));
+  // an experiment names the plugin's method: sweep, report and gate take it
+  std::ofstream(d / "euler.toml") << "name = \"plugin-euler\"\nmodels = [\"pendulum10\"]\nmethods = [\"euler\", \"GC4\"]\n"
+                                     "h = [0.01, 0.02]\nduration = 1.0\nmetrics = [\"ED\"]\n";
+  r = mbtest::run_command(exe + " sweep " + (d / "euler.toml").string() + " --quiet --out " + (d / "sweep").string() + " --plugin " + plugin);
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("4 cases: 4 run now (0 failed)"));
+  r = mbtest::run_command(exe + " report " + (d / "sweep" / "records.jsonl").string() + " --out " + (d / "report").string() +
+                          " --plugin " + plugin);
+  CHECK(r.code == 0);
+  const std::string gate = exe + " gate --baseline " + (d / "gate.json").string() + " --plugin " + plugin +
+                           " --methods euler --models pendulum10 --h 0.01 --duration 1 --timing-joints none --no-instructions --quiet";
+  r = mbtest::run_command(gate + " --update");
+  CHECK(r.code == 0);
+  r = mbtest::run_command(gate);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("gate: passed"));
+  // the installed data, from a folder without results/
+  r = mbtest::run_command("cd " + d.string() + " && " + exe + " gate --which");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("baseline: " + (prefix / "share/mbbench/results/baselines/gate.json").string()));
+  fs::remove_all(d);
+}
