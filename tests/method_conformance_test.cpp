@@ -35,6 +35,9 @@ const KnownFailure kKnownFailures[] = {
     // `linear` splits the loop the hanger closes into two acyclic groups, so its contacts alternate
     // with the joints as with coupling=off (docs/contacts.md, "Coupling to the articulation")
     {"linear", "heavy-rod", "did not converge in 1000 sweeps"},
+    // the Strandbeest's 15 redundant rows beside its motor: sle's corrections on A's range stall
+    // where tomcin's regularized ones converge ("Redundant rows in sle" in findings.md)
+    {"sle", "strandbeest:legs=1", "did not converge in 1000 sweeps"},
 };
 const char* known_failure(const std::string& method, const std::string& model) {
   for (const auto& k : kKnownFailures)

@@ -103,6 +103,10 @@ bool parse_contact_detection(const Spec& spec);
 // the `warm_start` option (ImpulseOptions::warm_start), shared likewise
 OptionInfo warm_start_option();
 bool parse_warm_start(const Spec& spec);
+// the `velocity_floor` option (ImpulseOptions::velocity_floor) of the methods that take redundant
+// constraints (sle, tomcin), on by default
+OptionInfo velocity_floor_option();
+bool parse_velocity_floor(const Spec& spec);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
 bool parse_spring_treatment(const Spec& spec);

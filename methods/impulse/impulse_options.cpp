@@ -104,6 +104,15 @@ MethodInfo impulse_method_info() {
   return i;
 }
 
+OptionInfo velocity_floor_option() {
+  return OptionInfo::choice("velocity_floor", "on",
+                            "on: a velocity correction whose error stops falling within 10x its tolerance ends there (redundant "
+                            "rows agree only to the joint errors' order; docs/method-notes.md); off: the step fails",
+                            {"on", "off"});
+}
+
+bool parse_velocity_floor(const Spec& s) { return s.get_string("velocity_floor", "on") == "on"; }
+
 bool parse_contact_coupling(const Spec& s) { return s.get_string("coupling", "on") == "on"; }
 
 ImpulseOptions parse_impulse_options(const Spec& s) {

@@ -1,6 +1,8 @@
 // `sle` (bender2007 s.3, "SLE"): the impulse step with all joint impulses at once from
 // A x = dv, A = J M^-1 J^T factored once per step (by blocks in a fill-reducing order where the
-// joints form a tree, dense LDL^T from Eigen, or CHOLMOD with AMD).
+// joints form a tree, dense LDL^T from Eigen, or CHOLMOD with AMD). Redundant constraints (loops)
+// make A semi-definite: the dense LDL^T solves it on A's range (methods/solvers/linear_solver.hpp),
+// and the velocity floor ends a correction whose redundant rows disagree at the joint errors' order.
 #include <fmt/format.h>
 
 #include "core/error.hpp"
@@ -15,11 +17,14 @@ MethodInfo SleMethod::describe() {
   i.source = "bender2007 s.3";
   i.options.push_back(OptionInfo::choice("solver", "block",
                                          "block (Cholesky by joint blocks, leaves first; dense LDL^T where the joints close a loop), "
-                                         "dense (Eigen LDL^T) or cholmod (sparse Cholesky, AMD ordering)",
+                                         "dense (Eigen LDL^T; the null pivots of redundant rows count as zero) or cholmod (sparse "
+                                         "Cholesky, AMD ordering; A must be definite: no redundant rows)",
                                          {"block", "dense", "cholmod"}));
+  i.options.push_back(velocity_floor_option());
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver (a loop's); solver=cholmod scales to 16383
   i.gate_time_joints = {63, 255};
+  i.supports |= kRedundant;
   return i;
 }
 
@@ -27,7 +32,9 @@ std::unique_ptr<Method> SleMethod::make(const Spec& s) {
   const std::string solver = s.get_string("solver", "block");
   if (solver != "block" && solver != "dense" && solver != "cholmod")
     s.fail(fmt::format("sle: solver must be block, dense or cholmod, got '{}'", solver));
-  return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s),
+  ImpulseOptions o = parse_impulse_options(s);
+  o.velocity_floor = parse_velocity_floor(s);
+  return std::make_unique<ImpulseMethod>(describe(), o,
                                          make_group_corrector({}, solver == "block"   ? make_block_solver
                                                                      : solver == "dense" ? make_dense_solver
                                                                                          : make_cholmod_solver));

@@ -42,11 +42,7 @@ MethodInfo TomcinMethod::describe() {
       OptionInfo::number("eps_P", "1e-9", "joint (position) correction tolerance, m (rad for rotational rows)", 0, 1),
       OptionInfo::number("eps_V", "1e-9", "velocity correction tolerance, m/s (rad/s)", 0, 1),
       OptionInfo::integer("max_iterations", "500", "joint correction iterations per step before the step fails", 1, 1000000),
-      OptionInfo::choice("velocity_floor", "on",
-                         "on: a velocity correction whose error stops falling within 10 eps_V ends there (stats floor_stops counts the phases, CD_vel_max shows the error): "
-                         "redundant rows agree only to the order of the joint errors (docs/method-notes.md, \"The velocity "
-                         "floor\"); off: the step fails after max_iterations sweeps",
-                         {"on", "off"}),
+      velocity_floor_option(),
       OptionInfo::choice("spectrum", "off", "on: lambda_max / lambda_min of A every step (dense, up to 4000 rows)", {"off", "on"}),
       OptionInfo::text("split", "off",
                        "body splitting (tomcin2014 s.5): off, K (a body with more than K joints becomes parts of at most K joints "
@@ -70,7 +66,7 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.tol_p = s.get_double("eps_P", 1e-9);
   o.tol_v = s.get_double("eps_V", 1e-9);
   o.max_iter = s.get_int("max_iterations", 500);
-  o.velocity_floor = s.get_string("velocity_floor", "on") == "on";
+  o.velocity_floor = parse_velocity_floor(s);
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
   o.contact_margin = parse_contact_margin(s);

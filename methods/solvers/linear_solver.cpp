@@ -33,13 +33,36 @@ class DenseLdlt final : public LinearSolver {
     cs.assemble_dense_lower(A_);  // LDLT<.., Lower> reads the lower triangle only
     if (!ldlt_) ldlt_ = std::make_unique<Eigen::LDLT<Eigen::MatrixXd>>(A_.rows());
     ldlt_->compute(A_);  // into the storage of the last factorization
-    if (ldlt_->info() != Eigen::Success) throw SimulationError("dense LDL^T of A failed");
+    const auto& d = ldlt_->vectorD();
+    null_threshold_ = d.size() ? kNullEigenvalue * d.cwiseAbs().maxCoeff() : 0.0;
+    // A = J M^-1 J^T is positive semi-definite: a pivot below the threshold, negative ones among
+    // them (Eigen reports those as a failure), is round-off in A's null space
+    rank_deficient_ = d.size() && d.minCoeff() <= null_threshold_;
   }
-  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override { x = ldlt_->solve(b); }
+  // Eigen's LDLT pivots on the largest remaining diagonal: on a positive semi-definite A (dependent
+  // rows of redundant constraints) the pivots of the null space come last, at round-off size
+  // (kNullEigenvalue of the largest).
+  // Dividing by them would amplify round-off by 1e16; they are taken as zero instead (the
+  // pseudo-inverse of D), which solves A x = b exactly for every b in A's range, as the impulses
+  // of consistent constraints and the contact couplings J M^-1 Jc^T are.
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) override {
+    if (!rank_deficient_) {
+      x = ldlt_->solve(b);
+      return;
+    }
+    x = ldlt_->transpositionsP() * b;
+    ldlt_->matrixL().solveInPlace(x);
+    const auto& d = ldlt_->vectorD();
+    for (Eigen::Index i = 0; i < x.size(); ++i) x[i] = d[i] > null_threshold_ ? x[i] / d[i] : 0.0;
+    ldlt_->matrixU().solveInPlace(x);
+    x = ldlt_->transpositionsP().transpose() * x;
+  }
 
  private:
   Eigen::MatrixXd A_;
   std::unique_ptr<Eigen::LDLT<Eigen::MatrixXd>> ldlt_;  // heap: Eigen's LDLT must not be moved default-built
+  double null_threshold_ = 0;
+  bool rank_deficient_ = false;
 };
 
 class DenseLu final : public LinearSolver {

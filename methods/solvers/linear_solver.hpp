@@ -51,7 +51,9 @@ class LinearSolver {
 
 using LinearSolverFactory = std::function<std::unique_ptr<LinearSolver>()>;
 
-std::unique_ptr<LinearSolver> make_dense_solver();    // dense A, Eigen LDL^T (O(n^3))
+// dense A, Eigen LDL^T (O(n^3)); a positive semi-definite A (redundant constraints) is solved on
+// its range: the pivots below kNullEigenvalue of the largest count as zero
+std::unique_ptr<LinearSolver> make_dense_solver();
 // A by blocks (a joint with its motors one block, at most 6 rows), Cholesky in the minimum-degree
 // order of the blocks: leaves first, a body's clique of joints last (O(n) on a tree of bounded
 // degree); where the joints close a loop (A may be singular), or a pivot is not positive, the
