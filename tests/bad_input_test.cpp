@@ -90,8 +90,10 @@ const Row kRows[] = {
     {"urdf/loop_apart.urdf", "run {} GC4 --duration 1", "field 'link[forearm]': not connected to the root link 'base': its joints form a loop apart from the tree", 0},
     // MJCF models (docs/robots.md): `mbbench run MODEL.xml ref`
     {"mjcf/joint_and_equality_same_name.xml", "run {} ref --duration 1", "field 'joint': two joints are named 'j' here", 4},
-    {"mjcf/nan_axis.xml", "run {} ref --duration 1", "field 'joint': joint 'hinge' has a zero or non-finite axis", 4},
-    {"mjcf/nan_position.xml", "run {} ref --duration 1", "field 'body': body 'link' has a non-finite position", 3},
+    {"mjcf/nan_axis.xml", "run {} ref --duration 1", "field 'joint[hinge]': attribute axis=\"nan 0 1\": numbers must be finite", 4},
+    {"mjcf/nan_position.xml", "run {} ref --duration 1", "field 'body[link]': attribute pos=\"0 nan 0\": numbers must be finite", 3},
+    {"mjcf/inf_size.xml", "run {} ref --duration 1", "field 'body[link].geom': attribute size=\"inf\": numbers must be finite", 5},
+    {"mjcf/newer_keyword.xml", "run {} ref --duration 1", "does not know the keyword 'implicitfast' (a newer MuJoCo's", 2},
     {"mjcf/unnamed_body_name_taken.xml", "run {} ref --duration 1", "field 'body': two bodies are named 'body2' here", 3},
     // experiments: `mbbench sweep EXPERIMENT`
     {"experiments/bad_choice_option.toml", "sweep {} --out {out}", "option 'solver' of method 'sle': not one of the choices", 3},
