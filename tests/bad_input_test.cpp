@@ -86,7 +86,7 @@ const Row kRows[] = {
     {"urdf/two_roots.urdf", "run {} GC4 --duration 1", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]", 0},
     {"urdf/nan_axis.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].axis': attribute xyz=\"nan 0 1\": numbers must be finite", 9},
     {"urdf/zero_axis.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].axis': axis must be non-zero, got (0, 0, 0)", 0},
-    {"urdf/limit_reversed.urdf", "run {} gc-contact --duration 1", "field 'joint[shoulder].limit.lower': lower (1) is above upper (-1)", 0},
+    {"urdf/limit_reversed.urdf", "run {}:strict=on gc-contact --duration 1", "field 'joint[shoulder].limit.lower': lower (1) is above upper (-1)", 0},
     {"urdf/loop_apart.urdf", "run {} GC4 --duration 1", "field 'link[forearm]': not connected to the root link 'base': its joints form a loop apart from the tree", 0},
     // MJCF models (docs/robots.md): `mbbench run MODEL.xml ref`
     {"mjcf/joint_and_equality_same_name.xml", "run {} ref --duration 1", "field 'joint': two joints are named 'j' here", 4},

@@ -424,6 +424,8 @@ TEST_CASE("urdf: Drake's and PyBullet's conventions are read with one warning ea
        "<capsule> geometry (Bullet's and Drake's) maps as a capsule in links: upper", "Unknown geometry type 'capsule'"},
       {"inertial without inertia", one_hinge("", "", "continuous", "base", ""), "an <inertial> without <inertia> or some of its moments",
        "Inertial element must have inertia element"},
+      {"limit reversed", one_hinge(R"(<limit lower="1" upper="-1" effort="1" velocity="1"/>)", "", "revolute"),
+       "a <limit> whose lower end is above the upper one is no limit (PyBullet's convention): shoulder", "lower (1) is above upper (-1)"},
       {"material defined twice", materials_twice, "<material> defined again (appearance only), the first definition kept: white",
        "material 'white' is not unique"},
       {"visual without geometry", one_hinge("", R"(<visual><origin xyz="0 0 0"/></visual>)"), "<visual> without <geometry> ignored in links: upper",

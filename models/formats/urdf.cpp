@@ -160,7 +160,7 @@ struct Conventions {
   std::string text;                                   // for liburdfdom
   std::vector<std::string> warnings;                  // one line per convention found
   std::set<std::pair<std::string, size_t>> capsules;  // (link, index among its <collision>s)
-  std::set<std::string> unlimited;                    // prismatic joints given a <limit> of zero width
+  std::set<std::string> unlimited;                    // joints whose <limit> is none
 };
 
 std::vector<TiXmlElement*> children(TiXmlElement& e, const char* tag = nullptr) {
@@ -207,7 +207,7 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   std::set<std::string> links;
   for (TiXmlElement* l : children(robot, "link"))
     if (l->Attribute("name")) links.insert(l->Attribute("name"));
-  std::vector<std::string> on_world, no_limit, partial_limit, unnamed, capsules, inertia;
+  std::vector<std::string> on_world, no_limit, partial_limit, reversed, unnamed, capsules, inertia;
   for (TiXmlElement* j : children(robot, "joint")) {
     const std::string name = j->Attribute("name") ? j->Attribute("name") : "";
     for (TiXmlElement* p : children(*j, "parent"))
@@ -230,12 +230,19 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
         c.unlimited.insert(name);
       }
     }
-    for (TiXmlElement* l : limit)
+    for (TiXmlElement* l : limit) {
+      // PyBullet's way of saying "no limit": a lower end above the upper one
+      double lower = 0, upper = 0;
+      if (l->QueryDoubleAttribute("lower", &lower) == TIXML_SUCCESS && l->QueryDoubleAttribute("upper", &upper) == TIXML_SUCCESS && lower > upper) {
+        reversed.push_back(name);
+        c.unlimited.insert(name);
+      }
       for (const char* key : {"effort", "velocity"})
         if (!l->Attribute(key)) {  // neither is modelled
           l->SetAttribute(key, "0");
           if (partial_limit.empty() || partial_limit.back() != name) partial_limit.push_back(name);
         }
+    }
   }
   if (!on_world.empty()) {
     TiXmlElement world("link");
@@ -245,6 +252,7 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   warn("the parent link 'world' is not declared: it is the fixed world (Drake's and PyBullet's convention); joints", on_world);
   warn("joints without <limit> have no limits", no_limit);
   warn("a <limit> without effort or velocity (neither is modelled)", partial_limit);
+  warn("a <limit> whose lower end is above the upper one is no limit (PyBullet's convention)", reversed);
 
   // unnamed materials (appearance only) dropped; capsules as cylinders, mapped as capsules; the
   // missing moments of an <inertial> 0
