@@ -68,7 +68,8 @@ std::string methods_text() {
 constexpr std::pair<unsigned, char> kFeatureLetters[] = {
     {kParticles, 'P'}, {kLoops, 'L'},     {kRedundant, 'R'},     {kContacts, 'C'},     {kJointLimits, 'J'},
     {kActuators, 'A'}, {kMotors, 'M'},    {kJointDampers, 'D'},  {kForces, 'S'},       {kAppliedForces, 'F'},
-    {kAppliedTorques, 'T'}, {kMasslessFrames, 'X'}, {kBrokenJoints, 'B'}};
+    {kAppliedTorques, 'T'}, {kMasslessFrames, 'X'}, {kBrokenJoints, 'B'},
+    {kSingularInertia, 'I'}};
 
 std::string features_letters(unsigned f) {
   std::string s;

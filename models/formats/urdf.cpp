@@ -387,6 +387,63 @@ void check_joint(const urdf::Joint& j, const std::string& path) {
     throw InputError(path, 0, f + ".dynamics", "damping and friction must be finite");
 }
 
+// With a point mass or a thin rod among the bodies (a singular inertia), the joint-space mass matrix
+// at the initial pose M = sum_b m_b Jv_b^T Jv_b + Jw_b^T I_b Jw_b (Jv_b, Jw_b: the velocity of b's
+// centre of mass and its angular velocity per joint rate) may be singular. Its Cholesky pivots in
+// the joints' order (parents first; the free root's 6 first): a pivot of zero names the joint whose
+// motion, the ones before it held, moves no mass.
+void check_mass_matrix(const Model& m, bool free_base, const std::string& path) {
+  const int nb = static_cast<int>(m.bodies.size()), nj = static_cast<int>(m.joints.size()), base = free_base ? 6 : 0, n = base + nj;
+  std::vector<int> joint_of(static_cast<size_t>(nb), -1);  // the joint that moves each body
+  for (int k = 0; k < nj; ++k) joint_of[static_cast<size_t>(m.joints[static_cast<size_t>(k)].b)] = k;
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+  for (int b = 0; b < nb; ++b) {
+    const Body& body = m.bodies[static_cast<size_t>(b)];
+    const Mat3 R = body.orientation.toRotationMatrix();
+    Eigen::MatrixXd Jv = Eigen::MatrixXd::Zero(3, n), Jw = Eigen::MatrixXd::Zero(3, n);
+    int root = b;
+    for (int k = joint_of[static_cast<size_t>(b)]; k >= 0;) {
+      const Joint& j = m.joints[static_cast<size_t>(k)];
+      const Body& child = m.bodies[static_cast<size_t>(j.b)];
+      const Vec3 axis = child.orientation * j.axis_b, anchor = child.position + child.orientation * j.anchor_b;
+      if (j.type == JointType::Slider) {
+        Jv.col(base + k) = axis;
+      } else {
+        Jw.col(base + k) = axis;
+        Jv.col(base + k) = axis.cross(body.position - anchor);
+      }
+      root = j.a;
+      k = j.a == kWorld ? -1 : joint_of[static_cast<size_t>(j.a)];
+    }
+    if (free_base && root != kWorld) {  // the free root: its centre's velocity, then its angular velocity
+      const Vec3 r = body.position - m.bodies[static_cast<size_t>(root)].position;
+      Jv.block<3, 3>(0, 0) = Mat3::Identity();
+      Jw.block<3, 3>(0, 3) = Mat3::Identity();
+      Mat3 rx;
+      rx << 0, -r.z(), r.y(), r.z(), 0, -r.x(), -r.y(), r.x(), 0;
+      Jv.block<3, 3>(0, 3) = -rx;  // w x r
+    }
+    M += body.mass * Jv.transpose() * Jv + Jw.transpose() * (R * body.inertia * R.transpose()) * Jw;
+  }
+  const double scale = M.diagonal().cwiseAbs().maxCoeff();
+  Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
+  for (int c = 0; c < n; ++c) {
+    const double d = M(c, c) - L.row(c).head(c).squaredNorm();
+    if (!(d > 1e-12 * scale)) {
+      if (c < base)
+        throw InputError(path, 0, fmt::format("link[{}]", m.bodies[0].name),
+                         fmt::format("base=free: the floating base cannot turn about its {} axis: no body has inertia about it (point masses "
+                                     "on one line)", "xyz"[c % 3]));
+      const Joint& j = m.joints[static_cast<size_t>(c - base)];
+      throw InputError(path, 0, fmt::format("joint[{}]", j.name),
+                       fmt::format("the joint-space mass matrix at the initial pose is singular at joint '{}': its motion moves no mass "
+                                   "(a point mass on its axis, or a thin rod along it, with nothing else beyond it)", j.name));
+    }
+    L(c, c) = std::sqrt(d);
+    for (int r = c + 1; r < n; ++r) L(r, c) = (M(r, c) - L.row(r).head(c).dot(L.row(c).head(c))) / L(c, c);
+  }
+}
+
 // A group of links welded together by fixed joints: one rigid body (or the world).
 struct Group {
   std::string head;                      // the link the group starts at
@@ -472,6 +529,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   m.info.default_h = 0.001;
   m.info.h_grid = default_h_grid();
 
+  bool singular = false;  // a body with a singular inertia
   // each group's body: the mass, centre of mass and inertia of its links (parallel-axis theorem);
   // a group of one massive link keeps that link's inertial frame and numbers as they are
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -521,12 +579,14 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       b.position = c;
       b.inertia = (Ib + Ib.transpose()) / 2;
     }
-    if (!is_spd(b.inertia)) {  // a point mass or a thin rod alone on its joint (or only such links welded)
-      const Vec3 e = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia, Eigen::EigenvaluesOnly).eigenvalues();
-      throw InputError(path, 0, fmt::format("link[{}].inertial.inertia", b.name),
-                       fmt::format("inertia is not positive definite: the body of link '{}'{} has principal moments ({:.6g}, {:.6g}, {:.6g}) "
-                                   "(a point mass or a thin rod needs a link with inertia welded to it)",
-                                   b.name, parts.size() > 1 ? " and the links welded to it" : "", e[0], e[1], e[2]));
+    if (!is_spd(b.inertia)) {
+      // a point mass or a thin rod alone on its joint (or only such links welded): singular, its
+      // moments of round-off size (check_link) 0; the joint-space mass matrix is checked below
+      const Eigen::SelfAdjointEigenSolver<Mat3> eig(b.inertia);
+      const Mat3 V = eig.eigenvectors();
+      b.inertia = V * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * V.transpose();
+      b.inertia = (b.inertia + b.inertia.transpose()) / 2;
+      singular = true;
     }
     G.body = static_cast<int>(m.bodies.size());
     m.bodies.push_back(b);
@@ -586,6 +646,8 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
     if (j->mimic) mimic.push_back(j->name);
   }
+
+  if (singular) check_mass_matrix(m, options.free_base, path);
 
   // every link's frame by name, in its body's frame
   for (const LinkFrame& L : links) {
