@@ -482,6 +482,10 @@ TEST_CASE("urdf: a root of mass 0 with an inertia is ignored with base=fixed and
   mb::UrdfOptions free;
   free.free_base = true;
   CHECK_THAT(error_of(text, free), Catch::Contains("field 'link[base].inertial.mass': base=free: the root link 'base' has mass 0 and an inertia"));
+  // a negative mass is refused on the root too
+  std::string negative = text;
+  negative.replace(negative.find(R"(<mass value="0"/>)"), 17, R"(<mass value="-1"/>)");
+  CHECK_THAT(error_of(negative), Catch::Contains("field 'link[base].inertial.mass': mass must be finite and non-negative, got -1"));
 }
 
 TEST_CASE("urdf: tests/data/urdf/conventions.urdf runs in GC4 as in ref with one warning per convention", "[urdf]") {

@@ -333,11 +333,11 @@ bool positive_semidefinite(const Mat3& I, double mass) {
 }
 
 // The checks of one link's inertial: finite numbers, mass >= 0, a positive semi-definite inertia
-// when the mass is positive (the body of its group, the link with the links welded to it, must be
-// positive definite: checked on the merged body), none when it is 0 (a massless frame). The links
+// when the mass is positive (the body of its group, the link with the links welded to it, may be
+// singular: then check_mass_matrix), none when it is 0 (a massless frame). The links
 // of the root's group with base=fixed are the world: their mass and inertia never enter the
 // dynamics (PyBullet marks a fixed base by a root of mass 0 with an inertia), only finite numbers
-// are checked. With base=free a root of mass 0 with an inertia is that mark, refused by name.
+// and a mass >= 0 are checked. With base=free a root of mass 0 with an inertia is that mark, refused by name.
 void check_link(const urdf::Link& link, const std::string& path, bool fixed_root, bool free_root) {
   if (!link.inertial) return;
   const urdf::Inertial& in = *link.inertial;
@@ -347,12 +347,12 @@ void check_link(const urdf::Link& link, const std::string& path, bool fixed_root
   Mat3 I;
   I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (!I.allFinite()) throw InputError(path, 0, f + ".inertia", "inertia must be finite");
+  if (!(in.mass >= 0)) throw InputError(path, 0, f + ".mass", fmt::format("mass must be finite and non-negative, got {}", in.mass));
   if (fixed_root) return;
   if (free_root && in.mass == 0 && !I.isZero(0))
     throw InputError(path, 0, f + ".mass",
                      fmt::format("base=free: the root link '{}' has mass 0 and an inertia (PyBullet's mark of a fixed base); base=fixed ignores "
                                  "the root's mass and inertia", link.name));
-  if (!(in.mass >= 0)) throw InputError(path, 0, f + ".mass", fmt::format("mass must be finite and non-negative, got {}", in.mass));
   if (in.mass > 0 && !positive_semidefinite(I, in.mass))
     throw InputError(path, 0, f + ".inertia",
                      fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
