@@ -20,7 +20,7 @@ std::string features_text(unsigned f) {
       {kRedundant, "redundant constraints"}, {kContacts, "contacts"}, {kAppliedTorques, "applied torques"},
       {kForces, "force elements"}, {kAppliedForces, "applied forces"}, {kMasslessFrames, "massless frames"},
       {kJointDampers, "joint dampers"}, {kMotors, "motors"}, {kBrokenJoints, "broken joints"}, {kActuators, "actuators"},
-      {kJointLimits, "joint limits"}};
+      {kJointLimits, "joint limits"}, {kSingularInertia, "singular inertias"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (f & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -32,6 +32,7 @@ unsigned model_features(const Model& model) {
   for (const Body& b : model.bodies) {
     if (!b.is_static) f |= b.particle ? kParticles : kRigidBodies;
     if (b.frame) f |= kMasslessFrames;
+    if (!b.is_static && !b.particle && !b.frame && !is_spd(b.inertia)) f |= kSingularInertia;
   }
   for (const AppliedLoad& a : model.loads)
     if (a.torque != Vec3::Zero()) f |= kAppliedTorques;

@@ -36,6 +36,10 @@ enum Feature : unsigned {
   // unilateral limits on hinges and sliders (Joint::lower, upper). Not a reason to refuse: a method
   // that does not claim them runs the model without them (limits_note).
   kJointLimits = 1u << 14,
+  // rigid bodies whose inertia is singular (positive semi-definite: a point mass, a thin rod) on a
+  // tree whose joint-space mass matrix is positive definite (a URDF import checks it at the
+  // initial pose)
+  kSingularInertia = 1u << 15,
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

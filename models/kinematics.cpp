@@ -14,6 +14,13 @@ bool is_spd(const Mat3& m) {
   return es.eigenvalues().minCoeff() > 0;
 }
 
+bool is_semidefinite(const Mat3& m) {
+  if (!m.allFinite()) return false;
+  if ((m - m.transpose()).cwiseAbs().maxCoeff() > 1e-12 * std::max(1.0, m.cwiseAbs().maxCoeff())) return false;
+  const Vec3 e = Eigen::SelfAdjointEigenSolver<Mat3>(m, Eigen::EigenvaluesOnly).eigenvalues();
+  return e.minCoeff() >= -1e-12 * e.cwiseAbs().maxCoeff();
+}
+
 Mat3 world_inertia(const Body& b, const BodyState& s) {
   Mat3 R = s.q.toRotationMatrix();
   return R * b.inertia * R.transpose();

@@ -5,6 +5,9 @@
 namespace mb {
 
 bool is_spd(const Mat3& m);
+// symmetric with eigenvalues >= 0 to round-off (1e-12 of the largest): a point mass's or a thin rod's
+// inertia (a singular one: feature kSingularInertia)
+bool is_semidefinite(const Mat3& m);
 
 // World inertia tensor R I R^T of body i in state s.
 Mat3 world_inertia(const Body& b, const BodyState& s);

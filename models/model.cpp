@@ -249,8 +249,8 @@ void check_model(const Model& m, const std::string& src) {
     } else if (!b.is_static && !(b.mass > 0 && std::isfinite(b.mass))) {
       throw InputError(src, 0, f() + ".mass", fmt::format("mass must be positive and finite, got {}", b.mass));
     }
-    if (!b.is_static && !b.particle && !b.frame && !is_spd(b.inertia))
-      throw InputError(src, 0, f() + ".inertia", "inertia tensor is not symmetric positive definite");
+    if (!b.is_static && !b.particle && !b.frame && !is_spd(b.inertia) && !is_semidefinite(b.inertia))
+      throw InputError(src, 0, f() + ".inertia", "inertia tensor is not symmetric positive semi-definite");
     if (!(std::abs(b.orientation.norm() - 1) <= 1e-12))
       throw InputError(src, 0, f() + ".orientation", "orientation is not a unit quaternion");
     if (!b.position.allFinite()) throw InputError(src, 0, f() + ".position", "position must be finite");

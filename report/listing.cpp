@@ -71,13 +71,14 @@ std::string methods_text() {
 constexpr std::pair<unsigned, char> kFeatureLetters[] = {
     {kParticles, 'P'}, {kLoops, 'L'},     {kRedundant, 'R'},     {kContacts, 'C'},     {kJointLimits, 'J'},
     {kActuators, 'A'}, {kMotors, 'M'},    {kJointDampers, 'D'},  {kForces, 'S'},       {kAppliedForces, 'F'},
-    {kAppliedTorques, 'T'}, {kMasslessFrames, 'X'}, {kBrokenJoints, 'B'}};
+    {kAppliedTorques, 'T'}, {kMasslessFrames, 'X'}, {kBrokenJoints, 'B'},
+    {kSingularInertia, 'I'}};
 
 constexpr const char* kFeatureLegend =
     "What each takes beyond rigid bodies in trees (which all but particles take): P particles,\n"
     "L loops, R redundant constraints, C contacts, J joint limits, A actuators, M motors, D joint\n"
     "dampers, S springs (force elements), F applied forces, T applied torques, X massless frames,\n"
-    "B broken joints.\n";
+    "B broken joints, I singular link inertias.\n";
 
 std::string features_letters(unsigned f) {
   std::string s;

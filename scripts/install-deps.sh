@@ -15,7 +15,7 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       # qhull headers and OpenGL (libgl-dev)
       libode-dev libmujoco-dev libqhull-dev libgl-dev libbullet-dev libsimbody-dev libdart-dev
       # URDF import (docs/peers.md)
-      liburdfdom-dev
+      liburdfdom-dev libtinyxml-dev
       # MuJoCo's sample models (humanoid.xml, humanoid100.xml) for the MJCF import's tests (docs/mjcf.md)
       libmujoco-samples)
 for a in "$@"; do

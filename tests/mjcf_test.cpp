@@ -406,6 +406,18 @@ TEST_CASE("mjcf: refusals name the file, line and body, MuJoCo's own errors keep
   CHECK_THAT(missing.output, Catch::Contains("no MJCF file '/nonexistent/robot.xml'"));
 }
 
+TEST_CASE("mjcf: a NaN or inf in an included file names that file and line before MuJoCo reads it", "[mjcf][bad-input]") {
+  if (!mb::mjcf_supported()) return;
+  const std::filesystem::path dir = mbtest::temp_dir("mjcf_include");
+  std::ofstream(dir / "main.xml") << "<mujoco model=\"m\">\n  <include file=\"arm.xml\"/>\n</mujoco>\n";
+  std::ofstream(dir / "arm.xml") << "<mujoco>\n  <worldbody>\n    <body name=\"arm\" pos=\"0 0 1\">\n"
+                                    "      <joint name=\"j\" type=\"hinge\" damping=\"-inf\"/><geom type=\"sphere\" size=\"0.1\"/>\n"
+                                    "    </body>\n  </worldbody>\n</mujoco>\n";
+  CHECK_THROWS_WITH(mb::read_mjcf((dir / "main.xml").string()),
+                    Catch::Contains((dir / "arm.xml").string() + ":4: field 'joint[j]': attribute damping=\"-inf\": numbers must be finite"));
+  std::filesystem::remove_all(dir);
+}
+
 namespace {
 
 // Our coordinates of a model whose multi-joint bodies are chains through massless frames (every

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_util.hpp"
+#include "methods/method.hpp"
 #include "methods/peers/translation.hpp"
 #include "models/catalog.hpp"
 #include "models/formats/scene.hpp"
@@ -249,15 +250,18 @@ TEST_CASE("urdf: every bad value is an InputError naming the file and the link o
       // refused by liburdfdom: its message, naming the links or the joint, in our error
       {head + hinge("0 1 0") + link("1") + R"(<link name="stray"/></robot>)", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]"},
       {head + hinge("0 1 0") + R"(</robot>)", "liburdfdom: Failed to build tree: child link [upper] of joint [shoulder] not found"},
-      {head + hinge("0 1 0", "0 nan 1") + link("1") + "</robot>", "Malformed parent origin element for joint [shoulder]"},
-      {head + hinge("0 1 0") + link("nan") + "</robot>", "liburdfdom: Inertial: mass [nan] is not a float; Could not parse inertial element for Link [upper]"},
+      // non-finite numbers, found before liburdfdom reads the file: the element's line and the attribute
+      {head + hinge("0 1 0", "0 nan 1") + link("1") + "</robot>", "robot.urdf:1: field 'joint[shoulder].origin': attribute xyz=\"0 nan 1\": numbers must be finite"},
+      {head + hinge("0 1 0") + link("nan") + "</robot>", "field 'link[upper].inertial.mass': attribute value=\"nan\": numbers must be finite"},
+      {head + hinge("0 1 0") + link("1", "-Infinity") + "</robot>", "field 'link[upper].inertial.inertia': attribute iyy=\"-Infinity\""},
+      {head + hinge("0 1 0") + link("1", "1e999") + "</robot>", "field 'link[upper].inertial.inertia': attribute iyy=\"1e999\""},
   };
   for (const Case& c : cases) {
     INFO(c.text);
     mb::UrdfOptions o;
     o.collisions = true;
     const std::string e = error_of(c.text, o);
-    CHECK_THAT(e, Catch::StartsWith("robot.urdf: ") && Catch::Contains(c.fragment));
+    CHECK_THAT(e, Catch::StartsWith("robot.urdf:") && Catch::Contains(c.fragment));
   }
   // base=free needs a mass in the root's group
   mb::UrdfOptions free;
@@ -348,7 +352,7 @@ TEST_CASE("urdf: a collision name used twice names its shape by its link instead
   CHECK(back.shapes[2].name == "b/1");
 }
 
-TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged - alone on a joint it is refused", "[urdf]") {
+TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged - alone on a joint through it it is refused", "[urdf]") {
   if (!urdf_built()) return;
   // public robots weld such links to their trunks and wrists: a 'base' of 1e-3 kg whose inertia is
   // 1e-6 in every entry (rank 1), a force sensor's tool link of 0.1 kg with inertia 0
@@ -369,8 +373,9 @@ TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged -
   // axis; the sum stays positive definite
   const mb::State ref = mbtest::simulate(m, "ref", 0.001, 0.2);
   CHECK(mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 0.2), ref) < 1e-9);
+  // alone on a hinge through it, the point mass adds nothing to the joint-space mass matrix
   CHECK_THROWS_WITH(mb::parse_urdf(robot("continuous"), "r.urdf"),
-                    Catch::Contains("field 'link[tool].inertial.inertia': inertia is not positive definite: the body of link 'tool' has principal moments (0, 0, 0)"));
+                    Catch::Contains("field 'joint[j2]': the joint-space mass matrix at the initial pose is singular at joint 'j2'"));
   // a point mass written with an off-diagonal of round-off size (eigenvalues +-1e-20) is a point
   // mass; an off-diagonal at the scale of the mass at 1 mm is a real indefinite inertia
   auto tool_ixz = [&](const char* ixz) {
@@ -381,4 +386,136 @@ TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged -
   };
   CHECK(mb::parse_urdf(tool_ixz("1.4e-20"), "r.urdf").bodies[0].mass == Approx(2.101).epsilon(1e-14));
   CHECK_THROWS_WITH(mb::parse_urdf(tool_ixz("1e-7"), "r.urdf"), Catch::Contains("field 'link[tool].inertial.inertia': inertia is not positive definite"));
+}
+
+namespace {
+
+// one convention of Drake's or PyBullet's URDF: a robot of one hinge with the convention in it, the
+// warning it gives, and liburdfdom's refusal with strict=on (empty: liburdfdom ignores it)
+struct Convention {
+  const char* name;
+  std::string text;
+  const char* warning;
+  const char* strict;
+};
+
+std::string one_hinge(const std::string& joint_extra, const std::string& link_extra = "", const std::string& type = "continuous",
+                      const std::string& parent = "base", const std::string& inertia = R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>)") {
+  return std::string(R"(<robot name="r" xmlns:drake="http://drake.mit.edu">)") + (parent == "base" ? R"(<link name="base"/>)" : "") +
+         R"(<joint name="shoulder" type=")" + type + R"("><parent link=")" + parent + R"("/><child link="upper"/><origin xyz="0 0 1"/><axis xyz="0 1 0"/>)" +
+         joint_extra + R"(</joint><link name="upper"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>)" + inertia + "</inertial>" + link_extra +
+         "</link></robot>";
+}
+
+}  // namespace
+
+TEST_CASE("urdf: Drake's and PyBullet's conventions are read with one warning each and strict=on refuses them", "[urdf]") {
+  if (!urdf_built()) return;
+  std::string materials_twice = one_hinge("");
+  materials_twice.insert(materials_twice.find("<link"), R"(<material name="white"><color rgba="1 1 1 1"/></material>)"
+                                                        R"(<material name="white"><color rgba="0.9 0.9 0.9 1"/></material>)");
+  const Convention conventions[] = {
+      {"undeclared world", one_hinge("", "", "continuous", "world"), "the parent link 'world' is not declared: it is the fixed world",
+       "parent link [world] of joint [shoulder] not found"},
+      {"revolute without limit", one_hinge("", "", "revolute"), "joints without <limit> have no limits: shoulder", "does not specify limits"},
+      {"prismatic without limit", one_hinge("", "", "prismatic"), "joints without <limit> have no limits: shoulder", "PRISMATIC without limits"},
+      {"limit without effort", one_hinge(R"(<limit lower="-1" upper="1"/>)", "", "revolute"), "a <limit> without effort or velocity", "no effort"},
+      {"unnamed material", one_hinge("", R"(<visual><geometry><box size="1 1 1"/></geometry><material><color rgba="1 0 0 1"/></material></visual>)"),
+       "<material> without a name (appearance only) ignored in: link upper", "Visual material must contain a name attribute"},
+      {"capsule", one_hinge("", R"(<collision><geometry><capsule radius="0.1" length="0.5"/></geometry></collision>)"),
+       "<capsule> geometry (Bullet's and Drake's) maps as a capsule in links: upper", "Unknown geometry type 'capsule'"},
+      {"inertial without inertia", one_hinge("", "", "continuous", "base", ""), "an <inertial> without <inertia> or some of its moments",
+       "Inertial element must have inertia element"},
+      {"limit reversed", one_hinge(R"(<limit lower="1" upper="-1" effort="1" velocity="1"/>)", "", "revolute"),
+       "a <limit> whose lower end is above the upper one is no limit (PyBullet's convention): shoulder", "lower (1) is above upper (-1)"},
+      {"material defined twice", materials_twice, "<material> defined again (appearance only), the first definition kept: white",
+       "material 'white' is not unique"},
+      {"visual without geometry", one_hinge("", R"(<visual><origin xyz="0 0 0"/></visual>)"), "<visual> without <geometry> ignored in links: upper",
+       "Could not parse visual element for Link [upper]"},
+      {"extension elements", one_hinge(R"(<drake:rotor_inertia value="1"/>)", R"(<contact><lateral_friction value="1"/></contact>)"),
+       "extension elements ignored: <contact>, <drake:rotor_inertia>", ""},
+  };
+  mb::UrdfOptions lenient, strict;
+  lenient.collisions = strict.collisions = true;
+  strict.strict = true;
+  for (const Convention& c : conventions) {
+    INFO(c.name << ": " << c.text);
+    const mb::Model m = mb::parse_urdf(c.text, "r.urdf", lenient);
+    CHECK(m.bodies.size() == 1);
+    CHECK(m.joints.size() == 1);
+    int lines = 0;
+    for (const std::string& w : m.info.warnings) {
+      lines += w.find(c.warning) != std::string::npos;
+      CHECK_THAT(w, Catch::StartsWith("r.urdf: "));
+    }
+    CHECK(lines == 1);
+    if (*c.strict) {
+      CHECK_THAT(error_of(c.text, strict), Catch::Contains(c.strict));
+    } else {
+      CHECK(mb::parse_urdf(c.text, "r.urdf", strict).info.warnings.empty());
+    }
+  }
+  // a joint without <limit> has none; a capsule is a Capsule of the cylinder's length between its caps
+  const mb::Model prismatic = mb::parse_urdf(conventions[2].text, "r.urdf", lenient);
+  CHECK(prismatic.joints[0].type == mb::JointType::Slider);
+  CHECK(!prismatic.joints[0].limited());
+  for (const mb::Model& m : {mb::parse_urdf(conventions[1].text, "r.urdf", lenient), prismatic}) CHECK(!m.joints[0].limited());
+  const mb::Model capsule = mb::parse_urdf(conventions[5].text, "r.urdf", lenient);
+  REQUIRE(capsule.shapes.size() == 1);
+  CHECK(capsule.shapes[0].type == mb::ShapeType::Capsule);
+  CHECK(capsule.shapes[0].radius == 0.1);
+  CHECK(capsule.shapes[0].length == 0.5);
+  // <?xml version="0.0"?> (PyBullet's files) is read as it is, without a warning
+  CHECK(mb::parse_urdf(R"(<?xml version="0.0" ?>)" + one_hinge(""), "r.urdf", lenient).info.warnings.empty());
+}
+
+TEST_CASE("urdf: a root of mass 0 with an inertia is ignored with base=fixed and refused by name with base=free", "[urdf]") {
+  if (!urdf_built()) return;
+  const std::string text = R"(<robot name="r"><link name="base"><inertial><mass value="0"/>)"
+                           R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="-0.1" iyz="0" izz="0.1"/></inertial></link>)"
+                           R"(<joint name="shoulder" type="continuous"><parent link="base"/><child link="upper"/><axis xyz="0 1 0"/></joint>)"
+                           R"(<link name="upper"><inertial><origin xyz="0.5 0 0"/><mass value="1"/>)"
+                           R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link></robot>)";
+  const mb::Model m = mb::parse_urdf(text, "r.urdf");
+  CHECK(m.bodies.size() == 1);
+  CHECK(m.info.warnings.empty());
+  mb::UrdfOptions free;
+  free.free_base = true;
+  CHECK_THAT(error_of(text, free), Catch::Contains("field 'link[base].inertial.mass': base=free: the root link 'base' has mass 0 and an inertia"));
+  // a negative mass is refused on the root too
+  std::string negative = text;
+  negative.replace(negative.find(R"(<mass value="0"/>)"), 17, R"(<mass value="-1"/>)");
+  CHECK_THAT(error_of(negative), Catch::Contains("field 'link[base].inertial.mass': mass must be finite and non-negative, got -1"));
+}
+
+TEST_CASE("urdf: tests/data/urdf/conventions.urdf runs in GC4 as in ref with one warning per convention", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/urdf/conventions.urdf");
+  CHECK(m.bodies.size() == 3);
+  CHECK(m.joints.size() == 3);
+  CHECK(m.info.warnings.size() == 7);
+  int limited = 0;
+  for (const mb::Joint& j : m.joints) limited += j.limited();
+  CHECK(limited == 1);  // the wrist's
+  const mb::State ref = mbtest::simulate(m, "ref", 0.001, 0.2);
+  CHECK(mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 0.2), ref) < 1e-9);
+}
+
+TEST_CASE("urdf: point masses and thin rods on hinges run where the joint-space mass matrix is positive definite", "[urdf][peers]") {
+  if (!urdf_built()) return;
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/urdf/point_masses.urdf");
+  REQUIRE(m.bodies.size() == 3);
+  CHECK((mb::model_features(m) & mb::kSingularInertia) != 0);
+  const mb::State ref = mbtest::simulate(m, "ref", 0.001, 0.3);
+  CHECK(mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 0.3), ref) < 1e-9);
+  // the peers add point_inertia x mass (1e-12 kg m^2 per kg) to a singular inertia
+  for (const char* peer : {"mujoco", "simbody"}) {
+    if (!mbtest::peer_built(peer)) continue;
+    INFO(peer);
+    CHECK(mbtest::max_position_difference(mbtest::simulate(m, peer, 0.001, 0.3), ref) < 1e-6);
+  }
+  // a maximal-coordinate method refuses by name
+  const auto r = mbtest::run_cli("run " + std::string(MBBENCH_TEST_DATA) + "/urdf/point_masses.urdf sle --duration 0.01");
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("sle does not support singular inertias"));
 }

@@ -28,6 +28,7 @@
 #include "core/error.hpp"
 #include "methods/peers/translation.hpp"
 #include "models/collision.hpp"
+#include "models/kinematics.hpp"
 #include "methods/peers/peers.hpp"
 
 namespace mb {
@@ -276,7 +277,8 @@ class Mujoco final : public Method {
         x += fmt::format("<inertial pos=\"{}\" mass=\"{}\" diaginertia=\"{} {} {}\"/>\n", vec(f.q.conjugate() * f.com), num(b.mass), num(ip),
                          num(ip), num(ip));
       } else {
-        const Mat3& I = b.inertia;
+        // a singular inertia (a point mass, a thin rod) as a particle's: plus point_inertia x mass
+        const Mat3 I = is_spd(b.inertia) ? b.inertia : Mat3(b.inertia + Mat3::Identity() * point_inertia_ * b.mass);
         x += fmt::format("<inertial pos=\"0 0 0\" mass=\"{}\" fullinertia=\"{} {} {} {} {} {}\"/>\n", num(b.mass), num(I(0, 0)), num(I(1, 1)),
                          num(I(2, 2)), num(I(0, 1)), num(I(0, 2)), num(I(1, 2)));
       }
@@ -727,7 +729,7 @@ MethodInfo describe_mujoco() {
                                   "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kJointDampers | kJointLimits |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits |
                kMotors;
   i.fixed_step = true;
   return i;

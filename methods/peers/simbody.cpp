@@ -25,6 +25,7 @@
 #include "core/error.hpp"
 #include "methods/peers/translation.hpp"
 #include "models/collision.hpp"
+#include "models/kinematics.hpp"
 #include "methods/peers/peers.hpp"
 
 #ifndef MBBENCH_SIMBODY_VERSION
@@ -215,7 +216,11 @@ class Simbody final : public Method {
       const size_t u = static_cast<size_t>(i);
       const Body& b = model.bodies[u];
       const Frame& f = frames_[u];
-      const Mat3 I = b.particle ? Mat3(Mat3::Identity() * point_inertia_ * b.mass) : b.inertia;  // about the centre of mass, B axes
+      // about the centre of mass, B axes; a particle's and a singular one (a point mass, a thin rod)
+      // plus point_inertia x mass
+      const Mat3 I = b.particle ? Mat3(Mat3::Identity() * point_inertia_ * b.mass)
+                     : is_spd(b.inertia) ? b.inertia
+                                         : Mat3(b.inertia + Mat3::Identity() * point_inertia_ * b.mass);
       SimTK::Inertia inertia(SimTK::Mat33(I(0, 0), I(0, 1), I(0, 2), I(1, 0), I(1, 1), I(1, 2), I(2, 0), I(2, 1), I(2, 2)));
       inertia += SimTK::Inertia(sv(f.com), b.mass);  // shifted to the B origin
       const SimTK::Body::Rigid body(SimTK::MassProperties(b.mass, sv(f.com), inertia));
@@ -731,7 +736,7 @@ MethodInfo describe_simbody() {
                                   1e300, true)};
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kSingularInertia | kJointDampers | kMotors;
   i.fixed_step = true;
   return i;
 }

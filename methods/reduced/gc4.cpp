@@ -14,7 +14,7 @@ MethodInfo Gc4::describe() {
   i.family = "reduced";
   i.paper_name = "GC4";
   i.orders = {{"position", "pendulum90", 4, 0.0025, 0.01, 1, "", "classic RK4 (pre-asymptotic above h = 0.01 on pendulum90)"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kMasslessFrames | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kMotors;
   i.fixed_step = true;
   i.timing_table = true;
   i.timing_max_joints = 16383;

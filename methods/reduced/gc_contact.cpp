@@ -64,7 +64,7 @@ MethodInfo GcContact::describe() {
                OptionInfo::number("margin", "0.005", "m: shape pairs closer than this become speculative contacts", 0, 1),
                OptionInfo::choice("warm", "on", "start each contact's impulses from its last step's", {"on", "off"})};
   i.orders = {{"position", "chain:n=3,body=box", 1, 0.00025, 0.002, 1, "", "semi-implicit Euler"}};
-  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kJointDampers | kJointLimits;
+  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits;
   i.fixed_step = true;
   return i;
 }

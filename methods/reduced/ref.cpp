@@ -35,7 +35,7 @@ MethodInfo Ref::describe() {
                                    "internal steps (taken and rejected) of a run at most; past them the run fails, naming the step "
                                    "size reached (a stiff model); 0: no budget",
                                    0, 1e15)};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kSingularInertia | kJointDampers | kMotors;
   i.reference = true;
   i.fixed_step = false;
   return i;
@@ -66,6 +66,8 @@ void Ref::do_init(const Model& model, const State& state) {
       throw UnsupportedModel("ref: motors are prescribed motion in reduced coordinates, which take no closed loops or force elements");
     if (model_features(model) & kMasslessFrames)
       throw UnsupportedModel("ref: a model with massless frames is integrated in reduced coordinates, which take no closed loops or force elements");
+    if (model_features(model) & kSingularInertia)
+      throw UnsupportedModel("ref: a model with singular inertias is integrated in reduced coordinates, which take no closed loops or force elements");
     if (!model.actuators.empty() && model.control.kind == ControlKind::Sine)
       throw UnsupportedModel("ref: a sine control is evaluated within the steps in reduced coordinates, which take no closed loops or force "
                              "elements (ctrl=noise or a table runs)");

@@ -11,11 +11,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
+
+#include "models/formats/xml_numbers.hpp"
 #endif
 
 namespace mb {
@@ -100,6 +103,24 @@ int line_of(const std::string& msg) {
     if (end > i) return std::stoi(msg.substr(i, end - i));
   }
   return 0;
+}
+
+// MuJoCo's schema refusal of a name it does not know ("invalid keyword: 'implicitfast'",
+// "unrecognized attribute: 'X'", "unrecognized element; Element 'X'"): a name of a newer MuJoCo
+// than the installed one, or a misspelling. The sentence naming it and the installed version;
+// empty for other errors.
+std::string unknown_name(const std::string& msg) {
+  const std::pair<const char*, const char*> kinds[] = {
+      {"invalid keyword: '", "keyword"}, {"unrecognized attribute: '", "attribute"}, {"unrecognized element; Element '", "element"}};
+  for (const auto& [key, kind] : kinds) {
+    const size_t at = msg.find(key);
+    if (at == std::string::npos) continue;
+    const size_t from = at + std::strlen(key), to = msg.find('\'', from);
+    if (to == std::string::npos) continue;
+    return fmt::format("the installed MuJoCo {} does not know the {} '{}' (a newer MuJoCo's, or a misspelling)", mj_versionString(), kind,
+                       msg.substr(from, to - from));
+  }
+  return {};
 }
 
 std::string file_text(const std::string& path) {
@@ -780,14 +801,21 @@ Model read_mjcf(const std::string& path, const MjcfOptions& options) {
     if (!mju_user_error) mju_user_error = mjcf_error;
     if (!mju_user_warning) mju_user_warning = mjcf_warning;
   });
+  check_mjcf_numbers(path);  // MuJoCo reads "nan" and "inf" as numbers
   char err[1000] = "";
   mjModel* raw = nullptr;
+  auto refused = [&](const std::string& msg) {
+    const std::string name = unknown_name(msg);
+    return InputError(path, line_of(msg), "model",
+                      name.empty() ? fmt::format("MuJoCo refused the file: {}", one_line(msg))
+                                   : fmt::format("{}: MuJoCo refused the file: {}", name, one_line(msg)));
+  };
   try {
     raw = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
   } catch (const std::exception& e) {
-    throw InputError(path, line_of(e.what()), "model", fmt::format("MuJoCo refused the file: {}", one_line(e.what())));
+    throw refused(e.what());
   }
-  if (!raw) throw InputError(path, line_of(err), "model", fmt::format("MuJoCo refused the file: {}", one_line(err)));
+  if (!raw) throw refused(err);
   const std::unique_ptr<mjModel, void (*)(mjModel*)> model(raw, mj_deleteModel);
   const std::unique_ptr<mjData, void (*)(mjData*)> data(mj_makeData(raw), mj_deleteData);
   if (!data) throw Error(fmt::format("{}: mj_makeData failed", path));

@@ -10,14 +10,18 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <sstream>
+#include <set>
 #include <unordered_set>
 
 #include <Eigen/Eigenvalues>
 #include <console_bridge/console.h>
+#include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
 
+#include "models/formats/xml_numbers.hpp"
 #include "models/kinematics.hpp"
 #endif
 
@@ -36,6 +40,10 @@ const std::vector<OptionInfo>& urdf_options() {
       OptionInfo::number("friction", "1", "the Coulomb friction coefficient of the collision shapes and the floor (one material, inelastic)", 0),
       OptionInfo::choice("limits", "on", "on: the <limit> lower and upper of revolute and prismatic joints as joint limits; ignore: none",
                          {"on", "ignore"}),
+      OptionInfo::choice("strict", "off",
+                         "off: Drake's and PyBullet's conventions (an undeclared world, joints without <limit>, <capsule>, ...) are read, each "
+                         "named in a warning; on: liburdfdom's reading, which refuses them",
+                         {"off", "on"}),
   };
   return options;
 }
@@ -70,6 +78,7 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
   }
   o.limits = spec.get_string("limits", "on") == "on";
   o.damping = spec.get_string("damping", "off") == "on";
+  o.strict = spec.get_string("strict", "off") == "on";
   Model m = read_urdf(spec.name(), o);
   if (!spec.options().empty()) m.info.name = m.info.name + " (" + spec.text().substr(spec.name().size() + 1) + ")";
   return m;
@@ -143,6 +152,175 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return s;
 }
 
+// The conventions of Drake's and PyBullet's URDF that liburdfdom refuses, rewritten on TinyXML's DOM
+// (liburdfdom's own XML library) into what liburdfdom reads, each named in one warning line; what
+// the rewrite cannot say in URDF (a capsule, a prismatic joint without limits) is kept here for the
+// mapping. The file's numbers are checked first, with strict=on too (xml_numbers.hpp).
+struct Conventions {
+  std::string text;                                   // for liburdfdom
+  std::vector<std::string> warnings;                  // one line per convention found
+  std::set<std::pair<std::string, size_t>> capsules;  // (link, index among its <collision>s)
+  std::set<std::string> unlimited;                    // joints whose <limit> is none
+};
+
+std::vector<TiXmlElement*> children(TiXmlElement& e, const char* tag = nullptr) {
+  std::vector<TiXmlElement*> out;
+  for (TiXmlElement* c = e.FirstChildElement(); c; c = c->NextSiblingElement())
+    if (!tag || std::string(c->Value()) == tag) out.push_back(c);
+  return out;
+}
+
+Conventions normalise(const std::string& text, const std::string& path, bool strict) {
+  Conventions c;
+  c.text = text;
+  TiXmlDocument doc;
+  doc.Parse(text.c_str(), nullptr, TIXML_ENCODING_UTF8);
+  if (doc.Error() || !doc.RootElement()) return c;  // liburdfdom names the error
+  TiXmlElement& robot = *doc.RootElement();
+  check_xml_numbers(robot, path);
+  if (strict || std::string(robot.Value()) != "robot") return c;
+  const std::string refused = "; strict=on refuses it";
+  auto warn = [&](const std::string& what, const std::vector<std::string>& where) {
+    if (!where.empty()) c.warnings.push_back(fmt::format("{}: {}: {}{}", path, what, join(where, ", "), refused));
+  };
+
+  // extension elements: namespaced ones (<drake:...>) anywhere, Bullet's <contact> in a <link>
+  std::map<std::string, int> extensions;
+  auto strip = [&](const auto& self, TiXmlElement& e) -> void {
+    for (TiXmlElement* k : children(e)) {
+      const std::string tag = k->Value();
+      const bool drop = tag.find(':') != std::string::npos || (tag == "contact" && std::string(e.Value()) == "link");
+      if (drop && !(tag == "drake:capsule")) {
+        ++extensions["<" + tag + ">"];
+        e.RemoveChild(k);
+      } else {
+        self(self, *k);
+      }
+    }
+  };
+  strip(strip, robot);
+  std::vector<std::string> ext;
+  for (const auto& [tag, n] : extensions) ext.push_back(n > 1 ? fmt::format("{} ({})", tag, n) : tag);
+  warn("extension elements ignored", ext);
+
+  // an undeclared parent link 'world': the fixed world
+  std::set<std::string> links;
+  for (TiXmlElement* l : children(robot, "link"))
+    if (l->Attribute("name")) links.insert(l->Attribute("name"));
+  std::vector<std::string> on_world, no_limit, partial_limit, reversed, unnamed, capsules, inertia;
+  for (TiXmlElement* j : children(robot, "joint")) {
+    const std::string name = j->Attribute("name") ? j->Attribute("name") : "";
+    for (TiXmlElement* p : children(*j, "parent"))
+      if (p->Attribute("link") && std::string(p->Attribute("link")) == "world" && !links.count("world")) on_world.push_back(name);
+    const std::string type = j->Attribute("type") ? j->Attribute("type") : "";
+    const std::vector<TiXmlElement*> limit = children(*j, "limit");
+    if ((type == "revolute" || type == "prismatic") && limit.empty()) {
+      // no limit: a revolute joint is a continuous one; a prismatic one gets a range of zero width,
+      // read as none
+      no_limit.push_back(name);
+      if (type == "revolute") {
+        j->SetAttribute("type", "continuous");
+      } else {
+        TiXmlElement l("limit");
+        l.SetAttribute("lower", "0");
+        l.SetAttribute("upper", "0");
+        l.SetAttribute("effort", "0");
+        l.SetAttribute("velocity", "0");
+        j->InsertEndChild(l);
+        c.unlimited.insert(name);
+      }
+    }
+    for (TiXmlElement* l : limit) {
+      // PyBullet's way of saying "no limit": a lower end above the upper one
+      double lower = 0, upper = 0;
+      if (l->QueryDoubleAttribute("lower", &lower) == TIXML_SUCCESS && l->QueryDoubleAttribute("upper", &upper) == TIXML_SUCCESS && lower > upper) {
+        reversed.push_back(name);
+        c.unlimited.insert(name);
+      }
+      for (const char* key : {"effort", "velocity"})
+        if (!l->Attribute(key)) {  // neither is modelled
+          l->SetAttribute(key, "0");
+          if (partial_limit.empty() || partial_limit.back() != name) partial_limit.push_back(name);
+        }
+    }
+  }
+  if (!on_world.empty()) {
+    TiXmlElement world("link");
+    world.SetAttribute("name", "world");
+    robot.InsertBeforeChild(robot.FirstChildElement(), world);
+  }
+  warn("the parent link 'world' is not declared: it is the fixed world (Drake's and PyBullet's convention); joints", on_world);
+  warn("joints without <limit> have no limits", no_limit);
+  warn("a <limit> without effort or velocity (neither is modelled)", partial_limit);
+  warn("a <limit> whose lower end is above the upper one is no limit (PyBullet's convention)", reversed);
+
+  // unnamed materials (appearance only) dropped; capsules as cylinders, mapped as capsules; the
+  // missing moments of an <inertial> 0
+  auto drop_unnamed = [&](TiXmlElement& e, const std::string& where) {
+    for (TiXmlElement* m : children(e, "material"))
+      if (!m->Attribute("name") || !*m->Attribute("name")) {
+        unnamed.push_back(where);
+        e.RemoveChild(m);
+      }
+  };
+  drop_unnamed(robot, "robot");
+  std::set<std::string> materials;
+  std::vector<std::string> twice, no_geometry;
+  for (TiXmlElement* m : children(robot, "material"))
+    if (!materials.insert(m->Attribute("name")).second) {
+      twice.push_back(m->Attribute("name"));
+      robot.RemoveChild(m);
+    }
+  for (TiXmlElement* l : children(robot, "link")) {
+    const std::string link = l->Attribute("name") ? l->Attribute("name") : "";
+    for (TiXmlElement* v : children(*l, "visual")) {
+      drop_unnamed(*v, "link " + link);
+      if (children(*v, "geometry").empty()) {
+        no_geometry.push_back(link);
+        l->RemoveChild(v);
+      }
+    }
+    size_t index = 0;
+    for (const char* kind : {"collision", "visual"})
+      for (TiXmlElement* k : children(*l, kind)) {
+        for (TiXmlElement* g : children(*k, "geometry"))
+          for (TiXmlElement* cap : children(*g))
+            if (std::string(cap->Value()) == "capsule" || std::string(cap->Value()) == "drake:capsule") {
+              cap->SetValue("cylinder");
+              if (std::string(kind) == "collision") c.capsules.insert({link, index});
+              if (capsules.empty() || capsules.back() != link) capsules.push_back(link);
+            }
+        if (std::string(kind) == "collision") ++index;
+      }
+    for (TiXmlElement* in : children(*l, "inertial")) {
+      std::vector<TiXmlElement*> moments = children(*in, "inertia");
+      if (moments.empty()) {
+        TiXmlElement zero("inertia");
+        in->InsertEndChild(zero);
+        moments = children(*in, "inertia");
+      }
+      bool missing = false;
+      for (TiXmlElement* m : moments)
+        for (const char* key : {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"})
+          if (!m->Attribute(key)) {
+            m->SetAttribute(key, "0");
+            missing = true;
+          }
+      if (missing) inertia.push_back(link);
+    }
+  }
+  warn("<material> without a name (appearance only) ignored in", unnamed);
+  warn("<material> defined again (appearance only), the first definition kept", twice);
+  warn("<visual> without <geometry> ignored in links", no_geometry);
+  warn("<capsule> geometry (Bullet's and Drake's) maps as a capsule in links", capsules);
+  warn("an <inertial> without <inertia> or some of its moments: they are 0 (Drake's convention); links", inertia);
+
+  TiXmlPrinter printer;
+  doc.Accept(&printer);
+  c.text = printer.CStr();
+  return c;
+}
+
 // A symmetric inertia whose eigenvalues are >= 0 (to round-off): a point mass (inertia 0) or a
 // thin rod (one moment 0) is one; welded to other links it adds to a positive definite sum.
 // Round-off is measured against the largest moment, and at least against the moment of the mass
@@ -155,17 +333,26 @@ bool positive_semidefinite(const Mat3& I, double mass) {
 }
 
 // The checks of one link's inertial: finite numbers, mass >= 0, a positive semi-definite inertia
-// when the mass is positive (the body of its group, the link with the links welded to it, must be
-// positive definite: checked on the merged body), none when it is 0 (a massless frame).
-void check_link(const urdf::Link& link, const std::string& path) {
+// when the mass is positive (the body of its group, the link with the links welded to it, may be
+// singular: then check_mass_matrix), none when it is 0 (a massless frame). The links
+// of the root's group with base=fixed are the world: their mass and inertia never enter the
+// dynamics (PyBullet marks a fixed base by a root of mass 0 with an inertia), only finite numbers
+// and a mass >= 0 are checked. With base=free a root of mass 0 with an inertia is that mark, refused by name.
+void check_link(const urdf::Link& link, const std::string& path, bool fixed_root, bool free_root) {
   if (!link.inertial) return;
   const urdf::Inertial& in = *link.inertial;
   const std::string f = fmt::format("link[{}].inertial", link.name);
   if (!finite(in.origin)) throw InputError(path, 0, f + ".origin", "origin must be finite");
-  if (!(std::isfinite(in.mass) && in.mass >= 0)) throw InputError(path, 0, f + ".mass", fmt::format("mass must be finite and non-negative, got {}", in.mass));
+  if (!std::isfinite(in.mass)) throw InputError(path, 0, f + ".mass", fmt::format("mass must be finite, got {}", in.mass));
   Mat3 I;
   I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   if (!I.allFinite()) throw InputError(path, 0, f + ".inertia", "inertia must be finite");
+  if (!(in.mass >= 0)) throw InputError(path, 0, f + ".mass", fmt::format("mass must be finite and non-negative, got {}", in.mass));
+  if (fixed_root) return;
+  if (free_root && in.mass == 0 && !I.isZero(0))
+    throw InputError(path, 0, f + ".mass",
+                     fmt::format("base=free: the root link '{}' has mass 0 and an inertia (PyBullet's mark of a fixed base); base=fixed ignores "
+                                 "the root's mass and inertia", link.name));
   if (in.mass > 0 && !positive_semidefinite(I, in.mass))
     throw InputError(path, 0, f + ".inertia",
                      fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
@@ -200,6 +387,63 @@ void check_joint(const urdf::Joint& j, const std::string& path) {
     throw InputError(path, 0, f + ".dynamics", "damping and friction must be finite");
 }
 
+// With a point mass or a thin rod among the bodies (a singular inertia), the joint-space mass matrix
+// at the initial pose M = sum_b m_b Jv_b^T Jv_b + Jw_b^T I_b Jw_b (Jv_b, Jw_b: the velocity of b's
+// centre of mass and its angular velocity per joint rate) may be singular. Its Cholesky pivots in
+// the joints' order (parents first; the free root's 6 first): a pivot of zero names the joint whose
+// motion, the ones before it held, moves no mass.
+void check_mass_matrix(const Model& m, bool free_base, const std::string& path) {
+  const int nb = static_cast<int>(m.bodies.size()), nj = static_cast<int>(m.joints.size()), base = free_base ? 6 : 0, n = base + nj;
+  std::vector<int> joint_of(static_cast<size_t>(nb), -1);  // the joint that moves each body
+  for (int k = 0; k < nj; ++k) joint_of[static_cast<size_t>(m.joints[static_cast<size_t>(k)].b)] = k;
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+  for (int b = 0; b < nb; ++b) {
+    const Body& body = m.bodies[static_cast<size_t>(b)];
+    const Mat3 R = body.orientation.toRotationMatrix();
+    Eigen::MatrixXd Jv = Eigen::MatrixXd::Zero(3, n), Jw = Eigen::MatrixXd::Zero(3, n);
+    int root = b;
+    for (int k = joint_of[static_cast<size_t>(b)]; k >= 0;) {
+      const Joint& j = m.joints[static_cast<size_t>(k)];
+      const Body& child = m.bodies[static_cast<size_t>(j.b)];
+      const Vec3 axis = child.orientation * j.axis_b, anchor = child.position + child.orientation * j.anchor_b;
+      if (j.type == JointType::Slider) {
+        Jv.col(base + k) = axis;
+      } else {
+        Jw.col(base + k) = axis;
+        Jv.col(base + k) = axis.cross(body.position - anchor);
+      }
+      root = j.a;
+      k = j.a == kWorld ? -1 : joint_of[static_cast<size_t>(j.a)];
+    }
+    if (free_base && root != kWorld) {  // the free root: its centre's velocity, then its angular velocity
+      const Vec3 r = body.position - m.bodies[static_cast<size_t>(root)].position;
+      Jv.block<3, 3>(0, 0) = Mat3::Identity();
+      Jw.block<3, 3>(0, 3) = Mat3::Identity();
+      Mat3 rx;
+      rx << 0, -r.z(), r.y(), r.z(), 0, -r.x(), -r.y(), r.x(), 0;
+      Jv.block<3, 3>(0, 3) = -rx;  // w x r
+    }
+    M += body.mass * Jv.transpose() * Jv + Jw.transpose() * (R * body.inertia * R.transpose()) * Jw;
+  }
+  const double scale = M.diagonal().cwiseAbs().maxCoeff();
+  Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
+  for (int c = 0; c < n; ++c) {
+    const double d = M(c, c) - L.row(c).head(c).squaredNorm();
+    if (!(d > 1e-12 * scale)) {
+      if (c < base)
+        throw InputError(path, 0, fmt::format("link[{}]", m.bodies[0].name),
+                         fmt::format("base=free: the floating base cannot turn about its {} axis: no body has inertia about it (point masses "
+                                     "on one line)", "xyz"[c % 3]));
+      const Joint& j = m.joints[static_cast<size_t>(c - base)];
+      throw InputError(path, 0, fmt::format("joint[{}]", j.name),
+                       fmt::format("the joint-space mass matrix at the initial pose is singular at joint '{}': its motion moves no mass "
+                                   "(a point mass on its axis, or a thin rod along it, with nothing else beyond it)", j.name));
+    }
+    L(c, c) = std::sqrt(d);
+    for (int r = c + 1; r < n; ++r) L(r, c) = (M(r, c) - L.row(r).head(c).dot(L.row(c).head(c))) / L(c, c);
+  }
+}
+
 // A group of links welded together by fixed joints: one rigid body (or the world).
 struct Group {
   std::string head;                      // the link the group starts at
@@ -226,8 +470,9 @@ Model read_urdf(const std::string& path, const UrdfOptions& options) {
 }
 
 Model parse_urdf(const std::string& text, const std::string& path, const UrdfOptions& options) {
+  const Conventions conventions = normalise(text, path, options.strict);
   std::vector<std::string> errors, messages;
-  const urdf::ModelInterfaceSharedPtr robot = parse_collecting(text, errors, messages);
+  const urdf::ModelInterfaceSharedPtr robot = parse_collecting(conventions.text, errors, messages);
   if (!robot || !errors.empty())
     throw InputError(path, 0, "", fmt::format("not a valid URDF robot: liburdfdom: {}", errors.empty() ? "(no message)" : join(errors, "; ")));
   // liburdfdom holds a link's children by shared pointers: links joined in a loop keep each other
@@ -246,7 +491,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   std::vector<Group> groups(1);
   groups[0].head = root->name;
   std::function<void(const urdf::Link&, const Pose&, int)> walk = [&](const urdf::Link& link, const Pose& frame, int g) {
-    check_link(link, path);
+    check_link(link, path, g == 0 && !options.free_base, g == 0 && options.free_base && &link == root.get());
     groups[static_cast<size_t>(g)].links.push_back(links.size());
     links.push_back({&link, g, frame});
     for (const urdf::JointSharedPtr& j : link.child_joints) {
@@ -284,6 +529,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   m.info.default_h = 0.001;
   m.info.h_grid = default_h_grid();
 
+  bool singular = false;  // a body with a singular inertia
   // each group's body: the mass, centre of mass and inertia of its links (parallel-axis theorem);
   // a group of one massive link keeps that link's inertial frame and numbers as they are
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -333,12 +579,14 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       b.position = c;
       b.inertia = (Ib + Ib.transpose()) / 2;
     }
-    if (!is_spd(b.inertia)) {  // a point mass or a thin rod alone on its joint (or only such links welded)
-      const Vec3 e = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia, Eigen::EigenvaluesOnly).eigenvalues();
-      throw InputError(path, 0, fmt::format("link[{}].inertial.inertia", b.name),
-                       fmt::format("inertia is not positive definite: the body of link '{}'{} has principal moments ({:.6g}, {:.6g}, {:.6g}) "
-                                   "(a point mass or a thin rod needs a link with inertia welded to it)",
-                                   b.name, parts.size() > 1 ? " and the links welded to it" : "", e[0], e[1], e[2]));
+    if (!is_spd(b.inertia)) {
+      // a point mass or a thin rod alone on its joint (or only such links welded): singular, its
+      // moments of round-off size (check_link) 0; the joint-space mass matrix is checked below
+      const Eigen::SelfAdjointEigenSolver<Mat3> eig(b.inertia);
+      const Mat3 V = eig.eigenvectors();
+      b.inertia = V * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * V.transpose();
+      b.inertia = (b.inertia + b.inertia.transpose()) / 2;
+      singular = true;
     }
     G.body = static_cast<int>(m.bodies.size());
     m.bodies.push_back(b);
@@ -369,7 +617,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     J.axis_a = fa.q * axis;
     J.axis_b = fb.q * axis;
     J.rel_orientation = fa.q * m.bodies[static_cast<size_t>(J.b)].orientation;
-    if (options.limits && j.limits && j.type != urdf::Joint::CONTINUOUS) {
+    if (options.limits && j.limits && j.type != urdf::Joint::CONTINUOUS && !conventions.unlimited.count(j.name)) {
       if (j.limits->lower > j.limits->upper)
         throw InputError(path, 0, fmt::format("joint[{}].limit.lower", j.name),
                          fmt::format("lower ({}) is above upper ({})", j.limits->lower, j.limits->upper));
@@ -398,6 +646,8 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
     if (j->mimic) mimic.push_back(j->name);
   }
+
+  if (singular) check_mass_matrix(m, options.free_base, path);
 
   // every link's frame by name, in its body's frame
   for (const LinkFrame& L : links) {
@@ -437,9 +687,9 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
             sh.type = ShapeType::Sphere;
             sh.radius = static_cast<const urdf::Sphere&>(*c.geometry).radius;
             break;
-          case urdf::Geometry::CYLINDER: {
+          case urdf::Geometry::CYLINDER: {  // or a capsule (Conventions): the length of its cylinder between the caps
             const auto& cyl = static_cast<const urdf::Cylinder&>(*c.geometry);
-            sh.type = ShapeType::Cylinder;
+            sh.type = conventions.capsules.count({L.link->name, i}) ? ShapeType::Capsule : ShapeType::Cylinder;
             sh.radius = cyl.radius;
             sh.length = cyl.length;
             break;
@@ -501,6 +751,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   if (has_joint_dampers(m)) m.info.energy_conserved = false;
   if (!mimic.empty()) m.info.warnings.push_back(fmt::format("{}: mimic joints move independently: {}", path, join(mimic, ", ")));
   for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
+  m.info.warnings.insert(m.info.warnings.end(), conventions.warnings.begin(), conventions.warnings.end());
   if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root; base=free floats it)");
   check_model(m, path);
   return m;

@@ -29,6 +29,9 @@ struct UrdfOptions {
   // at height Z
   enum class Floor { Off, Lowest, Height } floor = Floor::Off;
   double floor_height = 0;
+  // strict=on: liburdfdom's reading alone; off: Drake's and PyBullet's conventions too, each named
+  // in a warning (docs/robots.md, "URDF conventions")
+  bool strict = false;
 };
 
 // True when this binary reads URDF (built with liburdfdom).

@@ -1,5 +1,5 @@
 // Fuzz target: URDF text through liburdfdom and our importer (models/formats/urdf.cpp), with both base
-// options and the collision shapes; a robot that imports must write as a scene and read back to
+// options, strict=on and the collision shapes; a robot that imports must write as a scene and read back to
 // the same text.
 #include <cstdlib>
 
@@ -9,10 +9,12 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text = mbfuzz::text_of(data, size);
-  for (const bool free_base : {false, true}) {
+  // the lenient reading with both bases, and strict=on (liburdfdom's reading alone)
+  for (const int variant : {0, 1, 2}) {
     mbfuzz::guarded([&] {
       mb::UrdfOptions o;
-      o.free_base = free_base;
+      o.free_base = variant == 1;
+      o.strict = variant == 2;
       o.collisions = true;
       const mb::Model m = mb::parse_urdf(text, "fuzz.urdf", o);
       const std::string scene = mb::scene_to_toml(m);

@@ -1,0 +1,23 @@
+// Non-finite numbers in robot files (URDF, MJCF), found on TinyXML's DOM before liburdfdom or
+// MuJoCo reads the file: an attribute whose value is a list of numbers (every token a number to
+// std::from_chars) with a NaN or an infinity is an InputError naming the file, the element's line,
+// the element and the attribute. Names and references (name, class, link, body1, file, ...) are
+// text, never numbers.
+#pragma once
+#include <string>
+
+class TiXmlElement;
+
+namespace mb {
+
+// The element as a field: its tags up from the nearest named element, which shows its name, e.g.
+// "link[upper].inertial.mass", "body[arm].geom" (the document's root element is left out).
+std::string xml_field(const TiXmlElement& e);
+// Checks e and every element under it; throws InputError(path, line, field, ...) at the first
+// non-finite number.
+void check_xml_numbers(const TiXmlElement& e, const std::string& path);
+// The same on an MJCF file and the files it includes (<include file>, relative to the including
+// file's folder). A file TinyXML cannot read is left to MuJoCo, which names the error.
+void check_mjcf_numbers(const std::string& path);
+
+}  // namespace mb
