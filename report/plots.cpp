@@ -54,11 +54,11 @@ std::string paper_figure(const ReportData& d, const std::string& model, const st
 const char* const kColours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
                                 "#56B4E9", "#000000", "#882255", "#44AA99", "#999933"};
 
-// a series of a method spec that sets the experiment's x_option (anytime: budget=20): drawn
-// over the option (OptionSeries), not over h, where it would be one dot per value
+// a series of a method spec that sets the experiment's x_option (anytime: budget=20) on a model
+// drawn over that option (OptionSeries): not drawn over h, where it would be one dot per value
 bool over_option(const ReportData& d, const Series& s) {
   for (const auto& o : d.option_series)
-    if (o.model == s.model && o.metric == s.metric && s.method.find(o.option + "=") != std::string::npos) return true;
+    if (o.model == s.model && s.method.find(o.option + "=") != std::string::npos) return true;
   return false;
 }
 
@@ -287,6 +287,7 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
   }
 
   // one table per model whose cases share one h: method x metric, the value or 'failed'
+  const size_t first_table = figures.size();
   for (const std::string& model : single_models) {
     Figure f;
     f.model = model;
@@ -359,6 +360,38 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
       }
     }
     figures.push_back(std::move(f));
+  }
+
+  // models of one or two methods each with the same columns (the runs of a drop at k = 0..20):
+  // one table, a row per model and method
+  std::vector<Figure> tables(std::make_move_iterator(figures.begin() + static_cast<long>(first_table)),
+                             std::make_move_iterator(figures.end()));
+  figures.resize(first_table);
+  for (size_t i = 0; i < tables.size();) {
+    size_t j = i + 1;
+    while (j < tables.size() && tables[j].table.header == tables[i].table.header && tables[j].table.rows.size() <= 2 &&
+           tables[i].table.rows.size() <= 2 && tables[j].table.caption == tables[i].table.caption)
+      ++j;
+    if (j - i == 1) {
+      figures.push_back(std::move(tables[i++]));
+      continue;
+    }
+    Figure f = tables[i];
+    std::vector<std::string> models;
+    f.table.header.insert(f.table.header.begin(), "Model");
+    f.table.rows.clear();
+    for (size_t k = i; k < j; ++k) {
+      models.push_back(tables[k].model);
+      for (auto row : tables[k].table.rows) {
+        row.insert(row.begin(), Cell(tables[k].model));
+        f.table.rows.push_back(std::move(row));
+      }
+    }
+    f.id = plot_id("values_" + models.front() + "_and_more");
+    f.table.id = f.id;
+    f.title = f.table.title = fmt::format("{} models, every metric at its one step h", models.size());
+    figures.push_back(std::move(f));
+    i = j;
   }
 
   // over a method option (an experiment's x_option): one figure per model x metric x h, a line per

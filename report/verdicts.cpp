@@ -3,6 +3,8 @@
 // analysis'. Every row that differs, is a finding or was not measured stands on its own line,
 // so the table names each; the reproduced rows of one published table (or kind) share one line,
 // so the table stays one screen tall.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "report/report.hpp"
@@ -69,10 +71,9 @@ TextTable verdict_table(const std::vector<OutcomeRow>& outcomes, const std::vect
   TextTable t;
   t.id = "verdicts";
   t.title = "Verdicts";
-  t.caption = "Each published row, statement and run beside ours. reproduced: within the tolerances (order 0.02, factor 1 %), "
-              "the statement's test passes, or the run is within the paper's bound; differs: outside them; finding: differs in "
-              "the main reading, another reading of the paper's text reproduces it; not measured: the reason is given. Rows that "
-              "reproduce share one line per published table; each other row is named. The links lead to the detail.";
+  t.caption = "reproduced: within the tolerances (order 0.02, factor 1 %), the statement's test passes, or within the paper's "
+              "bound. finding: the main reading differs, another reading of the paper's text reproduces it. Each row that is "
+              "not reproduced is named; the links lead to its detail.";
   t.header = {"Paper", "Claim or row", "Verdict", "Ours", "The paper's"};
   std::vector<bool> done(outcomes.size(), false);
   for (size_t i = 0; i < outcomes.size(); ++i) {
@@ -101,9 +102,18 @@ TextTable verdict_table(const std::vector<OutcomeRow>& outcomes, const std::vect
       ours = fmt::format("{} within the tolerances", names.size() == 1 ? "its fit" : "each fit");
       paper = fmt::format("{} published row{}", names.size(), names.size() == 1 ? "" : "s");
     } else if (o.run) {
-      name = fmt::format("{} {}: {}", names.size(), names.size() == 1 ? "run" : "runs", fmt::join(names, "; "));
-      ours = "within the paper's bound";
-      paper = "its bound";
+      // the runs by model, and our largest error beside the paper's bound
+      std::vector<std::string> models;
+      double largest = 0;
+      for (size_t j = i; j < outcomes.size(); ++j)
+        if (outcomes[j].run && outcomes[j].outcome == Outcome::Reproduced && outcomes[j].paper == o.paper) {
+          models.push_back(outcomes[j].run->paper.model);
+          if (outcomes[j].run->error) largest = std::max(largest, *outcomes[j].run->error);
+        }
+      const PaperRun& p = o.run->paper;
+      name = fmt::format("{} {}: {}", names.size(), names.size() == 1 ? "run" : "runs", fmt::join(models, "; "));
+      ours = fmt::format("largest {} = {}", p.metric, sig3(largest));
+      paper = p.error_max ? fmt::format("{} < {}", p.metric, sig3(*p.error_max)) : "its bound";
     } else {
       name = names.size() == 1 ? names.front() : fmt::format("{} statements", names.size());
       ours = names.size() == 1 ? "its test passes" : "each test passes";
