@@ -206,8 +206,15 @@ std::vector<Figure> draw_lines(const Figure& base, const std::vector<Line>& line
     }
     if (any_paper) plot += ", \\\n     keyentry with lines lw 1.2 dt 2 lc rgb '#555555' title \"dashed: the paper's c h^p\"";
     if (!zeros.empty()) fig.note = "values <= 0 not drawn on the log scale: " + zeros;
+    // the key right of the plot; below it, in two columns, when its texts are long (method
+    // specs with options), so the plot keeps its width
+    size_t longest = 0, entries_of_part = any_paper ? 1 : 0;
+    for (const Line* l : parts[k]) entries_of_part += entries(*l);
+    for (const Line* l : parts[k]) longest = std::max(longest, (l->title.empty() ? l->label : l->title).size() + (l->failed_x.empty() ? 0 : 7));
     std::string head = gnuplot_header(fig.id, fig.title, xlabel, ylabel) + settings +
-                       "set key outside right top Left reverse width 1 font 'sans,11'\n";
+                       (longest > 30 ? fmt::format("set key outside below center vertical maxrows {} Left reverse width -2 font 'sans,11'\n",
+                                                   (entries_of_part + 1) / 2)
+                                     : std::string("set key outside right top Left reverse width 1 font 'sans,11'\n"));
     if (failing) head += "set y2range [0:1]\nset y2tics ('failed' 0.93) tc rgb '#a00000'\nset offsets graph 0.02, graph 0.02, graph 0.3, graph 0.02\n";
     const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat (one block per line)\n", fig.title, fig.id) + head +
                            plot + "\n";

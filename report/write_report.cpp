@@ -91,7 +91,7 @@ std::string write_report(const std::vector<std::string>& record_files, const std
     const std::string line = timing_summary(td);
     timing_line += (timing_line.empty() ? "" : "; ") + (several ? name + ": " + line : line);
     for (auto& f : timing_figures(td, dir, several ? "timing-" + plot_id(name) : "timing",
-                                  fmt::format("Time per step over the model's size ({}), with the fitted scaling exponents", name)))
+                                  fmt::format("{}: time per step over model size, fitted exponents p", name)))
       figures.push_back(std::move(f));
     tables_md += '\n';
     tables_md += timing_markdown(td);
