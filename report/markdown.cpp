@@ -322,8 +322,15 @@ std::string markdown_table(const TextTable& t, const std::string& heading) {
   return s;
 }
 
-std::string markdown_tables(const ReportData& d) {
+std::string markdown_tables(const ReportData& d, const TextTable* verdicts) {
   std::string s = "# mbbench report: tables\n";
+  // the verdicts first: the given table, or the outcomes of the records alone
+  const TextTable own = verdicts ? TextTable() : verdict_table(outcomes(d, {}));
+  const TextTable& v = verdicts ? *verdicts : own;
+  if (!v.rows.empty()) {
+    s += "\n";
+    s += markdown_table(v);
+  }
   for (const auto& t : report_tables(d)) {
     s += "\n";
     s += markdown_table(t);

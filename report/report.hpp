@@ -30,7 +30,9 @@ struct TextTable {
 // The style of a verdict's cell.
 std::string verdict_style(Verdict v);
 std::vector<TextTable> report_tables(const ReportData& d);
-std::string markdown_tables(const ReportData& d);
+// The report's tables as Markdown, opening with `verdicts` (nullptr: verdict_table of the
+// records' own outcomes).
+std::string markdown_tables(const ReportData& d, const TextTable* verdicts = nullptr);
 // One table as Markdown under a heading of the given level ("##", "###").
 std::string markdown_table(const TextTable& t, const std::string& heading = "##");
 // One number format per column: where a column's numbers mix plain (0.00108) and exponent

@@ -65,7 +65,7 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   ReportData d = analyse(std::move(records), paper);
 
   fs::create_directories(dir);
-  std::string tables_md = markdown_tables(d);
+  std::string timing_md;
   auto figures = write_plots(d, dir);
   for (auto& f : write_work_precision_plots(d, dir)) figures.push_back(std::move(f));
   for (auto& f : write_step_series_plots(d, dir)) figures.push_back(std::move(f));
@@ -93,15 +93,16 @@ std::string write_report(const std::vector<std::string>& record_files, const std
     for (auto& f : timing_figures(td, dir, several ? "timing-" + plot_id(name) : "timing",
                                   fmt::format("{}: time per step over model size, fitted exponents p", name)))
       figures.push_back(std::move(f));
-    tables_md += '\n';
-    tables_md += timing_markdown(td);
+    timing_md += '\n';
+    timing_md += timing_markdown(td);
   }
-  write_file_atomic((fs::path(dir) / "tables.md").string(), tables_md);
-  write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
-  std::string html = (fs::path(dir) / "report.html").string();
   std::vector<const TimingData*> timing_data;
   for (const auto& td : analysed) timing_data.push_back(&td);
-  write_file_atomic(html, report_html(d, figures, dir, timing, timing_line, verdict_table(outcomes(d, timing_data), claims_anchor)));
+  const TextTable verdicts = verdict_table(outcomes(d, timing_data), claims_anchor);
+  write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d, &verdicts) + timing_md);
+  write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
+  std::string html = (fs::path(dir) / "report.html").string();
+  write_file_atomic(html, report_html(d, figures, dir, timing, timing_line, verdicts));
   return html;
 }
 
