@@ -82,9 +82,11 @@ std::string method_style(const std::string& spec) {
   std::sort(names.begin(), names.end());
   const auto it = std::find(names.begin(), names.end(), name);
   const size_t k = it != names.end() ? static_cast<size_t>(it - names.begin()) : names.size() + fnv(name) % 1000;
-  // the options (and the model variant) of one name: a dash pattern of their own, same colour and marker
-  const int dash = label == spec && colon == std::string::npos ? 1 : 2 + static_cast<int>(fnv(spec.substr(name.size())) % 4);
-  return fmt::format("lc rgb '{}' pt {} dt {}", kColours[k % 10], 1 + k % 13, dash);
+  // the options (and the model variant) of one name: the name's colour, a marker and a dash
+  // pattern of their own (from the hash of what follows the name)
+  if (label == spec && colon == std::string::npos) return fmt::format("lc rgb '{}' pt {} dt 1", kColours[k % 10], 1 + k % 13);
+  const uint64_t h = fnv(spec.substr(name.size()));
+  return fmt::format("lc rgb '{}' pt {} dt {}", kColours[k % 10], 1 + (k + 1 + h % 12) % 13, 2 + static_cast<int>(h / 12 % 4));
 }
 
 std::string axis_label(const std::string& metric) {
@@ -212,8 +214,8 @@ std::vector<Figure> draw_lines(const Figure& base, const std::vector<Line>& line
     for (const Line* l : parts[k]) entries_of_part += entries(*l);
     for (const Line* l : parts[k]) longest = std::max(longest, (l->title.empty() ? l->label : l->title).size() + (l->failed_x.empty() ? 0 : 7));
     std::string head = gnuplot_header(fig.id, fig.title, xlabel, ylabel) + settings +
-                       (longest > 30 ? fmt::format("set key outside below center vertical maxrows {} Left reverse width -2 font 'sans,11'\n",
-                                                   (entries_of_part + 1) / 2)
+                       (longest > 30 ? fmt::format("set key outside below center vertical maxrows {} Left reverse width -2 font 'sans,{}'\n",
+                                                   (entries_of_part + 1) / 2, longest > 45 ? 9 : 11)
                                      : std::string("set key outside right top Left reverse width 1 font 'sans,11'\n"));
     if (failing) head += "set y2range [0:1]\nset y2tics ('failed' 0.93) tc rgb '#a00000'\nset offsets graph 0.02, graph 0.02, graph 0.3, graph 0.02\n";
     const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat (one block per line)\n", fig.title, fig.id) + head +

@@ -106,8 +106,8 @@ std::string find_gnuplot();
 // A file name from a label: every character but letters, digits, '_' and '-' becomes '_'.
 std::string plot_id(const std::string& s);
 // The gnuplot style of a method spec (a timing label "spec @ variant" too): colour and marker
-// keyed by the method's name, the same in every figure of every report; its options (and model
-// variant) add a dash pattern of their own.
+// keyed by the method's name, the same in every figure of every report; a spec with options (or
+// a model variant) keeps the name's colour and takes a marker and dash pattern of its own.
 std::string method_style(const std::string& spec);
 
 // A metric as an axis label with its unit ("ED [J]"; a dimensionless metric alone).
