@@ -180,6 +180,7 @@ img.figure{{width:100%;height:auto;aspect-ratio:{}/{};border:1px solid #ddd}}
 figcaption{{font-size:13px}}
 ul.notdrawn{{font-size:13px}}
 .note{{color:#a00}}
+@media print{{div.figs{{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}}nav.toc{{display:none}}h2{{margin-top:1em}}}}
 </style></head>
 <body>
 <h1>{}</h1>
