@@ -150,6 +150,13 @@ std::vector<Figure> draw_lines(const Figure& base, const std::vector<Line>& line
   // the key entries of a line: its values, its failures; the paper's fits (dashed, in the colour
   // of their method) share one entry per figure
   auto entries = [](const Line& l) { return (l.xy.empty() ? 0u : 1u) + (l.failed_x.empty() ? 0u : 1u); };
+  // the parts about equally full: as many as kMaxSeries needs, each up to the mean share
+  size_t total = 0;
+  bool any = false;
+  for (const Line& l : lines) total += entries(l), any = any || (l.paper && entries(l));
+  total += any ? 1 : 0;
+  const size_t n_parts = std::max<size_t>(1, (total + kMaxSeries - 1) / kMaxSeries);
+  const size_t share = std::min(kMaxSeries, (total + n_parts - 1) / n_parts + 1);
   std::vector<std::vector<const Line*>> parts(1);
   size_t used = 0;
   bool paper = false;
@@ -157,7 +164,7 @@ std::vector<Figure> draw_lines(const Figure& base, const std::vector<Line>& line
     const size_t n = entries(l);
     if (n == 0) continue;
     const size_t key = (paper || l.paper) ? 1 : 0;
-    if (used + n + key > kMaxSeries && !parts.back().empty()) parts.emplace_back(), used = 0, paper = false;
+    if (used + n + key > share && !parts.back().empty()) parts.emplace_back(), used = 0, paper = false;
     parts.back().push_back(&l);
     used += n;
     paper = paper || l.paper;
