@@ -81,8 +81,10 @@ bool numeric(const std::string& t) {
 }
 
 std::string table_html(const TextTable& t) {
-  std::string s = fmt::format("<h3 id=\"{}\">{}</h3>\n<p class=\"caption\">{}</p>\n<div class=\"scroll\"><table id=\"t-{}\" data-rows=\"{}\">\n<thead><tr>",
-                              esc(t.id), esc(t.title), esc(t.caption), esc(t.id), t.rows.size());
+  // without a title (a section's only table) the section's heading names it
+  std::string s = t.title.empty() ? std::string() : fmt::format("<h3 id=\"{}\">{}</h3>\n", esc(t.id), esc(t.title));
+  s += fmt::format("<p class=\"caption\">{}</p>\n<div class=\"scroll\"><table id=\"t-{}\" data-rows=\"{}\">\n<thead><tr>", esc(t.caption),
+                   esc(t.id), t.rows.size());
   for (const auto& h : t.header) s += "<th>" + esc(h) + "</th>";
   s += "</tr></thead>\n<tbody>\n";
   for (const auto& r : t.rows) {
@@ -92,7 +94,8 @@ std::string table_html(const TextTable& t) {
       if (numeric(c.text)) cls += cls.empty() ? "num" : " num";
       // one token (a method spec such as iterative:tol_p=1e-6): never broken at its hyphens
       else if (!c.text.empty() && c.text.find(' ') == std::string::npos && c.text.size() <= 60) cls += cls.empty() ? "token" : " token";
-      s += "<td" + (cls.empty() ? std::string() : " class=\"" + cls + "\"") + ">" + esc(c.text) + "</td>";
+      const std::string text = c.href.empty() ? esc(c.text) : "<a href=\"#" + esc(c.href) + "\">" + esc(c.text) + "</a>";
+      s += "<td" + (cls.empty() ? std::string() : " class=\"" + cls + "\"") + ">" + text + "</td>";
     }
     s += "</tr>\n";
   }
@@ -111,6 +114,9 @@ bool appendix_table(const std::string& id) {
 // the tables of the records' own step times: shown under Timing, beside `mbbench bench`'s tables
 bool timing_section_table(const std::string& id) { return id == "realtime"; }
 
+// a table longer than this is folded (<details>), its title and row count in the summary line
+constexpr size_t kFoldRows = 40;
+
 std::string folded_html(const TextTable& t) {
   return fmt::format("<details id=\"d-{}\"><summary>{} ({} rows)</summary>\n", esc(t.id), esc(t.title), t.rows.size()) + table_html(t) +
          "</details>\n";
@@ -124,8 +130,19 @@ std::string list_text(const std::set<std::string>& a) {
 
 }  // namespace
 
+std::string repository_path(const std::string& path) {
+  std::error_code ec;
+  const fs::path p = fs::absolute(path, ec).lexically_normal();
+  if (ec) return path;
+  for (fs::path dir = p.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (fs::exists(dir / ".git", ec)) return p.lexically_relative(dir).string();
+    if (dir == dir.root_path()) break;
+  }
+  return path;
+}
+
 std::string report_html(const ReportData& d, const std::vector<Figure>& figures, const std::string& dir,
-                        const std::vector<TextTable>& timing, const std::string& timing_summary) {
+                        const std::vector<TextTable>& timing, const std::string& timing_summary, const TextTable& verdicts) {
   const ProvenanceSummary& p = d.provenance;
   std::vector<TextTable> tables, timing_tables = timing;
   for (auto& t : report_tables(d)) (timing_section_table(t.id) ? timing_tables : tables).push_back(std::move(t));
@@ -137,8 +154,10 @@ std::string report_html(const ReportData& d, const std::vector<Figure>& figures,
 <style>
 body{{font-family:sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222;line-height:1.35}}
 h2{{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}}
-nav.toc{{background:#f6f6f6;padding:.5em 1em;font-size:14px}}
+nav.toc{{background:#f6f6f6;padding:.4em 1em;font-size:14px}}
 nav.toc ul{{margin:.2em 0;padding-left:1.4em}}
+nav.toc > ul > li{{display:inline;margin-right:1.2em}}
+nav.toc > ul{{padding-left:0}}
 .scroll{{overflow-x:auto;max-width:100%}}
 details{{margin:.3em 0}}
 summary{{cursor:pointer;font-weight:bold}}
@@ -149,38 +168,50 @@ th{{background:#eee}}
 td.num{{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}}
 td.token{{white-space:nowrap}}
 td.ok{{background:#dfd}}
-td.bad{{background:#fdd}}
+td.bad{{background:#fdd;color:#a00}}
+td.finding{{background:#ffefc2}}
 td.na{{color:#666;font-style:italic}}
 table.prov td:first-child{{font-weight:bold;white-space:nowrap}}
 .caption{{color:#555;font-size:13px;max-width:1100px}}
-figure{{display:inline-block;margin:.5em;vertical-align:top;width:{}px}}
-img.figure{{width:{}px;height:{}px;border:1px solid #ddd}}
+div.figs{{display:grid;grid-template-columns:minmax(0,1fr);gap:.6em}}
+@media (min-width:1300px){{div.figs{{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}}}}
+figure{{margin:0;max-width:{}px}}
+img.figure{{width:100%;height:auto;aspect-ratio:{}/{};border:1px solid #ddd}}
 figcaption{{font-size:13px}}
+ul.notdrawn{{font-size:13px}}
 .note{{color:#a00}}
+@media print{{div.figs{{grid-template-columns:minmax(0,1fr) minmax(0,1fr)}}nav.toc{{display:none}}h2{{margin-top:1em}}}}
 </style></head>
 <body>
 <h1>{}</h1>
 )",
                               esc(title), kFigureWidth, kFigureWidth, kFigureHeight, esc(title));
 
-  // table of contents: the summary, the figures, the paper's tables, timing, provenance, appendix
+  // contents, folded to the top level: each section's tables in a fold of their own
   std::vector<const TextTable*> main_tables, folded;
   for (const auto& t : tables) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
   for (const auto& t : timing_tables) (appendix_table(t.id) ? folded : main_tables).push_back(&t);
-  s += "<nav class=\"toc\"><b>Contents</b><ul>\n<li><a href=\"#summary\">Summary</a></li>\n<li><a href=\"#figures\">Figures</a></li>\n";
-  s += "<li><a href=\"#tables\">Tables</a><ul>\n";
-  for (const auto& t : tables)
-    if (!appendix_table(t.id)) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
-  s += "</ul></li>\n";
-  if (!timing_tables.empty()) {
-    s += "<li><a href=\"#timing\">Timing</a><ul>\n";
-    for (const auto& t : timing_tables)
-      if (!appendix_table(t.id)) s += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title));
-    s += "</ul></li>\n";
-  }
+  auto sub_list = [&](const std::vector<TextTable>& ts, const char* what) {
+    std::string items;
+    long n = 0;
+    for (const auto& t : ts)
+      if (!appendix_table(t.id)) items += fmt::format("<li><a href=\"#{}\">{}</a></li>\n", esc(t.id), esc(t.title)), ++n;
+    return n == 0 ? std::string() : fmt::format("<details><summary>{}: {} tables</summary><ul>\n{}</ul></details>\n", what, n, items);
+  };
+  s += "<nav class=\"toc\"><b>Contents</b><ul>\n";
+  if (!verdicts.rows.empty()) s += "<li><a href=\"#verdicts\">Verdicts</a></li>\n";
+  s += "<li><a href=\"#summary\">Summary</a></li>\n<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#tables\">Tables</a></li>\n";
+  if (!timing_tables.empty()) s += "<li><a href=\"#timing\">Timing</a></li>\n";
   s += "<li><a href=\"#provenance\">Provenance</a></li>\n";
-  if (!folded.empty()) s += "<li><a href=\"#appendix\">Appendix: every reading, pair, fit and timing case (folded)</a></li>\n";
-  s += "</ul></nav>\n";
+  if (!folded.empty()) s += "<li><a href=\"#appendix\">Appendix (folded)</a></li>\n";
+  s += "</ul>\n" + sub_list(tables, "Tables") + (timing_tables.empty() ? "" : sub_list(timing_tables, "Timing")) + "</nav>\n";
+
+  // the verdicts, first: the analysis' outcomes, every row that is not reproduced named
+  if (!verdicts.rows.empty()) {
+    TextTable v = verdicts;
+    v.title = "";  // the section's heading says it
+    s += "<h2 id=\"verdicts\">Verdicts</h2>\n" + table_html(v);
+  }
 
   // summary: the counts of what the analysis decided (the verdicts are its, not this page's)
   long published = 0, run = 0, reproduced = 0, findings = 0;
@@ -217,34 +248,45 @@ figcaption{{font-size:13px}}
          " (under <a href=\"#timing\">Timing</a>)</li>\n";
   s += "</ul>\n";
 
-  // figures, embedded, all of one size
-  s += "<h2 id=\"figures\">Figures</h2>\n";
+  // figures, embedded, in a grid of two columns on a wide window; those not drawn one line each
+  s += "<h2 id=\"figures\">Figures</h2>\n<div class=\"figs\">\n";
+  std::string not_drawn, value_tables;
   for (const auto& f : figures) {
+    if (!f.table.rows.empty()) {
+      value_tables += "<div>" + table_html(f.table) + "</div>\n";
+      continue;
+    }
+    if (f.svg_file.empty()) {
+      not_drawn += "<li>" + esc(f.title) + ": " + esc(f.note.empty() ? std::string("not drawn") : f.note) + "</li>\n";
+      continue;
+    }
     s += fmt::format("<figure id=\"fig-{}\">", esc(f.id));
-    if (!f.svg_file.empty())
-      s += fmt::format("<img class=\"figure\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">", kFigureWidth,
-                       kFigureHeight, esc(f.title), base64(read_file(fs::path(dir) / f.svg_file)));
-    s += "<figcaption>" + esc(f.title);
-    if (!f.note.empty()) s += " <span class=\"note\">" + esc(f.note) + "</span>";
-    s += "</figcaption></figure>\n";
+    s += fmt::format("<img class=\"figure\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">", kFigureWidth,
+                     kFigureHeight, esc(f.title), base64(read_file(fs::path(dir) / f.svg_file)));
+    // the title is drawn in the figure; a caption only for what the figure leaves out
+    if (!f.note.empty()) s += "<figcaption><span class=\"note\">" + esc(f.note) + "</span></figcaption>";
+    s += "</figure>\n";
   }
-  // tables
+  s += "</div>\n";
+  if (!not_drawn.empty()) s += "<ul class=\"notdrawn\">\n" + not_drawn + "</ul>\n";
+  if (!value_tables.empty()) s += "<div class=\"figs\">\n" + value_tables + "</div>\n";
+  // tables: over kFoldRows rows folded
   s += "<h2 id=\"tables\">Tables</h2>\n";
   for (const auto& t : tables)
-    if (!appendix_table(t.id)) s += table_html(t);
+    if (!appendix_table(t.id)) s += t.rows.size() > kFoldRows ? folded_html(t) : table_html(t);
 
   // the timing tables of `mbbench bench` and the real-time factors of the records, as tables
   if (!timing_tables.empty()) {
     s += "<h2 id=\"timing\">Timing</h2>\n";
     for (const auto& t : timing_tables)
-      if (!appendix_table(t.id)) s += table_html(t);
+      if (!appendix_table(t.id)) s += t.rows.size() > kFoldRows ? folded_html(t) : table_html(t);
   }
   // provenance: where the numbers come from
   TextTable prov;
   prov.id = "provenance-table";
   prov.header = {"", ""};
   for (const auto& e : p.experiments)
-    prov.rows.push_back({"experiment " + e.name, fmt::format("{} (reproduces {})", e.file, e.reproduces.empty() ? "nothing stated" : e.reproduces)});
+    prov.rows.push_back({"experiment " + e.name, fmt::format("{} (reproduces {})", repository_path(e.file), e.reproduces.empty() ? "nothing stated" : e.reproduces)});
   prov.rows.push_back({"records", fmt::format("{} ({} failed)", p.records, p.failed)});
   prov.rows.push_back({"mbbench", list_text(p.versions)});
   prov.rows.push_back({"git commit", list_text(p.git_commits)});
@@ -253,7 +295,7 @@ figcaption{{font-size:13px}}
   prov.rows.push_back({"flags", list_text(p.flags)});
   prov.rows.push_back({"CPU", list_text(p.cpus)});
   prov.rows.push_back({"date", p.first_date == p.last_date ? p.first_date : fmt::format("{} .. {}", p.first_date, p.last_date)});
-  if (d.paper) prov.rows.push_back({"published values", fmt::format("{} ({})", d.paper->file, d.paper->title)});
+  if (d.paper) prov.rows.push_back({"published values", fmt::format("{} ({})", repository_path(d.paper->file), d.paper->title)});
   s += "<h2 id=\"provenance\">Provenance</h2>\n<table class=\"prov\" data-rows=\"" + std::to_string(prov.rows.size()) + "\"><tbody>\n";
   for (const auto& r : prov.rows) s += "<tr><td>" + esc(r[0].text) + "</td><td>" + esc(r[1].text) + "</td></tr>\n";
   s += "</tbody></table>\n";
@@ -268,7 +310,8 @@ figcaption{{font-size:13px}}
 
   // the page checks itself in the browser (tests/report_browser_test.cpp reads data-check):
   // figures decoded and at least 600 px wide, tables with their rows, no cell that reads "-",
-  // no Markdown table left in a pre block, and no page wider than the window (wide tables scroll in their box)
+  // no Markdown table left in a pre block, no page wider than the window (wide tables scroll in
+  // their box); and it measures its height with every fold closed and names its first table
   s += R"(<script>
 window.addEventListener('load', function () {
   var imgs = document.querySelectorAll('img.figure'), ok = 0, wide = 0;
@@ -283,8 +326,12 @@ window.addEventListener('load', function () {
   var md = 0;
   document.querySelectorAll('pre').forEach(function (p) { if (/\|\s*-{3,}\s*\|/.test(p.textContent)) md++; });
   var overflow = document.documentElement.scrollWidth > window.innerWidth + 1 ? 1 : 0;
+  // the page's height with every fold closed, and the first table (the verdicts)
+  document.querySelectorAll('details').forEach(function (d) { d.open = false; });
+  var first = document.querySelector('table');
   document.body.setAttribute('data-check', 'figures ' + ok + '/' + imgs.length + ' wide ' + wide + ' tables ' + full + '/' +
-                             tabs.length + ' dash ' + dash + ' mdpre ' + md + ' overflow ' + overflow);
+                             tabs.length + ' dash ' + dash + ' mdpre ' + md + ' overflow ' + overflow + ' height ' +
+                             document.documentElement.scrollHeight + ' first ' + (first && first.id ? first.id : 'none'));
 });
 </script>
 </body></html>

@@ -2,6 +2,7 @@
 // every number and every verdict comes from analyse() (analysis/analysis.cpp).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -20,7 +21,12 @@ const char* kNotPublished = "not published";
 const char* kNoFit = "no fit";
 
 // ours beside the paper's: order difference (absolute), factor ratio and the analysis' verdict
-void compare_cells(const Comparison& c, std::vector<Cell>& row) {
+void compare_cells(const Comparison& c, std::vector<Cell>& row, const std::string& settings_differ = "") {
+  if (c.verdict == Verdict::Reproduced || c.verdict == Verdict::Differs)
+    row.push_back(Cell(std::string(to_string(c.verdict)) + (settings_differ.empty() ? "" : " (settings differ: " + settings_differ + ")"),
+                       verdict_style(c.verdict)));
+  else
+    row.push_back(Cell(c.verdict == Verdict::NoFit ? c.note : to_string(c.verdict), verdict_style(c.verdict)));
   if (!c.ours) {
     row.insert(row.end(), {Cell(kNoFit, "na"), Cell(kNoFit, "na")});
   } else {
@@ -32,10 +38,8 @@ void compare_cells(const Comparison& c, std::vector<Cell>& row) {
   if (c.verdict == Verdict::Reproduced || c.verdict == Verdict::Differs) {
     row.push_back(fmt::format("{:+.2f}", c.order_diff));
     row.push_back(fmt::format("{:.4f}", c.factor_ratio));
-    row.push_back(Cell(to_string(c.verdict), verdict_style(c.verdict)));
   } else {
-    row.insert(row.end(), {Cell("n/a", "na"), Cell("n/a", "na"),
-                           Cell(c.verdict == Verdict::NoFit ? c.note : to_string(c.verdict), verdict_style(c.verdict))});
+    row.insert(row.end(), {Cell("n/a", "na"), Cell("n/a", "na")});
   }
 }
 
@@ -68,9 +72,27 @@ std::string sig3(double x) {
   return s;
 }
 
+void uniform_columns(TextTable& t) {
+  auto number = [](const std::string& text, double& x) {
+    if (text.empty() || text.find_first_of("0123456789") == std::string::npos) return false;
+    char* end = nullptr;
+    x = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && text.find_first_of("xXnN ") == std::string::npos;
+  };
+  for (size_t col = 0; col < t.header.size(); ++col) {
+    bool plain = false, exponent = false;
+    double x = 0;
+    for (const auto& r : t.rows)
+      if (col < r.size() && number(r[col].text, x)) (r[col].text.find_first_of("eE") == std::string::npos ? plain : exponent) = true;
+    if (!(plain && exponent)) continue;
+    for (auto& r : t.rows)
+      if (col < r.size() && number(r[col].text, x) && r[col].text.find('.') != std::string::npos) r[col].text = fmt::format("{:.2e}", x);
+  }
+}
+
 std::vector<TextTable> report_tables(const ReportData& d) {
   std::vector<TextTable> out;
-  const std::vector<std::string> cmp = {"Order", "Factor", "Order (paper)", "Factor (paper)", "Δ order", "factor ratio", "status"};
+  const std::vector<std::string> cmp = {"verdict", "Order", "Factor", "Order (paper)", "Factor (paper)", "Δ order", "factor ratio"};
 
   // the paper's tables: Model / Function / Method / Order / Factor, published values beside ours
   if (d.paper)
@@ -81,21 +103,20 @@ std::vector<TextTable> report_tables(const ReportData& d) {
       tt.caption = fmt::format("{} {} (metric {}, model {}). Two-point fit at h1 = 0.005, h2 = 0.04; 'reproduced' = order within "
                                "{} and factor within {} % of the published value. Least squares over all non-failed points.",
                                d.paper->citation, t.source, t.metric, t.model, kOrderTolerance, kFactorTolerance * 100);
-      tt.header = {"Model", "Function", "Method"};
+      // the model and function are the table's title; the method names each row, its verdict next
+      tt.header = {"Method"};
       tt.header.insert(tt.header.end(), cmp.begin(), cmp.end());
       tt.header.insert(tt.header.end(), {"least squares order / factor", "points"});
       for (const auto& r : d.rows) {
         if (r.table != &t) continue;
-        std::vector<Cell> row = {t.paper_model, t.function, r.method};
+        std::vector<Cell> row = {r.method};
         if (!r.ours) {
-          row.insert(row.end(), {Cell("not run", "na"), Cell("not run", "na")});
+          row.insert(row.end(), {Cell("not run in these records", "na"), Cell("not run", "na"), Cell("not run", "na")});
           row.push_back(r.paper ? Cell(fmt::format("{:.2f}", r.paper->order)) : Cell(kNotPublished, "na"));
           row.push_back(r.paper ? Cell(fmt::format("{:.6f}", r.paper->factor)) : Cell(kNotPublished, "na"));
-          row.insert(row.end(), {Cell("n/a", "na"), Cell("n/a", "na"), Cell("not run in these records", "na"),
-                                 Cell("not run", "na"), Cell("not run", "na")});
+          row.insert(row.end(), {Cell("n/a", "na"), Cell("n/a", "na"), Cell("not run", "na"), Cell("not run", "na")});
         } else {
-          compare_cells(r.comparison, row);
-          if (!r.settings_differ.empty()) row.back().text += " (settings differ: " + r.settings_differ + ")";
+          compare_cells(r.comparison, row, r.settings_differ);
           row.push_back(ls_cells(r.ours->fit));
           row.push_back(points_cell(*r.ours));
         }
@@ -122,13 +143,17 @@ std::vector<TextTable> report_tables(const ReportData& d) {
     for (const auto& c : d.runs)
       for (const auto& [m, v] : c.metrics)
         if (std::find(others.begin(), others.end(), m) == others.end()) others.push_back(m);
-    rn.header = {"Model", "h", "paper: method", "paper: tc", "ours: method", "ours: step time", "ours: CPU time", "step time / tc",
-                 "CPU time / tc", "error metric", "paper: error", "ours: error", "verdict"};
+    rn.header = {"Model", "verdict", "h", "paper: method", "paper: tc", "ours: method", "ours: step time", "ours: CPU time",
+                 "step time / tc", "CPU time / tc", "error metric", "paper: error", "ours: error"};
     rn.header.insert(rn.header.end(), others.begin(), others.end());
     auto value = [](const std::optional<double>& x, const char* missing) { return x ? Cell(sig3(*x)) : Cell(missing, "na"); };
     for (const auto& c : d.runs) {
       const PaperRun& p = c.paper;
-      std::vector<Cell> row = {p.model, h_text(p.h), p.paper_method, sig3(p.tc_ms / 1e3), p.method};
+      std::string style = c.verdict == RunComparison::Verdict::Within   ? "ok"
+                          : c.verdict == RunComparison::Verdict::Exceeds || c.verdict == RunComparison::Verdict::Failed ? "bad"
+                                                                                                                       : "na";
+      std::vector<Cell> row = {p.model, Cell(std::string(to_string(c.verdict)) + (c.note.empty() ? "" : ": " + c.note), style),
+                               h_text(p.h), p.paper_method, sig3(p.tc_ms / 1e3), p.method};
       if (c.verdict == RunComparison::Verdict::NotRun) {
         row.insert(row.end(), {Cell("not run", "na"), Cell("not run", "na"), Cell("n/a", "na"), Cell("n/a", "na")});
       } else {
@@ -140,10 +165,6 @@ std::vector<TextTable> report_tables(const ReportData& d) {
       std::string ours = c.error ? sig3(*c.error) : "n/a";
       if (c.error_ratio) ours += fmt::format(" ({} x the paper's)", sig3(*c.error_ratio));
       row.push_back(ours);
-      std::string style = c.verdict == RunComparison::Verdict::Within   ? "ok"
-                          : c.verdict == RunComparison::Verdict::Exceeds || c.verdict == RunComparison::Verdict::Failed ? "bad"
-                                                                                                                       : "na";
-      row.push_back(Cell(std::string(to_string(c.verdict)) + (c.note.empty() ? "" : ": " + c.note), style));
       for (const auto& m : others) {
         Cell cell("n/a", "na");
         for (const auto& [name, v] : c.metrics)
@@ -279,6 +300,7 @@ std::vector<TextTable> report_tables(const ReportData& d) {
 
   // work-precision: error at the end time over cost, one table per model
   for (auto& t : work_precision_tables(d)) out.push_back(std::move(t));
+  for (auto& t : out) uniform_columns(t);
   return out;
 }
 
@@ -300,8 +322,15 @@ std::string markdown_table(const TextTable& t, const std::string& heading) {
   return s;
 }
 
-std::string markdown_tables(const ReportData& d) {
+std::string markdown_tables(const ReportData& d, const TextTable* verdicts) {
   std::string s = "# mbbench report: tables\n";
+  // the verdicts first: the given table, or the outcomes of the records alone
+  const TextTable own = verdicts ? TextTable() : verdict_table(outcomes(d, {}));
+  const TextTable& v = verdicts ? *verdicts : own;
+  if (!v.rows.empty()) {
+    s += "\n";
+    s += markdown_table(v);
+  }
   for (const auto& t : report_tables(d)) {
     s += "\n";
     s += markdown_table(t);

@@ -102,9 +102,12 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
                              "the statement's wording names: at least, more than, below, or within a factor of 1.25 for "
                              "'about', 'almost' and 'nearly'.",
                              sig3(d.h_ms));
-    cl.header = {"statement (" + d.paper->citation + ")", "method", "ours", "test", "verdict"};
-    for (const auto& c : d.claims)
-      cl.rows.push_back({c.claim.quote, series_label(c.claim.method, c.claim.model), claim_text(c, d.h_ms), c.rule, to_string(c.verdict)});
+    cl.header = {"statement (" + d.paper->citation + ")", "verdict", "method", "ours", "test"};
+    for (const auto& c : d.claims) {
+      const std::string style = c.verdict == ClaimCheck::Verdict::Agrees ? "ok" : c.verdict == ClaimCheck::Verdict::Contradicts ? "bad" : "na";
+      cl.rows.push_back({c.claim.quote, Cell(to_string(c.verdict), style), series_label(c.claim.method, c.claim.model),
+                         claim_text(c, d.h_ms), c.rule});
+    }
     if (!cl.rows.empty()) out.push_back(std::move(cl));
   }
   if (d.variants) {
@@ -217,19 +220,26 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
   sc.title = "Scaling exponents";
   sc.caption = "Least squares of log time on log joints: time ~ c joints^p, with the RMS of the log residuals.";
   sc.header = {"method", "exponent p", "residual", "joints", "sizes"};
+  // the series without a fit share one row per reason: their count and the sizes they measured
+  std::vector<std::pair<std::string, std::pair<long, std::set<int>>>> no_fit;
   for (const auto& s : d.series) {
     if (s.fit) {
       sc.rows.push_back({s.spec, fmt::format("{:.2f}", s.fit->order), fmt::format("{:.3f}", s.fit->residual),
                          fmt::format("{}..{}", s.fit_min, s.fit_max), std::to_string(s.fit->points)});
     } else if (!s.fit_note.empty()) {
-      std::string sizes;
-      int measured = 0;
+      auto it = std::find_if(no_fit.begin(), no_fit.end(), [&](const auto& x) { return x.first == s.fit_note; });
+      if (it == no_fit.end()) it = no_fit.insert(no_fit.end(), {s.fit_note, {0, {}}});
+      ++it->second.first;
       for (const auto& p : s.points)
-        if (p.median_ms > 0) sizes += (sizes.empty() ? "" : ", ") + std::to_string(p.joints), ++measured;
-      sc.rows.push_back({s.spec, s.fit_note, "n/a", sizes, std::to_string(measured)});
+        if (p.median_ms > 0) it->second.second.insert(p.joints);
     }
   }
+  for (const auto& [note, what] : no_fit)
+    sc.rows.push_back({Cell(what.first == 1 ? std::string("1 series") : fmt::format("{} series", what.first)), Cell("no fit: " + note, "na"),
+                       Cell("n/a", "na"), Cell(what.second.empty() ? std::string("none") : fmt::format("{}", fmt::join(what.second, ", "))),
+                       Cell(std::to_string(what.second.size()))});
   if (!sc.rows.empty()) out.push_back(std::move(sc));
+  for (auto& t : out) uniform_columns(t);
   return out;
 }
 
@@ -242,54 +252,50 @@ std::string timing_markdown(const TimingData& d) {
   return o;
 }
 
-std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note, const std::string& id) {
+std::vector<Figure> timing_figures(const TimingData& d, const std::string& dir, const std::string& id, const std::string& title) {
   fs::path plots = fs::path(dir) / "plots";
   fs::create_directories(plots);
-  std::string dat, plot_cmd;
-  int idx = 0;
-  std::vector<std::string> labels;  // the series' styles: distinct colour and marker each (method_style)
-  for (const auto& s : d.series) labels.push_back(s.spec);
+  Figure fig;
+  fig.id = id;
+  fig.title = title;
+  std::vector<Line> lines;
+  std::set<int> sizes;
   for (const auto& s : d.series) {
-    std::string rows;
-    for (const auto& p : s.points)
-      if (p.error.empty() && p.repetitions > 0) rows += fmt::format("{} {:.9g}\n", p.joints, p.median_ms);
-    if (rows.empty()) continue;
-    dat += fmt::format("# {}\n{}\n\n", s.spec, rows);
-    std::string title = s.spec + (s.fit ? fmt::format(" (p = {:.2f})", s.fit->order) : "");
-    plot_cmd += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", idx ? ", \\\n  " : "", id, idx,
-                            method_style(labels, s.spec), gnuplot_string(title));
-    ++idx;
+    Line l;
+    l.label = s.spec;
+    l.title = s.spec + (s.fit ? fmt::format(" (p = {:.2f})", s.fit->order) : "");
+    for (const auto& p : s.points) {
+      if (!p.error.empty()) l.failed_x.push_back(p.joints), sizes.insert(p.joints);
+      else if (p.repetitions > 0 && p.median_ms > 0) l.xy.emplace_back(p.joints, p.median_ms), sizes.insert(p.joints);
+    }
+    lines.push_back(std::move(l));
+  }
+  if (sizes.empty()) {
+    fig.note = "no timing case was measured";
+    return {fig};
+  }
+  if (sizes.size() == 1) {
+    fig.note = fmt::format("one model size measured ({}): the times are in the table of every timing case", *sizes.begin());
+    return {fig};
   }
   // a tic at each size measured (a log axis over one decade has one labelled tic otherwise)
-  std::set<int> sizes;
-  for (const auto& s : d.series)
-    for (const auto& p : s.points) sizes.insert(p.joints);
-  std::string xtics;
-  if (!sizes.empty() && sizes.size() <= 12) {
+  std::string settings = "set autoscale fix\nset offsets graph 0.06, graph 0.06, graph 0.1, graph 0.1\nset format x '%g'\n";
+  if (sizes.size() <= 12) {
+    std::string xtics;
     for (int j : sizes) xtics += fmt::format("{}{}", xtics.empty() ? "set xtics (" : ", ", j);
-    xtics += ")\n";
+    settings += xtics + ")\n";
   }
-  if (plot_cmd.empty()) {
-    if (note) *note = "no timing case was measured";
-    return "";
-  }
-  const std::string gp = gnuplot_header(id,
-                                        d.paper ? fmt::format("Time per step over model size ({}), fitted exponents p", d.paper->citation)
-                                                : "Time per step over model size, fitted exponents p",
-                                        "joints",
-                                        "time per step [ms]") +
-                         // the key below the plot area, never over a line; the extreme points off the frame
-                         "set key outside below center horizontal maxcols 2 Left reverse width 1 font ',10'\n"
-                         "set autoscale fix\nset offsets graph 0.06, graph 0.06, graph 0.1, graph 0.1\nset format x '%g'\n" + xtics + "plot " + plot_cmd + "\n";
-  write_file_atomic((plots / (id + ".dat")).string(), dat);
-  write_file_atomic((plots / (id + ".gp")).string(), gp);
-  const std::string gnuplot = find_gnuplot();
-  if (gnuplot.empty()) {
-    if (note) *note = fmt::format("gnuplot not found: plots/{}.gp and {}.dat written, not drawn", id, id);
-    return "";
-  }
-  if (!run_gnuplot(gnuplot, plots.string(), id, note)) return "";
-  return (plots / (id + ".svg")).string();
+  return draw_lines(fig, lines, "joints", "time per step [ms]", settings, plots.string(), find_gnuplot());
+}
+
+std::string write_timing_plot(const TimingData& d, const std::string& dir, std::string* note, const std::string& id) {
+  const auto figures = timing_figures(d, dir, id,
+                                      d.paper ? fmt::format("Time per step over model size ({}), fitted exponents p", d.paper->citation)
+                                              : "Time per step over model size, fitted exponents p");
+  for (const auto& f : figures)
+    if (!f.svg_file.empty()) return (fs::path(dir) / f.svg_file).string();
+  if (note) *note = figures.empty() ? "no timing case was measured" : figures.front().note;
+  return "";
 }
 
 }  // namespace mb

@@ -88,31 +88,24 @@ std::vector<Figure> write_work_precision_plots(const ReportData& d, const std::s
     fig.metric = "work-precision";
     fig.id = "work_precision_" + plot_id(model);
     fig.title = model + ": work-precision (error at the end time over cost)";
-    std::string data, plot;
-    int block = 0;
-    const std::vector<std::string> methods = report_methods(d);
+    std::vector<Line> lines;
     for (const auto& c : wp.curves) {
       if (c.model != model || c.points.empty()) continue;
-      std::string rows;
+      Line l;
+      l.label = c.method;
       for (const auto& p : c.points)
-        if (p.error > 0) rows += fmt::format("{:.17g} {:.17g} {:.17g}\n", p.error, p.cost, p.h);
-      if (rows.empty()) continue;
-      data += fmt::format("# {}: error, s per simulated s, h\n{}\n\n", c.method, rows);
-      plot += fmt::format("{}'{}.dat' index {} using 1:2 with linespoints lw 1.5 {} title {}", plot.empty() ? "plot " : ", \\\n     ",
-                          fig.id, block++, method_style(methods, c.method), gnuplot_string(c.method));
+        if (p.error > 0 && p.cost > 0) l.xy.emplace_back(p.error, p.cost);
+      if (!l.xy.empty()) lines.push_back(std::move(l));
     }
-    if (plot.empty()) {
+    if (lines.empty()) {
       fig.note = "no run with an error and a time";
       figures.push_back(fig);
       continue;
     }
-    const std::string gp = fmt::format("# {}\n# drawn by mbbench report; data in {}.dat\n", fig.title, fig.id) +
-                           gnuplot_header(fig.id, fig.title, "error 10^-mescd at the end time", "wall time per simulated second [s]") +
-                           "set format x '%.0e'\nset format y '%.0e'\nset xrange [*:*] reverse\n"
-                           "set key outside right top Left reverse width -2 font 'sans,11'\n" +
-                           plot + "\n";
-    draw_figure(fig, plots.string(), data, gp, gnuplot);
-    figures.push_back(fig);
+    // more accurate to the right: the error axis reversed
+    for (auto& f : draw_lines(fig, lines, "max relative error at the end time", "wall time per simulated second [s]",
+                              "set format x '%.0e'\nset format y '%.0e'\nset xrange [*:*] reverse\n", plots.string(), gnuplot))
+      figures.push_back(std::move(f));
   }
   return figures;
 }

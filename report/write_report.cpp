@@ -68,18 +68,22 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   ReportData d = analyse(std::move(records), paper);
 
   fs::create_directories(dir);
-  std::string tables_md = markdown_tables(d);
+  std::string timing_md;
   auto figures = write_plots(d, dir);
   for (auto& f : write_work_precision_plots(d, dir)) figures.push_back(std::move(f));
   for (auto& f : write_step_series_plots(d, dir)) figures.push_back(std::move(f));
   // the timing of `mbbench bench` (each bench.json analysed again): tables and plot in this report
   std::vector<TextTable> timing;
   std::string timing_line;
+  std::vector<TimingData> analysed;  // kept for the verdicts
+  std::vector<std::string> claims_anchor;
+  analysed.reserve(timing_dirs.size());
   for (const auto& timing_dir : timing_dirs) {
-    const TimingData td = analyse_bench_dir(timing_dir);
+    const TimingData& td = analysed.emplace_back(analyse_bench_dir(timing_dir));
     std::string name = td.context.value("mbbench_experiment_name", std::string());
     if (name.empty()) name = fs::path(timing_dir).lexically_normal().filename().string();
     const bool several = timing_dirs.size() > 1;
+    claims_anchor.push_back(several ? plot_id(name) + "-timing-claims" : "timing-claims");
     for (auto t : timing_tables(td)) {
       if (several) {
         t.id = plot_id(name) + "-" + t.id;
@@ -89,20 +93,19 @@ std::string write_report(const std::vector<std::string>& record_files, const std
     }
     const std::string line = timing_summary(td);
     timing_line += (timing_line.empty() ? "" : "; ") + (several ? name + ": " + line : line);
-    Figure f;
-    f.id = several ? "timing-" + plot_id(name) : "timing";
-    f.title = fmt::format("Time per step over the model's size ({}), with the fitted scaling exponents", name);
-    std::string note;
-    if (write_timing_plot(td, dir, &note, f.id).empty()) f.note = note;
-    else f.svg_file = "plots/" + f.id + ".svg";
-    figures.push_back(f);
-    tables_md += '\n';
-    tables_md += timing_markdown(td);
+    for (auto& f : timing_figures(td, dir, several ? "timing-" + plot_id(name) : "timing",
+                                  fmt::format("{}: time per step over model size, fitted exponents p", name)))
+      figures.push_back(std::move(f));
+    timing_md += '\n';
+    timing_md += timing_markdown(td);
   }
-  write_file_atomic((fs::path(dir) / "tables.md").string(), tables_md);
+  std::vector<const TimingData*> timing_data;
+  for (const auto& td : analysed) timing_data.push_back(&td);
+  const TextTable verdicts = verdict_table(outcomes(d, timing_data), claims_anchor);
+  write_file_atomic((fs::path(dir) / "tables.md").string(), markdown_tables(d, &verdicts) + timing_md);
   write_file_atomic((fs::path(dir) / "records.csv").string(), records_csv(d));
   std::string html = (fs::path(dir) / "report.html").string();
-  write_file_atomic(html, report_html(d, figures, dir, timing, timing_line));
+  write_file_atomic(html, report_html(d, figures, dir, timing, timing_line, verdicts));
   return html;
 }
 

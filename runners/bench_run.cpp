@@ -101,7 +101,7 @@ int run_bench_cli(const std::string& file, std::string out_dir, int reps, int ma
   std::string md = timing_markdown(d);
   std::string note;
   std::string svg = write_timing_plot(d, out_dir, &note);
-  md += svg.empty() ? "\n" + note + "\n" : "\n![time per step](plots/timing.svg)\n";
+  md += svg.empty() ? "\n" + note + "\n" : "\n![time per step](plots/" + fs::path(svg).filename().string() + ")\n";
   write_file_atomic((fs::path(out_dir) / "timing.md").string(), md);
   std::cout << md << fmt::format("\nbench {}: raw results {} (Google Benchmark JSON), tables {}/timing.md\n", e.name, raw, out_dir);
   return 0;

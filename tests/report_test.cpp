@@ -127,7 +127,25 @@ TEST_CASE("timing analysis: the paper's times and claims beside ours, as data - 
   const auto tables = mb::timing_tables(d);
   REQUIRE(tables.size() == 4);
   no_dash(tables);
-  CHECK_THAT(tables[1].rows[0][2].text, Catch::Contains("31 joints: slowest"));
+  CHECK_THAT(tables[1].rows[0][3].text, Catch::Contains("31 joints: slowest"));
+  // the verdict next to the statement, a contradiction in red
+  CHECK(tables[1].header[1] == "verdict");
+  CHECK(tables[1].rows[1][1].style == "bad");
+  // the verdict table: the contradicted statement named on its own line, the two that agree on one
+  const mb::ReportData none;
+  const auto outcomes = mb::outcomes(none, {&d});
+  REQUIRE(outcomes.size() == 3);
+  CHECK(outcomes[1].outcome == mb::Outcome::Differs);
+  const mb::TextTable v = mb::verdict_table(outcomes, {"timing-claims"});
+  REQUIRE(v.rows.size() == 2);
+  CHECK(v.header[2] == "Verdict");
+  CHECK(v.rows[0][2].text == "reproduced");
+  CHECK(v.rows[0][1].text == "2 statements");
+  CHECK(v.rows[1][1].text == "nearly six times faster");
+  CHECK(v.rows[1][2].text == "differs");
+  CHECK(v.rows[1][2].style == "bad");
+  CHECK(v.rows[1][1].href == "timing-claims");
+  CHECK_THAT(v.rows[1][3].text, Catch::Contains("31 joints: 3"));
   // the Markdown rendering of the same tables (timing.md)
   const std::string md = mb::timing_markdown(d);
   CHECK_THAT(md, Catch::Contains("| lagrange | 31 |"));
@@ -183,6 +201,16 @@ TEST_CASE("report formatting: 3 significant digits, Markdown cells escape '|'", 
   t.header = {"a"};
   t.rows.push_back({mb::Cell("x|y")});
   CHECK_THAT(mb::markdown_table(t), Catch::Contains("| x\\|y |"));
+  // one number format per column: a column mixing 0.00108 and 9.19e-04 becomes exponents; a
+  // column of plain numbers, and text, stay
+  mb::TextTable u;
+  u.header = {"ms", "n", "why"};
+  u.rows = {{mb::Cell("0.00108"), mb::Cell("12.5"), mb::Cell("no fit")}, {mb::Cell("9.19e-04"), mb::Cell("3"), mb::Cell("0.5x")}};
+  mb::uniform_columns(u);
+  CHECK(u.rows[0][0].text == "1.08e-03");
+  CHECK(u.rows[1][0].text == "9.19e-04");
+  CHECK(u.rows[0][1].text == "12.5");
+  CHECK(u.rows[1][2].text == "0.5x");
 }
 
 TEST_CASE("work-precision: the cheapest run that reaches each error target, or 'cannot reach' with the best error", "[report][work-precision]") {
