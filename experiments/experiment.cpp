@@ -97,7 +97,6 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
   e.methods = r.strings("methods", &method_lines);
   if (e.models.empty()) r.fail("models", "needs at least one model");
   if (e.methods.empty()) r.fail("methods", "needs at least one method");
-  std::vector<Model> built;
   for (size_t i = 0; i < e.models.size(); ++i) {
     std::string field = fmt::format("models[{}]", i);
     if (std::find(e.models.begin(), e.models.begin() + i, e.models[i]) != e.models.begin() + i)
@@ -107,7 +106,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
       const std::filesystem::path p = std::filesystem::path(e.models[i]);
       if (p.is_relative()) e.models[i] = (std::filesystem::path(file).parent_path() / p).lexically_normal().string();
     }
-    built.push_back(at_field(file, model_lines[i], field, [&] { return load_model(e.models[i], file, model_lines[i]); }));
+    e.built.push_back(at_field(file, model_lines[i], field, [&] { return build_shared_model(e.models[i], file, model_lines[i]); }));
   }
   for (size_t i = 0; i < e.methods.size(); ++i) {
     std::string field = fmt::format("methods[{}]", i);
@@ -177,7 +176,7 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     while (hi < e.h.size() && e.h[hi] != c.h_nominal) ++hi;
     int line = e.h.empty() ? model_lines[mi] : toml_line(r.array("h")[hi]);
     std::string field = e.h.empty() ? fmt::format("models[{}]", mi) : fmt::format("h[{}]", hi);
-    at_field(file, line, field, [&] { return plan_steps(built[mi], c.cfg); });
+    at_field(file, line, field, [&] { return plan_steps(*c.built, c.cfg); });
   }
   return e;
 }
@@ -199,11 +198,18 @@ std::string experiment_hash(const std::string& text) {
   return fmt::format("{:016x}", h);
 }
 
+SharedModel build_shared_model(const std::string& spec, const std::string& source, int line) {
+  return std::make_shared<const Model>(load_model(spec, source, line));
+}
+
 std::vector<Case> expand_cases(const Experiment& e) {
   std::vector<Case> cases;
-  for (const auto& model_spec : e.models) {
+  for (size_t mi = 0; mi < e.models.size(); ++mi) {
+    const std::string& model_spec = e.models[mi];
+    // built by parse_experiment; an Experiment put together otherwise has its models built here
+    const SharedModel model = mi < e.built.size() && e.built[mi] ? e.built[mi] : build_shared_model(model_spec);
     // each model's own grid unless the experiment gives one
-    std::vector<double> grid = e.h.empty() ? load_model(model_spec).info.h_grid : e.h;
+    std::vector<double> grid = e.h.empty() ? model->info.h_grid : e.h;
     for (const auto& method : e.methods)
       for (StepCount steps : e.steps)
         for (LdPeriods ld : e.ld_periods)
@@ -211,6 +217,7 @@ std::vector<Case> expand_cases(const Experiment& e) {
             Case c;
             c.index = static_cast<long>(cases.size());
             c.model = model_spec;
+            c.built = model;
             c.method = method;
             c.h_nominal = h;
             c.cfg.h = h;

@@ -5,6 +5,7 @@
 // runs: every model is built, every method made, every step planned; any problem is an
 // InputError naming the file, the line and the field.
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,12 @@
 
 namespace mb {
 
+// A model built from its spec once and shared read-only by every case that runs on it: a Model
+// is immutable (a method reads it and keeps its own state), so the cases of a set, on any thread,
+// see the same model without building it again. The one way sweep/ and gate/ get a model.
+using SharedModel = std::shared_ptr<const Model>;
+SharedModel build_shared_model(const std::string& spec, const std::string& source = "command line", int line = 0);
+
 struct Experiment {
   std::string file;         // path as given
   std::string hash;         // of the file's bytes (experiment_hash): which shards may be merged
@@ -22,6 +29,7 @@ struct Experiment {
   std::string reproduces;   // which paper table or figure ("schmitt2005 s.6 ...")
   std::string paper;        // published values (results/paper/*.toml), resolved against the file's folder
   std::vector<std::string> models, methods;  // specs
+  std::vector<SharedModel> built;  // models[i] built (parse_experiment builds each once)
   std::vector<double> h;    // nominal step sizes; empty: each model's default grid
   double duration = 0;      // s; 0: each model's default
   bool step_series = false; // every record keeps each step's iterations and condition (records' step_series)
@@ -43,6 +51,7 @@ struct Case {
   long index = 0;
   std::string id;
   std::string model, method;  // specs
+  SharedModel built;           // `model` built, shared with the experiment and its other cases
   double h_nominal = 0;
   RunConfig cfg;
 };

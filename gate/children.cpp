@@ -22,8 +22,8 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "experiments/experiment.hpp"
 #include "methods/method.hpp"
-#include "models/catalog.hpp"
 
 extern char** environ;
 
@@ -268,7 +268,7 @@ int gate_child(int argc, char** argv) {
   const std::string command = argv[0];
   try {
     if (command == "gate-serve") {
-      std::map<int, std::unique_ptr<Model>> models;
+      std::map<int, SharedModel> models;
       std::map<std::pair<std::string, int>, Timed> timers;
       for (std::string line; std::getline(std::cin, line);) {
         std::istringstream in(line);
@@ -281,7 +281,7 @@ int gate_child(int argc, char** argv) {
         }
         try {
           auto& model = models[joints];
-          if (!model) model = std::make_unique<Model>(load_model(fmt::format("tree:joints={}", joints)));
+          if (!model) model = build_shared_model(fmt::format("tree:joints={}", joints));
           Timed& x = timers[{method, joints}];
           if (!x.timer) {
             x.method = method;
@@ -301,8 +301,8 @@ int gate_child(int argc, char** argv) {
     const std::string method = argv[1];
     const int joints = std::atoi(argv[2]), steps = std::atoi(argv[3]);
     if (joints < 1 || steps < 1) throw InputError("command line", 0, "gate-steps", "JOINTS and STEPS must be positive");
-    const Model model = load_model(fmt::format("tree:joints={}", joints));
-    StepTimer timer(model, method, 1.0 / 30);
+    const SharedModel model = build_shared_model(fmt::format("tree:joints={}", joints));
+    StepTimer timer(*model, method, 1.0 / 30);
     timer.restart();
     for (int k = 0; k < steps; k += kWindow) timer.window(std::min(kWindow, steps - k));
     return 0;

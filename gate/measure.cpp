@@ -17,9 +17,9 @@
 
 #include "core/error.hpp"
 #include "core/stats.hpp"
+#include "experiments/experiment.hpp"
 #include "gate/process.hpp"
 #include "methods/method.hpp"
-#include "models/catalog.hpp"
 #include "sim/run_case.hpp"
 
 namespace mb {
@@ -82,13 +82,13 @@ std::vector<GateTiming> timing_set(const GateConfig& cfg, const std::vector<std:
       if (j == joints) names.push_back(m);
     if (names.empty()) continue;
     if (cfg.progress) std::cerr << fmt::format("gate: timing {} methods on {}\n", names.size(), spec);
-    const Model model = load_model(spec);
+    const SharedModel model = build_shared_model(spec);
     std::vector<Timed> st;
     for (const auto& name : names) {
       Timed x;
       x.method = name;
       try {
-        x.timer = std::make_unique<StepTimer>(model, name, 1.0 / 30);
+        x.timer = std::make_unique<StepTimer>(*model, name, 1.0 / 30);
         x.timer->restart();
       } catch (const UnsupportedModel& e) {
         unsupported.push_back({name, spec, e.what()});
@@ -178,8 +178,8 @@ GateRecord run_gate(const GateConfig& cfg) {
   const std::vector<std::string> methods = accuracy_methods(cfg);
   for (const auto& m : methods) make_method(m);  // an unknown name stops here, before any case
   // each accuracy model built once, shared (read-only) by its cases
-  std::map<std::string, Model> models;
-  for (const auto& m : cfg.models) models.emplace(m, load_model(m));
+  std::map<std::string, SharedModel> models;
+  for (const auto& m : cfg.models) models.emplace(m, build_shared_model(m));
   const std::string reference = timing_reference_name();
   const GateCases cases = gate_cases(cfg);
 
@@ -201,7 +201,7 @@ GateRecord run_gate(const GateConfig& cfg) {
   auto worker = [&] {
     for (size_t i; (i = next++) < jobs.size();) {
       try {
-        results[i] = accuracy_case(models.at(jobs[i].model), jobs[i].model, jobs[i].method, jobs[i].h, cfg.duration);
+        results[i] = accuracy_case(*models.at(jobs[i].model), jobs[i].model, jobs[i].method, jobs[i].h, cfg.duration);
         std::lock_guard<std::mutex> lock(err_mutex);
         if (results[i].status == Status::Failed) ++failed;
         meter.update(++done, failed);

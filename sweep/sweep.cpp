@@ -21,7 +21,6 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
-#include "models/catalog.hpp"
 #include "sim/run_case.hpp"
 
 namespace mb {
@@ -53,14 +52,16 @@ CaseRecord record_without_run(const Case& c, Status status, const std::string& r
   r.method.spec = r.method.name = c.method;
   r.h_requested = r.h = c.h_nominal;
   r.duration = c.cfg.duration;
-  try {  // the planned step and duration, when the model builds
-    const Model model = load_model(c.model);
+  if (c.built) {
+    const Model& model = *c.built;
     r.model = {c.model, model.info.name, model.info.source, static_cast<long>(model.bodies.size()),
                static_cast<long>(model.joints.size()), model.info.period};
-    const StepPlan p = plan_steps(model, c.cfg);
-    r.h = p.h;
-    r.duration = p.duration;
-  } catch (const std::exception&) {
+    try {  // the planned step and duration, when they plan
+      const StepPlan p = plan_steps(model, c.cfg);
+      r.h = p.h;
+      r.duration = p.duration;
+    } catch (const std::exception&) {
+    }
   }
   r.status = status;
   r.reason = reason;
@@ -74,8 +75,8 @@ CaseRecord record_without_run(const Case& c, Status status, const std::string& r
 CaseRecord run_sweep_case(const Experiment& e, const Case& c) {
   CaseRecord r;
   try {
-    const Model model = load_model(c.model);
-    r = run_case(model, c.method, c.cfg);
+    if (!c.built) throw Error(fmt::format("model '{}' not built", c.model));
+    r = run_case(*c.built, c.method, c.cfg);
     if (std::string bad = non_finite_metric(r.metrics); !bad.empty() && r.ok()) {
       r.status = Status::Failed;
       r.reason = fmt::format("non-finite metric '{}'", bad);
@@ -134,7 +135,7 @@ SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
         throw InputError(sum.records, 0, "", fmt::format("holds case '{}', which is not a case of this experiment and shard; "
                                                          "use another --out or remove the file", id));
       const Case& c = *it->second;
-      const double planned = plan_steps(load_model(c.model), c.cfg).duration;
+      const double planned = plan_steps(*c.built, c.cfg).duration;
       if (r.duration != planned)
         throw InputError(sum.records, 0, "", fmt::format("case '{}' was run with duration {}, the experiment now gives {}",
                                                          id, r.duration, planned));

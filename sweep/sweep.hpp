@@ -1,8 +1,9 @@
 // The sweep runner (docs/architecture.md): an experiment's cases on a thread pool (or over MPI
 // ranks: sweep/mpi.hpp), one JSON line per finished case (append + fsync of a complete line),
 // resumable, shardable; and the merge of shard outputs.
-// Accuracy cases are independent (each builds its own model and method), so a case gives
-// the same numbers whatever --jobs is; only a record's "provenance" differs between runs.
+// Accuracy cases are independent (each makes its own method and state; the model, built once by
+// the experiment, is only read), so a case gives the same numbers whatever --jobs is; only a
+// record's "provenance" differs between runs.
 #pragma once
 #include <string>
 #include <vector>

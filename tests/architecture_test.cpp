@@ -5,10 +5,12 @@
 //   - one direction of dependency: a stage includes only the stages before it;
 //   - the same inside every folder: its rooms (subfolders, and its own files as the room ".")
 //     include each other without a cycle, and in methods/ and models/ only the rooms before them
-//     in the order below.
+//     in the order below;
+//   - a model is built from its spec (load_model) only where a case set's models are built.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -177,7 +179,56 @@ std::vector<std::string> room_violations(const fs::path& root, const std::vector
   return out;
 }
 
+// The files of `stages` outside `allowed` whose code calls `function` (the name followed by '(',
+// not part of a longer name), each a message naming the file.
+std::vector<std::string> calls_outside(const fs::path& root, const std::vector<std::string>& stages,
+                                       const std::string& function, const std::set<std::string>& allowed) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::vector<std::string> out;
+  for (const auto& stage : stages) {
+    if (allowed.count(stage) || !fs::exists(root / stage)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(root / stage)) {
+      if (!e.is_regular_file() || (e.path().extension() != ".cpp" && e.path().extension() != ".hpp")) continue;
+      const std::string code = code_of(e.path());
+      for (size_t at = code.find(function + "("); at != std::string::npos; at = code.find(function + "(", at + 1))
+        if (at == 0 || !ident(code[at - 1])) {
+          out.push_back(e.path().lexically_relative(root).generic_string() + " calls " + function);
+          break;
+        }
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Where a model is built from its spec: models/ (the loader), sim/ and experiments/ (which build
+// each spec of a case set once and share it), runners/ (the command line's own model); every
+// other stage takes the built model.
+const std::set<std::string> kModelLoaders = {"models", "sim", "experiments", "runners"};
+
 }  // namespace
+
+TEST_CASE("architecture: load_model is called only where a case set's models are built", "[architecture]") {
+  const std::vector<std::string> v = calls_outside(kRoot, kStages, "load_model", kModelLoaders);
+  for (const auto& m : v) UNSCOPED_INFO(m);
+  CHECK(v.empty());
+}
+
+TEST_CASE("architecture: the call check names the file that calls the function", "[architecture]") {
+  const fs::path root = fs::temp_directory_path() / ("mbbench_calls_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write = [&](const std::string& path, const std::string& text) {
+    fs::create_directories((root / path).parent_path());
+    std::ofstream(root / path) << text;
+  };
+  write("a/x.cpp", "void f() { const auto m = mb::load_model(\"p\"); }\n");
+  write("a/deep/y.hpp", "// load_model(spec) in a comment\nint preload_model(int);\n");
+  write("b/z.cpp", "auto m = load_model(\"p\");\n");  // allowed
+  const std::vector<std::string> v = calls_outside(root, {"a", "b"}, "load_model", {"b"});
+  fs::remove_all(root);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0] == "a/x.cpp calls load_model");
+}
 
 TEST_CASE("architecture: no method name in C++ outside methods/ and tests/", "[architecture]") {
   std::set<std::string> names;

@@ -217,6 +217,27 @@ ld_periods = ["whole", "half"]
   CHECK(ce.steps == 1493);
 }
 
+TEST_CASE("each model spec is built once and its cases share it", "[sweep]") {
+  const auto e = mb::parse_experiment(R"(
+name = "x"
+models = ["pendulum90", "double-pendulum"]
+methods = ["GC4", "LM4"]
+h = [0.01, 0.02]
+metrics = ["LD"]
+)", "x.toml");
+  REQUIRE(e.built.size() == 2);
+  const auto cases = mb::expand_cases(e);
+  REQUIRE(cases.size() == 8);
+  for (const auto& c : cases) {
+    INFO(c.id);
+    CHECK(c.built == e.built[c.model == "pendulum90" ? 0 : 1]);
+  }
+  // the experiment and its 4 cases hold the one model of each spec
+  CHECK(e.built[0].use_count() == 5);
+  CHECK(e.built[1].use_count() == 5);
+  CHECK(e.built[0]->info.name == mb::build_model("pendulum90").info.name);
+}
+
 TEST_CASE("an experiment may name a scene file, relative to the experiment file", "[sweep][scene]") {
   const fs::path d = mbtest::temp_dir("sweep_scene");
   fs::create_directories(d / "scenes");
