@@ -5,23 +5,34 @@
 //   - the CLI says so with exit code 2, for --plugin and MBBENCH_PLUGINS;
 //   - [full]: this build installed to a temporary prefix, examples/plugin built against it with
 //     find_package(mbbench), and its method run, listed, recorded and conformance-checked
-//     by the installed mbbench, which also finds its installed data.
+//     by the installed mbbench, which also finds its installed data; its method takes the same
+//     instructions per step (within 1 %) as the same source built in.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
 #include "core/error.hpp"
+#include "gate/gate.hpp"
 #include "methods/plugin.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// valgrind cannot run a binary built with AddressSanitizer
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAsan = true;
+#else
+constexpr bool kAsan = false;
+#endif
 
 std::string test_plugin(const std::string& kind) { return std::string(MBBENCH_TEST_PLUGINS) + "/libtest_plugin_" + kind + ".so"; }
 
@@ -147,5 +158,31 @@ TEST_CASE("plugin: the example builds against the installed mbbench and runs as 
   r = mbtest::run_command("cd " + d.string() + " && " + exe + " gate --which");
   CHECK(r.code == 0);
   CHECK_THAT(r.output, Catch::Contains("baseline: " + (prefix / "share/mbbench/results/baselines/gate.json").string()));
+
+  // the same source built in (euler-builtin) and loaded as this plugin (euler), stepped by one
+  // executable (tests/plugins/builtin_example.cpp), take the same instructions per step within 1 %:
+  // cachegrind on runs of 8 and 40 steps, whose difference leaves start-up out
+  if (mbtest::run_command("command -v valgrind").code != 0 || kAsan) {
+    WARN("instructions per step not compared: no valgrind, or a sanitized build");
+  } else {
+    auto per_step = [&](const std::string& env, const std::string& method) {
+      double ir[2] = {0, 0};
+      for (int k = 0; k < 2; ++k) {
+        const std::string out = (d / ("cg." + method + std::to_string(k))).string();
+        const auto c = mbtest::run_command(env + " valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=" + out + " " +
+                                           MBBENCH_BUILTIN_EXAMPLE + " steps pendulum10 " + method + (k ? " 40" : " 8"));
+        INFO(c.output);
+        REQUIRE(c.code == 0);
+        std::ifstream in(out);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        ir[k] = mb::parse_cachegrind(text, out).instructions;
+      }
+      return (ir[1] - ir[0]) / 32;
+    };
+    const double builtin = per_step("", "euler-builtin"), loaded = per_step("MBBENCH_PLUGINS=" + plugin, "euler");
+    INFO("instructions per step on pendulum10: built in " << builtin << ", plugin " << loaded << ", ratio " << loaded / builtin);
+    CHECK(builtin > 0);
+    CHECK(std::abs(loaded / builtin - 1) < 0.01);
+  }
   fs::remove_all(d);
 }
