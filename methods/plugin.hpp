@@ -8,7 +8,7 @@
 //
 // which exports the C-linkage entry point `mbbench_plugin`. The loader reads the descriptor it
 // returns field by field: the ABI version first, so that a plugin built against another version of
-// these headers is refused before anything else of it is used. The methods a plugin registers are
+// these headers is refused without reading any other field. The methods a plugin registers are
 // staged and checked together (names well formed, none taken, none twice); either all of them
 // join the registry or none does.
 //
