@@ -71,9 +71,10 @@ void Ref::do_init(const Model& model, const State& state) {
     if (!model.actuators.empty() && model.control.kind == ControlKind::Sine)
       throw UnsupportedModel("ref: a sine control is evaluated within the steps in reduced coordinates, which take no closed loops or force "
                              "elements (ctrl=noise or a table runs)");
-    loops_ = std::make_unique<MaximalSystem>(MaximalSystem::extract(model));
+    loops_ = std::make_unique<const MaximalSystem>(MaximalSystem::extract(model));
+    loops_data_ = MaximalData(*loops_);
     loops_->read(state, x_);
-    loops_->normalize(x_);  // the initial state onto the constraints (it is there to the builder's round-off)
+    loops_->normalize(loops_data_, x_);  // the initial state onto the constraints (it is there to the builder's round-off)
     tol_ = tol_option_ > 0 ? tol_option_ : 1e-12;
     dt_ = 1e-3;
     return;
@@ -122,7 +123,8 @@ void Ref::advance(System& system, Stepper& stepper, double t, double t_end, Step
 
 void Ref::do_step(const Model& model, State& state, double h, StepStats& stats) {
   if (loops_) {
-    step_system(*loops_, model, state, h, stats);
+    MaximalView loops{*loops_, loops_data_};
+    step_system(loops, model, state, h, stats);
   } else {
     // a sine control varies within every step: evaluated at each stage's time, not held
     sys_.evaluate_controls_at_t(!model.actuators.empty() && model.control.kind == ControlKind::Sine ? &model : nullptr);
