@@ -41,16 +41,9 @@ MethodInfo Ref::describe() {
   return i;
 }
 
-std::unique_ptr<Method> Ref::make(const Spec& spec) {
-  double tol = 0;  // 0: auto, chosen from the model in do_init
-  if (spec.get_string("tol", "auto") != "auto") {
-    tol = spec.get_double("tol", 0);
-    if (!(tol > 0)) spec.fail(fmt::format("ref: tol must be positive, got {}", tol));
-  }
-  std::string st = spec.get_string("stepper", "rkf78");
-  if (st != "rkf78" && st != "bs")
-    spec.fail(fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
-  return std::make_unique<Ref>(tol, st == "bs", spec.get_int("max_steps", 0));
+std::unique_ptr<Method> Ref::make(const MethodOptions& o) {
+  const double tol = o.is("tol", "auto") ? 0 : o.number("tol");  // 0: auto, chosen from the model in do_init
+  return std::make_unique<Ref>(tol, o.choice("stepper") == "bs", o.integer("max_steps"));
 }
 
 const MethodInfo& Ref::info() const {

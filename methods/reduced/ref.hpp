@@ -26,7 +26,7 @@ namespace mb {
 class Ref final : public Method {
  public:
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
   const MethodInfo& info() const override;
   // tol <= 0: the model-dependent default
   // max_steps: internal steps of a run at most (0: no budget)
