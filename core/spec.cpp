@@ -1,8 +1,10 @@
 #include "core/spec.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -179,35 +181,124 @@ void Spec::check_options(const std::vector<OptionInfo>& allowed) {
   }
 }
 
+namespace {
+// the whole text as a finite number (strtod) or as an integer (strtol, base 10)
+std::optional<double> read_double(const std::string& text) {
+  const char* b = text.c_str();
+  char* e = nullptr;
+  errno = 0;
+  const double v = std::strtod(b, &e);
+  if (e == b || *e != '\0' || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+std::optional<long> read_long(const std::string& text) {
+  const char* b = text.c_str();
+  char* e = nullptr;
+  errno = 0;
+  const long v = std::strtol(b, &e, 10);
+  if (e == b || *e != '\0' || errno == ERANGE) return std::nullopt;
+  return v;
+}
+}  // namespace
+
 double Spec::get_double(const std::string& key, double fallback) const {
   auto it = options_.find(key);
   if (it == options_.end()) return fallback;
-  const char* b = it->second.c_str();
-  char* e = nullptr;
-  errno = 0;
-  double v = std::strtod(b, &e);
-  if (e == b || *e != '\0' || errno == ERANGE || !std::isfinite(v))
+  const std::optional<double> v = read_double(it->second);
+  if (!v)
     throw InputError(source_, line_, what_,
                      fmt::format("option '{}' of '{}' must be a finite number, got '{}'", key, name_, it->second));
-  return v;
+  return *v;
 }
 
 long Spec::get_int(const std::string& key, long fallback) const {
   auto it = options_.find(key);
   if (it == options_.end()) return fallback;
-  const char* b = it->second.c_str();
-  char* e = nullptr;
-  errno = 0;
-  long v = std::strtol(b, &e, 10);
-  if (e == b || *e != '\0' || errno == ERANGE)
+  const std::optional<long> v = read_long(it->second);
+  if (!v)
     throw InputError(source_, line_, what_,
                      fmt::format("option '{}' of '{}' must be an integer, got '{}'", key, name_, it->second));
-  return v;
+  return *v;
 }
 
 std::string Spec::get_string(const std::string& key, const std::string& fallback) const {
   auto it = options_.find(key);
   return it == options_.end() ? fallback : it->second;
+}
+
+MethodOptions::MethodOptions(const Spec& spec, const std::vector<OptionInfo>& declared) : spec_(spec) {
+  for (const OptionInfo& o : declared) {
+    Value v;
+    v.type = o.type;
+    if (o.type == OptionType::Number || o.type == OptionType::Integer) v.words = o.choices;
+    v.given = spec.has(o.name);
+    v.text = v.given ? spec.get_string(o.name, "") : o.default_value;
+    v.word = std::find(v.words.begin(), v.words.end(), v.text) != v.words.end();
+    if ((o.type == OptionType::Number || o.type == OptionType::Integer) && !v.word) {
+      // a given value as Spec reads it (its InputError); a default that does not read is the declaration's bug
+      const std::optional<double> d = v.given ? std::optional<double>(spec.get_double(o.name, 0)) : read_double(v.text);
+      const std::optional<long> i = o.type == OptionType::Number ? std::optional<long>(0)
+                                    : v.given                    ? std::optional<long>(spec.get_int(o.name, 0))
+                                                                 : read_long(v.text);
+      if (!d || !i)
+        throw std::logic_error(fmt::format("{} '{}': the default '{}' of option '{}' is not a {}", spec.what(), spec.name(), v.text,
+                                           o.name, to_string(o.type)));
+      v.number = *d;
+      v.integer = *i;
+    }
+    values_[o.name] = std::move(v);
+  }
+  for (const auto& kv : spec.options())
+    if (!values_.count(kv.first))
+      throw std::logic_error(fmt::format("{} '{}': option '{}' is not declared (Spec::check_options first)", spec.what(), spec.name(),
+                                         kv.first));
+}
+
+const MethodOptions::Value& MethodOptions::get(const std::string& key, OptionType type) const {
+  const auto it = values_.find(key);
+  if (it == values_.end())
+    throw std::logic_error(fmt::format("{} '{}' declares no option '{}'", spec_.what(), spec_.name(), key));
+  if (it->second.type != type)
+    throw std::logic_error(fmt::format("option '{}' of {} '{}' is a {}, read as a {}", key, spec_.what(), spec_.name(),
+                                       to_string(it->second.type), to_string(type)));
+  return it->second;
+}
+
+double MethodOptions::number(const std::string& key) const {
+  const Value& v = get(key, OptionType::Number);
+  if (v.word)
+    throw std::logic_error(fmt::format("option '{}' of {} '{}' is the word '{}', not a number (test is() first)", key, spec_.what(),
+                                       spec_.name(), v.text));
+  return v.number;
+}
+
+long MethodOptions::integer(const std::string& key) const {
+  const Value& v = get(key, OptionType::Integer);
+  if (v.word)
+    throw std::logic_error(fmt::format("option '{}' of {} '{}' is the word '{}', not an integer (test is() first)", key, spec_.what(),
+                                       spec_.name(), v.text));
+  return v.integer;
+}
+
+const std::string& MethodOptions::choice(const std::string& key) const { return get(key, OptionType::Choice).text; }
+
+const std::string& MethodOptions::text(const std::string& key) const { return get(key, OptionType::Text).text; }
+
+bool MethodOptions::is(const std::string& key, const std::string& word) const {
+  const auto it = values_.find(key);
+  if (it == values_.end())
+    throw std::logic_error(fmt::format("{} '{}' declares no option '{}'", spec_.what(), spec_.name(), key));
+  const Value& v = it->second;
+  if (std::find(v.words.begin(), v.words.end(), word) == v.words.end())
+    throw std::logic_error(fmt::format("'{}' is not a declared word of option '{}' of {} '{}'", word, key, spec_.what(), spec_.name()));
+  return v.text == word;
+}
+
+bool MethodOptions::given(const std::string& key) const {
+  const auto it = values_.find(key);
+  if (it == values_.end())
+    throw std::logic_error(fmt::format("{} '{}' declares no option '{}'", spec_.what(), spec_.name(), key));
+  return it->second.given;
 }
 
 }  // namespace mb

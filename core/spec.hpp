@@ -42,6 +42,7 @@ class Spec {
                     const std::string& source = "command line", int line = 0);
 
   const std::string& name() const { return name_; }
+  const std::string& what() const { return what_; }  // "method", "model"
   const std::map<std::string, std::string>& options() const { return options_; }
   std::string text() const;  // canonical form: name:k=v,... in key order
 
@@ -63,6 +64,47 @@ class Spec {
   std::string name_, what_, source_;
   int line_ = 0;
   std::map<std::string, std::string> options_;
+};
+
+// The options of a spec, parsed and typed against their declaration: every declared option, with
+// its given value or else its declared default (OptionInfo::default_value, the one place a default
+// is written). make_method builds it after Spec::check_options and hands it to the method's make().
+// Asking for an option that is not declared, or as another type than the declared one (number() of
+// a Choice, or of a Number whose value is one of its words), is a std::logic_error: a bug in the
+// caller, not in the input.
+class MethodOptions {
+ public:
+  // spec: checked against `declared` (Spec::check_options). A given Integer that strtol does not
+  // read whole is an InputError (Spec::get_int's).
+  MethodOptions(const Spec& spec, const std::vector<OptionInfo>& declared);
+
+  const std::string& name() const { return spec_.name(); }  // the spec's (the method's name)
+  double number(const std::string& key) const;               // a Number
+  long integer(const std::string& key) const;                // an Integer
+  const std::string& choice(const std::string& key) const;   // a Choice
+  const std::string& text(const std::string& key) const;     // a Text
+  // a Number's or Integer's value is `word`, one of its declared words (OptionInfo::choices: "auto")
+  bool is(const std::string& key, const std::string& word) const;
+  bool given(const std::string& key) const;  // in the spec (else the default)
+  // the given options as text, in key order (a paper alias adds them to its expansion)
+  const std::map<std::string, std::string>& given_options() const { return spec_.options(); }
+  // An InputError at the spec's source, line and field.
+  [[noreturn]] void fail(const std::string& message) const { spec_.fail(message); }
+
+ private:
+  struct Value {
+    OptionType type = OptionType::Text;
+    std::vector<std::string> words;  // Number, Integer: the declared words
+    std::string text;                // as given or declared
+    double number = 0;               // Number, Integer: the value unless it is a word
+    long integer = 0;                // Integer
+    bool word = false;               // Number, Integer: text is one of the words
+    bool given = false;
+  };
+  const Value& get(const std::string& key, OptionType type) const;
+
+  Spec spec_;
+  std::map<std::string, Value> values_;
 };
 
 // The value of a spec's option as a finite number; none when absent or not a number.

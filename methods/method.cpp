@@ -136,7 +136,7 @@ std::unique_ptr<Method> make_method(const std::string& text, const std::string& 
   Spec spec = Spec::parse(text, "method", source, line);
   if (const MethodEntry* e = find_method(spec.name())) {
     spec.check_options(e->info.options);
-    return e->make(spec);
+    return e->make(MethodOptions(spec, e->info.options));
   }
   std::string names;
   std::vector<std::string> list;

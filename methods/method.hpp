@@ -124,7 +124,8 @@ class Method {
 
 struct MethodEntry {
   MethodInfo info;
-  std::unique_ptr<Method> (*make)(const Spec& spec);
+  // the method from its options, parsed and typed against info.options (defaults applied)
+  std::unique_ptr<Method> (*make)(const MethodOptions& options);
 };
 
 const std::vector<MethodEntry>& method_registry();

@@ -24,9 +24,9 @@
 namespace mb {
 
 // The version of the plugin interface: the layout of every type a plugin sees (Method, MethodInfo,
-// MethodEntry, Spec, Model, State, StepStats and the building blocks of the installed headers). A
-// change to any of them changes this number.
-inline constexpr int kPluginAbi = 1;
+// MethodEntry, Spec, MethodOptions, Model, State, StepStats and the building blocks of the installed
+// headers). A change to any of them changes this number.
+inline constexpr int kPluginAbi = 2;
 
 // What the entry point returns. Its first member stays an int in every version.
 struct PluginDescriptor {

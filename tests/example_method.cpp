@@ -5,7 +5,7 @@
 //
 // `example-midpoint`: the reduced (generalized-coordinate) system of GC4 and ref, composed with
 // Odeint's modified midpoint stepper (Gragg's method), `substeps` sub-steps per step (an option:
-// declared in describe(), checked by the registry, read in the constructor): second order.
+// declared in describe(), checked and typed by the registry, read in the constructor): second order.
 #include <boost/numeric/odeint/stepper/modified_midpoint.hpp>
 
 #include "methods/method.hpp"
@@ -30,7 +30,7 @@ class ExampleMidpoint final : public Method {
     i.options = {OptionInfo::integer("substeps", "2", "midpoint sub-steps per step (Gragg)", 1, 16)};
     return i;
   }
-  explicit ExampleMidpoint(const Spec& s) : midpoint_(static_cast<unsigned short>(s.get_int("substeps", 2))) {}
+  explicit ExampleMidpoint(const MethodOptions& o) : midpoint_(static_cast<unsigned short>(o.integer("substeps"))) {}
   const MethodInfo& info() const override {
     static const MethodInfo i = describe();
     return i;
@@ -56,7 +56,7 @@ class ExampleMidpoint final : public Method {
 }  // namespace
 
 MethodEntry example_method_entry() {
-  return {ExampleMidpoint::describe(), [](const Spec& s) -> std::unique_ptr<Method> { return std::make_unique<ExampleMidpoint>(s); }};
+  return {ExampleMidpoint::describe(), [](const MethodOptions& o) -> std::unique_ptr<Method> { return std::make_unique<ExampleMidpoint>(o); }};
 }
 
 }  // namespace mbtest

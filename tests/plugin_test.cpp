@@ -50,7 +50,7 @@ std::string refusal(const std::string& file) {
 TEST_CASE("plugin: a refused plugin is an InputError naming its file and registers nothing", "[plugin]") {
   const size_t before = mb::method_registry().size();
   const std::pair<const char*, const char*> cases[] = {
-      {"abi", "plugin ABI version 2, this mbbench takes 1"},
+      {"abi", "plugin ABI version 3, this mbbench takes 2"},
       {"none", "no entry point `mbbench_plugin`"},
       {"clash", "method 'GC4' clashes with a built-in method"},
       {"twice", "method 'test-plugin-a' is registered twice"},

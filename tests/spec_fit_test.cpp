@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/spec.hpp"
@@ -19,6 +21,51 @@ TEST_CASE("spec strings parse names and options", "[spec]") {
   CHECK_THROWS_AS(mb::Spec::parse("ref:tol=1,tol=2"), mb::InputError);
   CHECK_THROWS_AS(mb::Spec::parse(":x=1"), mb::InputError);
   CHECK_THROWS_AS(mb::Spec::parse("chain:n=abc").get_int("n", 0), mb::InputError);
+}
+
+TEST_CASE("method options hold every declared option typed with its declared default", "[spec]") {
+  const std::vector<mb::OptionInfo> declared = {mb::OptionInfo::number("tol", "auto", "", 0, 1, true, {"auto"}),
+                                                mb::OptionInfo::integer("n", "7", "", 1, 100),
+                                                mb::OptionInfo::choice("mode", "fast", "", {"fast", "slow"}),
+                                                mb::OptionInfo::text("split", "off", ""), mb::OptionInfo::number("h", "0.25", "")};
+  mb::Spec s = mb::Spec::parse("m:n=12,mode=SLOW,h=1e-3");
+  s.check_options(declared);
+  const mb::MethodOptions o(s, declared);
+  CHECK(o.name() == "m");
+  CHECK(o.is("tol", "auto"));
+  CHECK_FALSE(o.given("tol"));
+  CHECK(o.integer("n") == 12);
+  CHECK(o.given("n"));
+  CHECK(o.choice("mode") == "slow");  // as check_options spelled it
+  CHECK(o.text("split") == "off");
+  CHECK(o.number("h") == 1e-3);
+  CHECK(o.given_options().size() == 3);
+  // the defaults come from the declaration alone
+  const mb::MethodOptions d(mb::Spec::parse("m:tol=0.5"), declared);
+  CHECK_FALSE(d.is("tol", "auto"));
+  CHECK(d.number("tol") == 0.5);
+  CHECK(d.integer("n") == 7);
+  CHECK(d.number("h") == 0.25);
+  CHECK(d.choice("mode") == "fast");
+  CHECK_FALSE(d.given("h"));
+  // a method asking for what it did not declare, or as another type, is a bug: std::logic_error
+  CHECK_THROWS_AS(o.number("nope"), std::logic_error);
+  CHECK_THROWS_AS(o.given("nope"), std::logic_error);
+  CHECK_THROWS_AS(o.number("n"), std::logic_error);     // an integer
+  CHECK_THROWS_AS(o.integer("h"), std::logic_error);    // a number
+  CHECK_THROWS_AS(o.text("mode"), std::logic_error);    // a choice
+  CHECK_THROWS_AS(o.choice("split"), std::logic_error); // a text
+  CHECK_THROWS_AS(o.number("tol"), std::logic_error);   // the word "auto"
+  CHECK_THROWS_AS(o.is("tol", "never"), std::logic_error);
+  CHECK_THROWS_AS(o.is("mode", "fast"), std::logic_error);  // a choice has no words
+  CHECK_THROWS_AS(mb::MethodOptions(mb::Spec::parse("m:x=1"), declared), std::logic_error);  // not checked
+  // a wrong value stays an input error: an integer that strtol does not read whole
+  mb::Spec e = mb::Spec::parse("m:n=1e1");
+  e.check_options(declared);
+  CHECK_THROWS_AS(mb::MethodOptions(e, declared), mb::InputError);
+  // make_method hands a method its typed options, every default from its declaration
+  CHECK(mb::make_method("ref:stepper=bs,tol=1e-9") != nullptr);
+  CHECK(mb::make_method("particles:margin=0.01,pmax=2") != nullptr);
 }
 
 TEST_CASE("unknown methods, models and options list what exists", "[spec][errors]") {

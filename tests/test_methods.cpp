@@ -232,9 +232,9 @@ class TestMethod final : public Method {
 
 namespace {
 template <Kind K>
-std::unique_ptr<Method> make_test_method(const Spec& s) {
-  if constexpr (K == Kind::Stall10) return std::make_unique<TestMethod>(K, -1, s.get_string("method", "GC4"), s.get_double("percent", 10));
-  return std::make_unique<TestMethod>(K, K == Kind::Spin ? s.get_int("iterations", 0) : -1);
+std::unique_ptr<Method> make_test_method(const MethodOptions& s) {
+  if constexpr (K == Kind::Stall10) return std::make_unique<TestMethod>(K, -1, s.choice("method"), s.number("percent"));
+  return std::make_unique<TestMethod>(K, K == Kind::Spin ? s.integer("iterations") : -1);
 }
 template <Kind K>
 MethodEntry entry() {

@@ -186,10 +186,11 @@ double tree_vs_dense(const mb::ConstraintSystem& cs, const mb::TreeSolver& ts, u
   const Eigen::LDLT<Eigen::MatrixXd> dense(A);
   Rng r(seed);
   double err = 0;
+  mb::TreeSolveData data;
   for (int k = 0; k < 3; ++k) {
     Eigen::VectorXd b(cs.rows()), x;
     for (int i = 0; i < cs.rows(); ++i) b[i] = r.uniform(-1, 1);
-    ts.solve(b, x);
+    ts.solve(b, x, data);
     err = std::max(err, relative_error(x, dense.solve(b)));
   }
   return err;

@@ -31,7 +31,7 @@ class SemiImplicitEuler final : public Method {
     i.supports = kParticles | kRigidBodies | kTrees;
     return i;
   }
-  static std::unique_ptr<Method> make(const Spec&) { return std::make_unique<SemiImplicitEuler>(); }
+  static std::unique_ptr<Method> make(const MethodOptions&) { return std::make_unique<SemiImplicitEuler>(); }
   const MethodInfo& info() const override {
     static const MethodInfo i = describe();
     return i;

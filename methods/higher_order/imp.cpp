@@ -48,28 +48,18 @@ MethodInfo describe_imp(int k) {
   return i;
 }
 
-std::unique_ptr<Method> make_imp(int k, const Spec& s) {
+std::unique_ptr<Method> make_imp(int k, const MethodOptions& s) {
   ImpOptions o;
   o.k = k;
-  o.tol.tol_p = s.get_double("tol_p", o.tol.tol_p);
-  o.tol.tol_v = s.get_double("tol_v", o.tol.tol_v);
-  o.tol.max_iter = s.get_int("max_iter", o.tol.max_iter);
-  if (!(o.tol.tol_p >= 0) || !(o.tol.tol_v >= 0) || o.tol.max_iter < 1)
-    s.fail(fmt::format("{}: tolerances must be >= 0 (0: to round-off), max_iter >= 1", s.name()));
-  auto choice = [&](const char* key, const std::string& def, std::initializer_list<const char*> valid) {
-    std::string v = s.get_string(key, def);
-    for (const char* x : valid)
-      if (v == x) return v;
-    std::string names;
-    for (const char* x : valid) names += (names.empty() ? "" : ", ") + std::string(x);
-    s.fail(fmt::format("{}: {} must be one of {}, got '{}'", s.name(), key, names, v));
-  };
-  const std::string solver = choice("solver", "iterative", {"iterative", "sle", "cholmod", "linear"});
-  o.lookahead_half = choice("lookahead", "half", {"half", "full"}) == "half";
-  const std::string dir = choice("dir", "middle", {"middle", "start", "end"});
+  o.tol.tol_p = s.number("tol_p");
+  o.tol.tol_v = s.number("tol_v");
+  o.tol.max_iter = s.integer("max_iter");
+  const std::string& solver = s.choice("solver");
+  o.lookahead_half = s.choice("lookahead") == "half";
+  const std::string& dir = s.choice("dir");
   o.dir = dir == "middle" ? ImpOptions::Dir::Middle : dir == "start" ? ImpOptions::Dir::Start : ImpOptions::Dir::End;
-  o.extrapolate_velocities = choice("extrapolate", "all", {"all", "positions"}) == "all";
-  const std::string post = choice("post", "pv", {"pv", "v", "none"});
+  o.extrapolate_velocities = s.choice("extrapolate") == "all";
+  const std::string& post = s.choice("post");
   o.post = post == "pv" ? ImpOptions::Post::PV : post == "v" ? ImpOptions::Post::V : ImpOptions::Post::None;
   std::unique_ptr<Corrector> c = solver == "iterative" ? make_joint_corrector()
                                  : solver == "sle"     ? make_group_corrector({}, make_dense_solver)

@@ -66,6 +66,6 @@ class HigherOrderImpulse final : public Method {
 
 // Registration helpers: Imp2 .. Imp10 are HigherOrderImpulse with k = 1 .. 5.
 MethodInfo describe_imp(int k);
-std::unique_ptr<Method> make_imp(int k, const Spec& spec);
+std::unique_ptr<Method> make_imp(int k, const MethodOptions& options);
 
 }  // namespace mb

@@ -87,29 +87,29 @@ std::vector<OptionInfo> impulse_options_info();
 // (2, with tight tolerances), the features, timing-table eligibility. Each adds its own name,
 // paper name, description, source and timing size.
 MethodInfo impulse_method_info();
-ImpulseOptions parse_impulse_options(const Spec& spec);
+ImpulseOptions parse_impulse_options(const MethodOptions& options);
 // the `coupling` option of contacts (contacts.hpp), shared by every impulse method
 OptionInfo contact_coupling_option();
-bool parse_contact_coupling(const Spec& spec);
+bool parse_contact_coupling(const MethodOptions& options);
 // the `contact_iterations` option (ImpulseOptions::contact_iterations), shared likewise
 OptionInfo contact_iterations_option();
-long parse_contact_iterations(const Spec& spec);
+long parse_contact_iterations(const MethodOptions& options);
 // the `contact_margin` option (ImpulseOptions::contact_margin), shared likewise
 OptionInfo contact_margin_option();
-double parse_contact_margin(const Spec& spec);
+double parse_contact_margin(const MethodOptions& options);
 // the `contact_detection` option (ImpulseOptions::contacts_from_start), shared likewise
 OptionInfo contact_detection_option();
-bool parse_contact_detection(const Spec& spec);
+bool parse_contact_detection(const MethodOptions& options);
 // the `warm_start` option (ImpulseOptions::warm_start), shared likewise
 OptionInfo warm_start_option();
-bool parse_warm_start(const Spec& spec);
+bool parse_warm_start(const MethodOptions& options);
 // the `velocity_floor` option (ImpulseOptions::velocity_floor) of the methods that take redundant
 // constraints (sle, tomcin), on by default
 OptionInfo velocity_floor_option();
-bool parse_velocity_floor(const Spec& spec);
+bool parse_velocity_floor(const MethodOptions& options);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
-bool parse_spring_treatment(const Spec& spec);
+bool parse_spring_treatment(const MethodOptions& options);
 
 // The phases of a step that warm starting (ImpulseOptions::warm_start) keeps impulses for: the
 // preview's position correction (no contacts), the step's position correction, its velocity

@@ -1,9 +1,5 @@
 #include "methods/impulse/impulse_method.hpp"
 
-#include <fmt/format.h>
-
-#include "core/error.hpp"
-
 namespace mb {
 
 std::vector<OptionInfo> impulse_options_info() {
@@ -40,7 +36,7 @@ OptionInfo warm_start_option() {
                             {"off", "on"});
 }
 
-bool parse_warm_start(const Spec& s) { return s.get_string("warm_start", "off") == "on"; }
+bool parse_warm_start(const MethodOptions& s) { return s.choice("warm_start") == "on"; }
 
 OptionInfo contact_detection_option() {
   return OptionInfo::choice("contact_detection", "start",
@@ -51,7 +47,7 @@ OptionInfo contact_detection_option() {
                             {"start", "preview"});
 }
 
-bool parse_contact_detection(const Spec& s) { return s.get_string("contact_detection", "start") == "start"; }
+bool parse_contact_detection(const MethodOptions& s) { return s.choice("contact_detection") == "start"; }
 
 OptionInfo contact_margin_option() {
   return OptionInfo::number("contact_margin", "1e-4",
@@ -61,7 +57,7 @@ OptionInfo contact_margin_option() {
                             0, 1);
 }
 
-double parse_contact_margin(const Spec& s) { return s.get_double("contact_margin", 1e-4); }
+double parse_contact_margin(const MethodOptions& s) { return s.number("contact_margin"); }
 
 OptionInfo spring_treatment_option() {
   return OptionInfo::choice("springs", "explicit",
@@ -71,7 +67,7 @@ OptionInfo spring_treatment_option() {
                             {"explicit", "implicit"});
 }
 
-bool parse_spring_treatment(const Spec& s) { return s.get_string("springs", "explicit") == "implicit"; }
+bool parse_spring_treatment(const MethodOptions& s) { return s.choice("springs") == "implicit"; }
 
 OptionInfo contact_iterations_option() {
   return OptionInfo::integer("contact_iterations", "0",
@@ -81,7 +77,7 @@ OptionInfo contact_iterations_option() {
                              0, 1000000);
 }
 
-long parse_contact_iterations(const Spec& s) { return s.get_int("contact_iterations", 0); }
+long parse_contact_iterations(const MethodOptions& s) { return s.integer("contact_iterations"); }
 
 OptionInfo contact_coupling_option() {
   return OptionInfo::choice("coupling", "on",
@@ -111,26 +107,24 @@ OptionInfo velocity_floor_option() {
                             {"on", "off"});
 }
 
-bool parse_velocity_floor(const Spec& s) { return s.get_string("velocity_floor", "on") == "on"; }
+bool parse_velocity_floor(const MethodOptions& s) { return s.choice("velocity_floor") == "on"; }
 
-bool parse_contact_coupling(const Spec& s) { return s.get_string("coupling", "on") == "on"; }
+bool parse_contact_coupling(const MethodOptions& s) { return s.choice("coupling") == "on"; }
 
-ImpulseOptions parse_impulse_options(const Spec& s) {
+ImpulseOptions parse_impulse_options(const MethodOptions& s) {
   ImpulseOptions o;
-  o.tol_p = s.get_double("tol_p", o.tol_p);
-  o.tol_v = s.get_double("tol_v", o.tol_v);
-  o.max_iter = s.get_int("max_iter", o.max_iter);
+  o.tol_p = s.number("tol_p");
+  o.tol_v = s.number("tol_v");
+  o.max_iter = s.integer("max_iter");
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
   o.contact_margin = parse_contact_margin(s);
   o.contacts_from_start = parse_contact_detection(s);
   o.implicit_springs = parse_spring_treatment(s);
-  o.budget = s.get_int("budget", 0);
-  o.adaptive = s.get_string("adaptive", "off") == "on";
-  o.repair_project = s.get_string("repair", "project") == "project";
+  o.budget = s.integer("budget");
+  o.adaptive = s.choice("adaptive") == "on";
+  o.repair_project = s.choice("repair") == "project";
   o.warm_start = parse_warm_start(s);
-  if (!(o.tol_p >= 0) || !(o.tol_v >= 0) || o.max_iter < 1)
-    s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", s.name()));
   return o;
 }
 

@@ -14,7 +14,7 @@ MethodInfo IterativeMethod::describe() {
   return i;
 }
 
-std::unique_ptr<Method> IterativeMethod::make(const Spec& s) {
+std::unique_ptr<Method> IterativeMethod::make(const MethodOptions& s) {
   return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s), make_joint_corrector());
 }
 

@@ -52,7 +52,7 @@ MethodInfo LinearMethod::describe() {
   return i;
 }
 
-std::unique_ptr<Method> LinearMethod::make(const Spec& s) {
+std::unique_ptr<Method> LinearMethod::make(const MethodOptions& s) {
   return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s), make_linear_corrector());
 }
 

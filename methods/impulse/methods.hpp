@@ -8,26 +8,26 @@ namespace mb {
 
 struct IterativeMethod {
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
 };
 struct LinearMethod {
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
 };
 // the `linear` corrector: acyclic parts (split at init), each by the O(n) tree solver
 std::unique_ptr<Corrector> make_linear_corrector();
 // `particles` (bayer2009): its own step, methods/impulse/particles.cpp
 struct ParticlesMethod {
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
 };
 struct SleMethod {
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
 };
 struct TomcinMethod {
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
 };
 
 }  // namespace mb

@@ -469,20 +469,20 @@ MethodInfo ParticlesMethod::describe() {
   return i;
 }
 
-std::unique_ptr<Method> ParticlesMethod::make(const Spec& s) {
+std::unique_ptr<Method> ParticlesMethod::make(const MethodOptions& s) {
   ParticleOptions o;
-  auto on = [&](const char* key, bool def) { return s.get_string(key, def ? "on" : "off") == "on"; };
-  o.o41 = on("o41", o.o41);
-  o.o42 = on("o42", o.o42);
-  o.o43 = on("o43", o.o43);
-  o.o44 = on("o44", o.o44);
-  o.vc = on("vc", o.vc);
-  o.eps_contact = s.get_double("eps_contact", o.eps_contact);
-  o.eps_v = s.get_double("eps_v", o.eps_v);
-  if (s.get_string("margin", "auto") != "auto") o.margin = s.get_double("margin", 0);
-  o.tol_p = s.get_double("tol_p", o.tol_p);
-  o.max_iter = s.get_int("max_iter", o.max_iter);
-  if (s.get_string("pmax", "off") != "off") o.pmax = s.get_double("pmax", 0);
+  auto on = [&](const char* key) { return s.choice(key) == "on"; };
+  o.o41 = on("o41");
+  o.o42 = on("o42");
+  o.o43 = on("o43");
+  o.o44 = on("o44");
+  o.vc = on("vc");
+  o.eps_contact = s.number("eps_contact");
+  o.eps_v = s.number("eps_v");
+  if (!s.is("margin", "auto")) o.margin = s.number("margin");
+  o.tol_p = s.number("tol_p");
+  o.max_iter = s.integer("max_iter");
+  if (!s.is("pmax", "off")) o.pmax = s.number("pmax");
   if (!o.o41 && (o.o42 || o.o44))
     s.fail("particles: o42 and o44 build on 4.1's formulation (the error along a direction); o41=off goes with neither");
   return std::make_unique<Particles>(o);

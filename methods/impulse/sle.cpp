@@ -3,9 +3,6 @@
 // joints form a tree, dense LDL^T from Eigen, or CHOLMOD with AMD). Redundant constraints (loops)
 // make A semi-definite: the dense LDL^T solves it on A's range (methods/solvers/linear_solver.hpp),
 // and the velocity floor ends a correction whose redundant rows disagree at the joint errors' order.
-#include <fmt/format.h>
-
-#include "core/error.hpp"
 #include "methods/impulse/methods.hpp"
 
 namespace mb {
@@ -28,10 +25,8 @@ MethodInfo SleMethod::describe() {
   return i;
 }
 
-std::unique_ptr<Method> SleMethod::make(const Spec& s) {
-  const std::string solver = s.get_string("solver", "block");
-  if (solver != "block" && solver != "dense" && solver != "cholmod")
-    s.fail(fmt::format("sle: solver must be block, dense or cholmod, got '{}'", solver));
+std::unique_ptr<Method> SleMethod::make(const MethodOptions& s) {
+  const std::string& solver = s.choice("solver");
   ImpulseOptions o = parse_impulse_options(s);
   o.velocity_floor = parse_velocity_floor(s);
   return std::make_unique<ImpulseMethod>(describe(), o,

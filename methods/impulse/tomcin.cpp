@@ -61,11 +61,11 @@ MethodInfo TomcinMethod::describe() {
   return i;
 }
 
-std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
+std::unique_ptr<Method> TomcinMethod::make(const MethodOptions& s) {
   ImpulseOptions o;
-  o.tol_p = s.get_double("eps_P", 1e-9);
-  o.tol_v = s.get_double("eps_V", 1e-9);
-  o.max_iter = s.get_int("max_iterations", 500);
+  o.tol_p = s.number("eps_P");
+  o.tol_v = s.number("eps_V");
+  o.max_iter = s.integer("max_iterations");
   o.velocity_floor = parse_velocity_floor(s);
   o.couple_contacts = parse_contact_coupling(s);
   o.contact_iterations = parse_contact_iterations(s);
@@ -73,9 +73,9 @@ std::unique_ptr<Method> TomcinMethod::make(const Spec& s) {
   o.contacts_from_start = parse_contact_detection(s);
   o.implicit_springs = parse_spring_treatment(s);
   o.warm_start = parse_warm_start(s);
-  const double eps_t = s.get_double("eps_T", 1e-10);
-  const bool spectrum = s.get_string("spectrum", "off") == "on";
-  const std::string split = s.get_string("split", "off");
+  const double eps_t = s.number("eps_T");
+  const bool spectrum = s.choice("spectrum") == "on";
+  const std::string& split = s.text("split");
   int max_joints = 0;
   if (split == "auto") {
     max_joints = kAutoSplit;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -43,15 +44,12 @@ const std::pair<const char*, std::optional<RodForm>> kStabOn[] = {{"form", std::
 enum class Apply { AboveTol, Always };
 const std::pair<const char*, Apply> kApply[] = {{"above_tol", Apply::AboveTol}, {"always", Apply::Always}};
 
+// the entry of a declared choice's value (the option's choices and the table name the same values)
 template <class T, size_t N>
-T pick(const std::pair<const char*, T> (&table)[N], const std::string& key, const std::string& value,
-       const std::string& who) {
-  std::string names;
-  for (const auto& [n, v] : table) {
+T pick(const std::pair<const char*, T> (&table)[N], const std::string& key, const std::string& value) {
+  for (const auto& [n, v] : table)
     if (value == n) return v;
-    names += (names.empty() ? "" : ", ") + std::string(n);
-  }
-  throw InputError("command line", 0, "method", fmt::format("{}: {} must be one of {}, got '{}'", who, key, names, value));
+  throw std::logic_error(fmt::format("lagrange: {}={} is a declared choice without an entry", key, value));
 }
 
 std::string solver_names() {
@@ -105,36 +103,33 @@ struct Options {
   Apply apply = Apply::AboveTol;
 };
 
-Options parse_options(const Spec& s, const std::string& who) {
+// s: the family's options (an alias's expansion with the user's options over it)
+Options parse_options(const MethodOptions& s, const std::string& who) {
   Options o;
-  const std::string stab_text = s.get_string("stab", "baumgarte");
-  o.stab = pick(kStabs, "stab", stab_text, who);
+  const std::string& stab_text = s.choice("stab");
+  o.stab = pick(kStabs, "stab", stab_text);
   for (const auto& f : family_options())
-    if (s.has(f.info.name) && !applies(f, o.stab)) {
+    if (s.given(f.info.name) && !applies(f, o.stab)) {
       std::string list;
       for (Stab a : f.applies)
         for (const auto& [n, v] : kStabs)
           if (v == a) list += (list.empty() ? "" : " or ") + fmt::format("stab={}", n);
       s.fail(fmt::format("{}: option '{}' applies only to {} (this is stab={})", who, f.info.name, list, stab_text));
     }
-  const std::string solver = s.get_string("solver", "lu");
-  o.solver = pick(kSolvers, "solver", solver, who);
+  const std::string& solver = s.choice("solver");
+  o.solver = pick(kSolvers, "solver", solver);
   o.dense = solver == "lu";
-  o.terms.form = pick(kForms, "form", s.get_string("form", "half_squared"), who);
+  o.terms.form = pick(kForms, "form", s.choice("form"));
   if (o.stab == Stab::Baumgarte) {
-    o.terms.alpha = s.get_double("alpha", 10);
-    o.terms.beta = s.get_double("beta", 10);
-    if (o.terms.alpha < 0 || o.terms.beta < 0)
-      s.fail(fmt::format("{}: alpha and beta must be >= 0", who));
-    o.terms.gains = pick(kGains, "gains", s.get_string("gains", "2alpha_beta2"), who);
-    o.terms.stab_on = pick(kStabOn, "stab_on", s.get_string("stab_on", "form"), who);
+    o.terms.alpha = s.number("alpha");
+    o.terms.beta = s.number("beta");
+    o.terms.gains = pick(kGains, "gains", s.choice("gains"));
+    o.terms.stab_on = pick(kStabOn, "stab_on", s.choice("stab_on"));
   }
-  o.imp.tol_p = s.get_double("tol_p", 1e-10);
-  o.imp.tol_v = s.get_double("tol_v", 1e-10);
-  o.imp.max_iter = s.get_int("max_iter", 1000);
-  if (!(o.imp.tol_p >= 0) || !(o.imp.tol_v >= 0) || o.imp.max_iter < 1)
-    s.fail(fmt::format("{}: tol_p and tol_v must be >= 0 (0: to round-off) and max_iter >= 1", who));
-  o.apply = pick(kApply, "apply", s.get_string("apply", "above_tol"), who);
+  o.imp.tol_p = s.number("tol_p");
+  o.imp.tol_v = s.number("tol_v");
+  o.imp.max_iter = s.integer("max_iter");
+  o.apply = pick(kApply, "apply", s.choice("apply"));
   return o;
 }
 
@@ -364,7 +359,7 @@ MethodInfo Lagrange::describe() {
   return i;
 }
 
-std::unique_ptr<Method> Lagrange::make(const Spec& s) {
+std::unique_ptr<Method> Lagrange::make(const MethodOptions& s) {
   return std::make_unique<LagrangeMethod>(describe(), parse_options(s, s.name()));
 }
 
@@ -372,7 +367,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
                             const std::string& description, std::vector<DeclaredOrder> orders) {
   Spec e = Spec::parse("lagrange:" + expansion, "method", "methods/registry/registry.cpp");
   e.check_options(describe().options);
-  const Stab stab = pick(kStabs, "stab", e.get_string("stab", "baumgarte"), name);
+  const Stab stab = pick(kStabs, "stab", MethodOptions(e, describe().options).choice("stab"));
   MethodInfo i;
   i.name = name;
   i.description = description;
@@ -396,14 +391,14 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   return {i, make_alias};
 }
 
-std::unique_ptr<Method> Lagrange::make_alias(const Spec& s) {
+std::unique_ptr<Method> Lagrange::make_alias(const MethodOptions& s) {
   for (const auto& entry : method_registry()) {
     if (entry.info.name != s.name()) continue;
     // the expansion's options, overridden by the user's
     auto opts = Spec::parse(entry.info.expands_to, "method").options();
-    for (const auto& [k, v] : s.options()) opts[k] = v;
+    for (const auto& [k, v] : s.given_options()) opts[k] = v;
     const Spec merged = Spec::parse("lagrange:" + options_text(opts), "method");
-    return std::make_unique<LagrangeMethod>(entry.info, parse_options(merged, s.name()));
+    return std::make_unique<LagrangeMethod>(entry.info, parse_options(MethodOptions(merged, describe().options), s.name()));
   }
   throw Error(fmt::format("Lagrange::make_alias: '{}' is not a registered alias", s.name()));
 }

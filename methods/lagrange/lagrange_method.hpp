@@ -32,13 +32,13 @@ namespace mb {
 
 struct Lagrange {
   static MethodInfo describe();  // the family `lagrange`
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
   // A registered alias: `name` = lagrange:`expansion`. The alias accepts the family's options that
   // apply to its stabilisation (except stab itself), with the expansion's values as defaults.
   // orders: the declared orders (empty: the family's, order 4 on pendulum90)
   static MethodEntry alias(const std::string& name, const std::string& expansion, const std::string& source,
                            const std::string& description, std::vector<DeclaredOrder> orders = {});
-  static std::unique_ptr<Method> make_alias(const Spec& spec);
+  static std::unique_ptr<Method> make_alias(const MethodOptions& options);
 };
 
 }  // namespace mb

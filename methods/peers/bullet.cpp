@@ -84,7 +84,7 @@ struct PairFilter final : btOverlapFilterCallback {
 
 class Bullet final : public Method {
  public:
-  explicit Bullet(const Spec& s) : point_inertia_(s.get_double("point_inertia", 1e-12)) {}
+  explicit Bullet(const MethodOptions& s) : point_inertia_(s.number("point_inertia")) {}
   ~Bullet() override { reset(); }
   Bullet(const Bullet&) = delete;
   Bullet& operator=(const Bullet&) = delete;
@@ -585,6 +585,6 @@ MethodInfo describe_bullet() {
   return i;
 }
 
-std::unique_ptr<Method> make_bullet(const Spec& spec) { return std::make_unique<Bullet>(spec); }
+std::unique_ptr<Method> make_bullet(const MethodOptions& options) { return std::make_unique<Bullet>(options); }
 
 }  // namespace mb

@@ -81,8 +81,8 @@ Eigen::Isometry3d pose(const Quat& q, const Vec3& p) {
 
 class Dart final : public Method {
  public:
-  explicit Dart(const Spec& s)
-      : point_inertia_(s.get_double("point_inertia", 1e-12)), primitive_(s.get_string("collision", "mesh") == "primitive") {}
+  explicit Dart(const MethodOptions& s)
+      : point_inertia_(s.number("point_inertia")), primitive_(s.choice("collision") == "primitive") {}
 
   const MethodInfo& info() const override {
     static const MethodInfo i = describe_dart();
@@ -515,6 +515,6 @@ MethodInfo describe_dart() {
   return i;
 }
 
-std::unique_ptr<Method> make_dart(const Spec& spec) { return std::make_unique<Dart>(spec); }
+std::unique_ptr<Method> make_dart(const MethodOptions& options) { return std::make_unique<Dart>(options); }
 
 }  // namespace mb

@@ -61,14 +61,14 @@ constexpr int kMaxDepth = 96;
 
 class Mujoco final : public Method {
  public:
-  explicit Mujoco(const Spec& s)
-      : rk4_(s.get_string("integrator", "rk4") == "rk4"),
-        iterations_(static_cast<int>(s.get_int("iterations", 100))),
-        iterations_given_(s.has("iterations")),
-        file_contacts_(s.get_string("contacts", "ours") == "file"),
-        point_inertia_(s.get_double("point_inertia", 1e-12)),
-        eq_timeconst_(s.get_double("eq_timeconst", 0.02)),
-        contact_timeconst_(s.get_double("contact_timeconst", 0.02)) {}
+  explicit Mujoco(const MethodOptions& s)
+      : rk4_(s.choice("integrator") == "rk4"),
+        iterations_(static_cast<int>(s.integer("iterations"))),
+        iterations_given_(s.given("iterations")),
+        file_contacts_(s.choice("contacts") == "file"),
+        point_inertia_(s.number("point_inertia")),
+        eq_timeconst_(s.number("eq_timeconst")),
+        contact_timeconst_(s.number("contact_timeconst")) {}
   ~Mujoco() override { reset(); }
   Mujoco(const Mujoco&) = delete;
   Mujoco& operator=(const Mujoco&) = delete;
@@ -735,6 +735,6 @@ MethodInfo describe_mujoco() {
   return i;
 }
 
-std::unique_ptr<Method> make_mujoco(const Spec& spec) { return std::make_unique<Mujoco>(spec); }
+std::unique_ptr<Method> make_mujoco(const MethodOptions& options) { return std::make_unique<Mujoco>(options); }
 
 }  // namespace mb

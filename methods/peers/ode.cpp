@@ -38,12 +38,12 @@ namespace {
 
 class Ode final : public Method {
  public:
-  explicit Ode(const Spec& s)
-      : quick_(s.get_string("stepper", "step") == "quick"),
-        iterations_(static_cast<int>(s.get_int("iterations", 20))),
-        erp_(s.get_double("erp", 0.2)),
-        cfm_(s.get_double("cfm", 1e-10)),
-        particle_radius_(s.get_double("particle_radius", 0.1)) {}
+  explicit Ode(const MethodOptions& s)
+      : quick_(s.choice("stepper") == "quick"),
+        iterations_(static_cast<int>(s.integer("iterations"))),
+        erp_(s.number("erp")),
+        cfm_(s.number("cfm")),
+        particle_radius_(s.number("particle_radius")) {}
   ~Ode() override { reset(); }
   Ode(const Ode&) = delete;
   Ode& operator=(const Ode&) = delete;
@@ -353,6 +353,6 @@ MethodInfo describe_ode() {
   return i;
 }
 
-std::unique_ptr<Method> make_ode(const Spec& spec) { return std::make_unique<Ode>(spec); }
+std::unique_ptr<Method> make_ode(const MethodOptions& options) { return std::make_unique<Ode>(options); }
 
 }  // namespace mb

@@ -147,14 +147,14 @@ class Torques final : public SimTK::Force::Custom::Implementation {
 
 class Simbody final : public Method {
  public:
-  explicit Simbody(const Spec& s)
-      : integrator_(s.get_string("integrator", "rkmerson")),
-        fixed_option_(s.get_string("fixed", "auto")),
-        accuracy_(s.get_double("accuracy", 1e-3)),
-        point_inertia_(s.get_double("point_inertia", 1e-12)),
-        stiffness_(s.get_double("contact_stiffness", 1e7)),
-        restitution_speed_(s.get_double("restitution_speed", 1)),
-        transition_velocity_(s.get_double("transition_velocity", 0.01)) {}
+  explicit Simbody(const MethodOptions& s)
+      : integrator_(s.choice("integrator")),
+        fixed_option_(s.choice("fixed")),
+        accuracy_(s.number("accuracy")),
+        point_inertia_(s.number("point_inertia")),
+        stiffness_(s.number("contact_stiffness")),
+        restitution_speed_(s.number("restitution_speed")),
+        transition_velocity_(s.number("transition_velocity")) {}
 
   const MethodInfo& info() const override {
     static const MethodInfo i = describe_simbody();
@@ -741,6 +741,6 @@ MethodInfo describe_simbody() {
   return i;
 }
 
-std::unique_ptr<Method> make_simbody(const Spec& spec) { return std::make_unique<Simbody>(spec); }
+std::unique_ptr<Method> make_simbody(const MethodOptions& options) { return std::make_unique<Simbody>(options); }
 
 }  // namespace mb

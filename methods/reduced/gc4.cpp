@@ -22,7 +22,7 @@ MethodInfo Gc4::describe() {
   return i;
 }
 
-std::unique_ptr<Method> Gc4::make(const Spec&) { return std::make_unique<Gc4>(); }
+std::unique_ptr<Method> Gc4::make(const MethodOptions&) { return std::make_unique<Gc4>(); }
 
 const MethodInfo& Gc4::info() const {
   static const MethodInfo i = describe();

@@ -22,7 +22,7 @@ namespace mb {
 class Gc4 final : public Method {
  public:
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
   const MethodInfo& info() const override;
 
  private:

@@ -69,18 +69,14 @@ MethodInfo GcContact::describe() {
   return i;
 }
 
-std::unique_ptr<Method> GcContact::make(const Spec& spec) {
+std::unique_ptr<Method> GcContact::make(const MethodOptions& options) {
   Options o;
-  o.iterations = spec.get_int("iterations", o.iterations);
-  o.tol = spec.get_double("tol", o.tol);
-  o.erp = spec.get_double("erp", o.erp);
-  o.slop = spec.get_double("slop", o.slop);
-  o.margin = spec.get_double("margin", o.margin);
-  const std::string warm = spec.get_string("warm", "on");
-  if (warm != "on" && warm != "off") spec.fail(fmt::format("gc-contact: warm must be on or off, got '{}'", warm));
-  o.warm = warm == "on";
-  if (o.iterations < 1 || !(o.tol > 0) || o.erp < 0 || o.erp > 1 || o.slop < 0 || o.margin < 0)
-    spec.fail("gc-contact: iterations >= 1, tol > 0, erp in [0, 1], slop >= 0 and margin >= 0");
+  o.iterations = static_cast<int>(options.integer("iterations"));
+  o.tol = options.number("tol");
+  o.erp = options.number("erp");
+  o.slop = options.number("slop");
+  o.margin = options.number("margin");
+  o.warm = options.choice("warm") == "on";
   return std::make_unique<GcContact>(o);
 }
 

@@ -63,7 +63,7 @@ class GcContact final : public Method {
   };
   explicit GcContact(Options o) : opt_(o) {}
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
   const MethodInfo& info() const override;
 
  private:

@@ -25,11 +25,15 @@ MaximalSystem MaximalSystem::extract(const Model& model) {
     m.offset_[k] = m.n_;
     m.n_ += b.particle ? 6 : 13;
   }
-  m.acc_.init(m.model_, make_min_norm_solver, AccelerationTerms{});
-  m.cs_ = ConstraintSystem(m.model_);
-  m.tmp_ = initial_state(model);
-  step_loads(model, 0, 1, m.loads_);
   return m;
+}
+
+MaximalData::MaximalData(const MaximalSystem& system) {
+  const Model& model = system.model();
+  acc.init(model, make_min_norm_solver, AccelerationTerms{});
+  cs = ConstraintSystem(model);
+  tmp = initial_state(model);
+  step_loads(model, 0, 1, loads);
 }
 
 void MaximalSystem::read(const State& s, std::vector<double>& x) const {
@@ -64,20 +68,20 @@ void MaximalSystem::write(const std::vector<double>& x, State& s) const {
   }
 }
 
-void MaximalSystem::set_loads(const Model& model, double t, double h) { step_loads(model, t, h, loads_); }
+void MaximalSystem::set_loads(MaximalData& d, const Model& model, double t, double h) const { step_loads(model, t, h, d.loads); }
 
-void MaximalSystem::derivative(const std::vector<double>& x, std::vector<double>& dxdt) const {
-  write(x, tmp_);
+void MaximalSystem::derivative(MaximalData& data, const std::vector<double>& x, std::vector<double>& dxdt) const {
+  write(x, data.tmp);
   // the dynamics use q / |q| (the stepper moves |q| off 1 between projections)
   for (size_t k = 0; k < model_.bodies.size(); ++k)
-    if (offset_[k] >= 0 && !model_.bodies[k].particle) tmp_.bodies[k].q.normalize();
+    if (offset_[k] >= 0 && !model_.bodies[k].particle) data.tmp.bodies[k].q.normalize();
   StepStats unused;
-  const StepLoads* loads = &loads_;
+  const StepLoads* loads = &data.loads;
   if (has_state_loads(model_)) {  // spring, joint damper and actuator forces at this state
-    loads_at(model_, tmp_, loads_, state_loads_);
-    loads = &state_loads_;
+    loads_at(model_, data.tmp, data.loads, data.state_loads);
+    loads = &data.state_loads;
   }
-  acc_.solve(model_, tmp_, *loads, lambda_, a_, unused);
+  data.acc.solve(model_, data.tmp, *loads, data.lambda, data.a, unused);
   dxdt.assign(x.size(), 0.0);
   for (size_t k = 0; k < model_.bodies.size(); ++k) {
     if (offset_[k] < 0) continue;
@@ -93,52 +97,52 @@ void MaximalSystem::derivative(const std::vector<double>& x, std::vector<double>
       const Quat dq = Quat(0, w.x(), w.y(), w.z()) * q;
       d[3] = 0.5 * dq.w(), d[4] = 0.5 * dq.x(), d[5] = 0.5 * dq.y(), d[6] = 0.5 * dq.z();
     }
-    for (int i = 0; i < 3; ++i) d[iv + i] = a_.bodies[k].v[i];
+    for (int i = 0; i < 3; ++i) d[iv + i] = data.a.bodies[k].v[i];
     if (rigid)
-      for (int i = 0; i < 3; ++i) d[10 + i] = a_.bodies[k].w[i];
+      for (int i = 0; i < 3; ++i) d[10 + i] = data.a.bodies[k].w[i];
   }
 }
 
-void MaximalSystem::normalize(std::vector<double>& x) const {
-  write(x, tmp_);
+void MaximalSystem::normalize(MaximalData& d, std::vector<double>& x) const {
+  write(x, d.tmp);
   for (size_t k = 0; k < model_.bodies.size(); ++k)
-    if (offset_[k] >= 0 && !model_.bodies[k].particle) tmp_.bodies[k].q.normalize();
+    if (offset_[k] >= 0 && !model_.bodies[k].particle) d.tmp.bodies[k].q.normalize();
   Eigen::VectorXd e, y;
   Eigen::MatrixXd A;
-  State disp = tmp_;
+  State disp = d.tmp;
   double err = 0, prev = INFINITY;
   for (int it = 0;; ++it) {
-    cs_.update(model_, tmp_);
-    cs_.position_error(model_, tmp_, e);
-    err = cs_.rows() ? cs_.max_joint_norm(e) : 0.0;
+    d.cs.update(model_, d.tmp);
+    d.cs.position_error(model_, d.tmp, e);
+    err = d.cs.rows() ? d.cs.max_joint_norm(e) : 0.0;
     if (err <= kProjectionTolerance || (err >= prev && err < 1e-10)) break;
     if (it >= kMaxProjections || !std::isfinite(err))
       throw SimulationError(fmt::format("ref: the projection onto the constraints did not converge (joint error {:.3g})", err));
     prev = err;
     // dx = M^-1 J^T y, A y = -e: as an impulse on bodies at rest, applied as a displacement
-    cs_.assemble_dense(A);
+    d.cs.assemble_dense(A);
     y = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(A).solve(-e);
     for (auto& b : disp.bodies) b.v.setZero(), b.w.setZero();
-    cs_.apply_impulse(y, disp);
+    d.cs.apply_impulse(y, disp);
     for (size_t k = 0; k < model_.bodies.size(); ++k) {
       if (offset_[k] < 0) continue;
-      BodyState& b = tmp_.bodies[k];
+      BodyState& b = d.tmp.bodies[k];
       b.x += disp.bodies[k].v;
       const Vec3 rot = disp.bodies[k].w;
       if (!model_.bodies[k].particle && rot.norm() > 0)
         b.q = (Quat(Eigen::AngleAxisd(rot.norm(), rot.normalized())) * b.q).normalized();
     }
   }
-  projected_error_ = err;
+  d.projected_error = err;
   // velocities onto the tangent space: V -= M^-1 J^T A^+ J V
-  if (cs_.rows()) {
-    cs_.update(model_, tmp_);
-    cs_.velocity_error(tmp_, e);
-    cs_.assemble_dense(A);
+  if (d.cs.rows()) {
+    d.cs.update(model_, d.tmp);
+    d.cs.velocity_error(d.tmp, e);
+    d.cs.assemble_dense(A);
     y = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(A).solve(-e);
-    cs_.apply_impulse(y, tmp_);
+    d.cs.apply_impulse(y, d.tmp);
   }
-  read(tmp_, x);
+  read(d.tmp, x);
 }
 
 }  // namespace mb

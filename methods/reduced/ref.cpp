@@ -41,16 +41,9 @@ MethodInfo Ref::describe() {
   return i;
 }
 
-std::unique_ptr<Method> Ref::make(const Spec& spec) {
-  double tol = 0;  // 0: auto, chosen from the model in do_init
-  if (spec.get_string("tol", "auto") != "auto") {
-    tol = spec.get_double("tol", 0);
-    if (!(tol > 0)) spec.fail(fmt::format("ref: tol must be positive, got {}", tol));
-  }
-  std::string st = spec.get_string("stepper", "rkf78");
-  if (st != "rkf78" && st != "bs")
-    spec.fail(fmt::format("ref: stepper must be rkf78 or bs, got '{}'", st));
-  return std::make_unique<Ref>(tol, st == "bs", spec.get_int("max_steps", 0));
+std::unique_ptr<Method> Ref::make(const MethodOptions& o) {
+  const double tol = o.is("tol", "auto") ? 0 : o.number("tol");  // 0: auto, chosen from the model in do_init
+  return std::make_unique<Ref>(tol, o.choice("stepper") == "bs", o.integer("max_steps"));
 }
 
 const MethodInfo& Ref::info() const {
@@ -71,9 +64,10 @@ void Ref::do_init(const Model& model, const State& state) {
     if (!model.actuators.empty() && model.control.kind == ControlKind::Sine)
       throw UnsupportedModel("ref: a sine control is evaluated within the steps in reduced coordinates, which take no closed loops or force "
                              "elements (ctrl=noise or a table runs)");
-    loops_ = std::make_unique<MaximalSystem>(MaximalSystem::extract(model));
+    loops_ = std::make_unique<const MaximalSystem>(MaximalSystem::extract(model));
+    loops_data_ = MaximalData(*loops_);
     loops_->read(state, x_);
-    loops_->normalize(x_);  // the initial state onto the constraints (it is there to the builder's round-off)
+    loops_->normalize(loops_data_, x_);  // the initial state onto the constraints (it is there to the builder's round-off)
     tol_ = tol_option_ > 0 ? tol_option_ : 1e-12;
     dt_ = 1e-3;
     return;
@@ -122,7 +116,8 @@ void Ref::advance(System& system, Stepper& stepper, double t, double t_end, Step
 
 void Ref::do_step(const Model& model, State& state, double h, StepStats& stats) {
   if (loops_) {
-    step_system(*loops_, model, state, h, stats);
+    MaximalView loops{*loops_, loops_data_};
+    step_system(loops, model, state, h, stats);
   } else {
     // a sine control varies within every step: evaluated at each stage's time, not held
     sys_.evaluate_controls_at_t(!model.actuators.empty() && model.control.kind == ControlKind::Sine ? &model : nullptr);

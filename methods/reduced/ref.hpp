@@ -26,7 +26,7 @@ namespace mb {
 class Ref final : public Method {
  public:
   static MethodInfo describe();
-  static std::unique_ptr<Method> make(const Spec& spec);
+  static std::unique_ptr<Method> make(const MethodOptions& options);
   const MethodInfo& info() const override;
   // tol <= 0: the model-dependent default
   // max_steps: internal steps of a run at most (0: no budget)
@@ -43,7 +43,8 @@ class Ref final : public Method {
   double tol_option_, tol_ = 1e-13;
   bool bs_;
   ReducedSystem sys_;
-  std::unique_ptr<MaximalSystem> loops_;  // closed loops or springs: maximal coordinates with projection
+  std::unique_ptr<const MaximalSystem> loops_;  // closed loops or springs: maximal coordinates with projection
+  MaximalData loops_data_;
   std::vector<double> x_;
   double dt_ = 1e-3;  // internal step suggested by the controller
   long max_steps_ = 0, steps_taken_ = 0;  // the run's budget of internal steps and its use

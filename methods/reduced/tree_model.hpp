@@ -1,9 +1,9 @@
-// The reduced-coordinate description of a tree-structured Model: built once, immutable, read by
+// The reduced-coordinate description of a tree-structured Model: built once, then only read by
 // the tree algorithms (tree_kinematics.hpp, aba.hpp, crba.hpp) that keep their per-evaluation
 // arrays in a TreeData (tree_data.hpp): TreeModel is to TreeData what mjModel is to mjData, or
 // Pinocchio's Model to its Data.
 //
-// Tree. Extracted from the immutable Model: the world and static bodies are fixed frames; every
+// Tree. Extracted from the const Model: the world and static bodies are fixed frames; every
 // joint becomes the edge from a parent link to a child link (breadth-first from the fixed frames,
 // parents before children). A connected group of rigid bodies not attached to a fixed frame gets a
 // 6-DOF free joint on its lowest-indexed body (the floating base). Joints (coordinates q, rates v):

@@ -17,11 +17,11 @@ namespace mb {
 std::vector<MethodEntry> builtin_methods() {
   std::vector<MethodEntry> v = {
         {Gc4::describe(), Gc4::make},
-        {describe_imp(5), [](const Spec& s) { return make_imp(5, s); }},
-        {describe_imp(1), [](const Spec& s) { return make_imp(1, s); }},
-        {describe_imp(2), [](const Spec& s) { return make_imp(2, s); }},
-        {describe_imp(3), [](const Spec& s) { return make_imp(3, s); }},
-        {describe_imp(4), [](const Spec& s) { return make_imp(4, s); }},
+        {describe_imp(5), [](const MethodOptions& o) { return make_imp(5, o); }},
+        {describe_imp(1), [](const MethodOptions& o) { return make_imp(1, o); }},
+        {describe_imp(2), [](const MethodOptions& o) { return make_imp(2, o); }},
+        {describe_imp(3), [](const MethodOptions& o) { return make_imp(3, o); }},
+        {describe_imp(4), [](const MethodOptions& o) { return make_imp(4, o); }},
         Lagrange::alias("LM4", "stab=none,solver=lu", "schmitt2005 s.5", "Lagrange multipliers + RK4, unstabilised",
                         {{"position", "pendulum90", 4, 0.0025, 0.04, 1, "", "classic RK4"}}),
         // LMBS4, LMV4, LMVD4: the readings of schmitt2005 s.5 that reproduce its s.6 Pendulum10 rows

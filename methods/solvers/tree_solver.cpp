@@ -246,9 +246,10 @@ void TreeSolver::analyze_impl(const Model* model, const ConstraintSystem& cs) {
     if (kernel_[i] == Kernel::General) fac_[i] = nfac++;
   }
   store_.assign(nstore, 0.0);
-  zbuf_.assign(nz, 0.0);
+  nz_ = nz;
+  own_.z.assign(nz, 0.0);
   Dfac_ = std::vector<Eigen::LDLT<Block>>(static_cast<size_t>(nfac));  // default-constructed in place: Eigen leaves m_info unset
-  nnz_L_ = nnz_H_ = factor_ops_ = solve_ops_ = 0;
+  nnz_L_ = nnz_H_ = factor_ops_ = own_.block_ops = 0;
 }
 
 template <class M>
@@ -406,25 +407,28 @@ void TreeSolver::factor_general(const ConstraintSystem& cs, int i) {
   nnz_L_ += nonzero(Ti);
 }
 
-void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, TreeSolveData& data) const {
   const int n = static_cast<int>(nodes_.size());
   if (b.size() != nrows_)
     throw Error(fmt::format("tree solver: right-hand side has {} entries, expected {}", b.size(), nrows_));
   if (x.size() != nrows_) x.resize(nrows_);
-  solve_ops_ = 0;
+  if (data.z.size() != nz_) data.z.assign(nz_, 0.0);
+  double* zb = data.z.data();
+  long& ops = data.block_ops;
+  ops = 0;
 
   // z = (0; -b) in node order
   for (int i = 0; i < n; ++i) {
     const Node& nd = nodes_[i];
-    double* zi = zbuf_.data() + slot_[i].z;
+    double* zi = zb + slot_[i].z;
     if (nd.is_joint && nd.dim == 3)
       Eigen::Map<Eigen::Vector3d>{zi} = -b.segment<3>(row_[i]);  // the common sizes at compile time
     else if (nd.is_joint)
-      z(i) = -b.segment(row_[i], nd.dim);
+      z(zb, i) = -b.segment(row_[i], nd.dim);
     else if (nd.dim == 6)
       Eigen::Map<Eigen::Matrix<double, 6, 1>>{zi}.setZero();
     else
-      z(i).setZero();
+      z(zb, i).setZero();
   }
 
   // forward: L w = z, children before parents (each child subtracts T_c^T z_c from its parent)
@@ -432,58 +436,58 @@ void TreeSolver::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
     if (nodes_[i].parent < 0) continue;
     switch (kernel_[i]) {
       case Kernel::Body6Joint3:
-      case Kernel::Body6Ball: forward_fixed<6, 3>(i); break;
+      case Kernel::Body6Ball: forward_fixed<6, 3>(i, zb); break;
       case Kernel::Joint3Body6:
-      case Kernel::BallBody6: forward_fixed<3, 6>(i); break;
-      case Kernel::General: forward_general(i); break;
+      case Kernel::BallBody6: forward_fixed<3, 6>(i, zb); break;
+      case Kernel::General: forward_general(i, zb); break;
     }
-    ++solve_ops_;
+    ++ops;
   }
 
   // diagonal and backward: D L^T u = w, parents before children; x is the joint part of u
   for (int i = n - 1; i >= 0; --i) {
     switch (kernel_[i]) {
       case Kernel::Body6Joint3:
-      case Kernel::Body6Ball: backward_fixed<6, 3>(i); break;
+      case Kernel::Body6Ball: backward_fixed<6, 3>(i, zb); break;
       case Kernel::Joint3Body6:
-      case Kernel::BallBody6: backward_fixed<3, 6>(i); break;
-      case Kernel::General: backward_general(i); break;
+      case Kernel::BallBody6: backward_fixed<3, 6>(i, zb); break;
+      case Kernel::General: backward_general(i, zb); break;
     }
     if (nodes_[i].is_joint) {
       if (nodes_[i].dim == 3)
-        x.segment<3>(row_[i]) = Eigen::Map<const Eigen::Vector3d>{zbuf_.data() + slot_[i].z};
+        x.segment<3>(row_[i]) = Eigen::Map<const Eigen::Vector3d>{zb + slot_[i].z};
       else
-        x.segment(row_[i], nodes_[i].dim) = z(i);
+        x.segment(row_[i], nodes_[i].dim) = z(zb, i);
     }
-    solve_ops_ += nodes_[i].parent >= 0 ? 2 : 1;  // D_i^-1, and T_i for a non-root
+    ops += nodes_[i].parent >= 0 ? 2 : 1;  // D_i^-1, and T_i for a non-root
   }
 }
 
 template <int DI, int DP>
-void TreeSolver::forward_fixed(int i) const {
+void TreeSolver::forward_fixed(int i, double* zb) const {
   const int p = nodes_[i].parent;
-  Eigen::Map<Eigen::Matrix<double, DP, 1>>(z(p).data()).noalias() -=
+  Eigen::Map<Eigen::Matrix<double, DP, 1>>(z(zb, p).data()).noalias() -=
       Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_data(i)).transpose() *
-      Eigen::Map<const Eigen::Matrix<double, DI, 1>>(z(i).data());
+      Eigen::Map<const Eigen::Matrix<double, DI, 1>>(z(zb, i).data());
 }
 
-void TreeSolver::forward_general(int i) const { z(nodes_[i].parent).noalias() -= T(i).transpose() * z(i); }
+void TreeSolver::forward_general(int i, double* zb) const { z(zb, nodes_[i].parent).noalias() -= T(i).transpose() * z(zb, i); }
 
 template <int DI, int DP>
-void TreeSolver::backward_fixed(int i) const {
-  Eigen::Map<Eigen::Matrix<double, DI, 1>> zi(z(i).data());
+void TreeSolver::backward_fixed(int i, double* zb) const {
+  Eigen::Map<Eigen::Matrix<double, DI, 1>> zi(z(zb, i).data());
   Eigen::Matrix<double, DI, 1> u = Eigen::Map<const Eigen::Matrix<double, DI, DI>>(Dinv_data(i)) * zi;
   const int p = nodes_[i].parent;
   if (p >= 0)
     u.noalias() -= Eigen::Map<const Eigen::Matrix<double, DI, DP>>(T_data(i)) *
-                   Eigen::Map<const Eigen::Matrix<double, DP, 1>>(z(p).data());
+                   Eigen::Map<const Eigen::Matrix<double, DP, 1>>(z(zb, p).data());
   zi = u;
 }
 
-void TreeSolver::backward_general(int i) const {
-  Vec u = Dfac_[static_cast<size_t>(fac_[i])].solve(z(i));
-  if (nodes_[i].parent >= 0) u.noalias() -= T(i) * z(nodes_[i].parent);
-  z(i) = u;
+void TreeSolver::backward_general(int i, double* zb) const {
+  Vec u = Dfac_[static_cast<size_t>(fac_[i])].solve(z(zb, i));
+  if (nodes_[i].parent >= 0) u.noalias() -= T(i) * z(zb, nodes_[i].parent);
+  z(zb, i) = u;
 }
 
 long TreeSolver::nonzero_blocks_L() const { return nnz_L_; }

@@ -52,8 +52,9 @@
 // the same order as before the fixed-size kernels, so those models give the same bits.
 //
 // Memory: analyze() sizes every buffer; factor() and solve() do not allocate (all blocks are
-// Eigen matrices of fixed maximum size 6 x 6). solve() uses a mutable scratch buffer: one
-// TreeSolver must not solve from two threads at once.
+// Eigen matrices of fixed maximum size 6 x 6). The solve's scratch is a TreeSolveData: a factored
+// TreeSolver is read, not written, by solve(b, x, data), so threads each with their own data
+// solve with one TreeSolver at once (solve(b, x) uses the solver's own data).
 #pragma once
 #include <vector>
 
@@ -64,6 +65,13 @@
 #include "models/model.hpp"
 
 namespace mb {
+
+// The scratch of solves with one TreeSolver: z by node (sized by the first solve) and the block
+// operations of the last solve.
+struct TreeSolveData {
+  std::vector<double> z;
+  long block_ops = 0;
+};
 
 class TreeSolver {
  public:
@@ -94,9 +102,10 @@ class TreeSolver {
   // SimulationError if a diagonal block is singular (a joint block with dependent rows).
   void factor(const ConstraintSystem& cs);
 
-  // x = A^-1 b in O(n); b and x have cs.rows() entries (block i at rows [row, row + dim)). x is
-  // resized only if its size differs (the only possible allocation).
-  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+  // x = A^-1 b in O(n); b and x have cs.rows() entries (block i at rows [row, row + dim)). x and
+  // data.z are resized only if their sizes differ (the only possible allocations).
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x, TreeSolveData& data) const;
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) { solve(b, x, own_); }
 
   // counts of off-diagonal blocks (after factor()): nonzero blocks of L, and nonzero blocks in the
   // lower triangle of H (one per body-joint incidence with a nonzero J_i,k). Equal = no fill-in.
@@ -106,7 +115,7 @@ class TreeSolver {
   // block operations (a diagonal factorization, a block product, a block solve) done by the last
   // factor() and the last solve(): a structural count to check O(n) without timing.
   long factor_block_ops() const { return factor_ops_; }
-  long solve_block_ops() const { return solve_ops_; }
+  long solve_block_ops() const { return own_.block_ops; }
 
   const std::vector<Node>& nodes() const { return nodes_; }  // (nnodes) in elimination order
   int roots() const { return nroots_; }                      // connected components
@@ -131,12 +140,13 @@ class TreeSolver {
   // D_i^-1 of a fixed-size node, kept and returned (throws SimulationError when singular)
   template <int DI>
   Eigen::Matrix<double, DI, DI> invert_fixed(const ConstraintSystem& cs, int i);
+  // the solve's steps of node i on the scratch zb (TreeSolveData::z)
   template <int DI, int DP>
-  void forward_fixed(int i) const;
+  void forward_fixed(int i, double* zb) const;
   template <int DI, int DP>
-  void backward_fixed(int i) const;
-  void forward_general(int i) const;
-  void backward_general(int i) const;
+  void backward_fixed(int i, double* zb) const;
+  void forward_general(int i, double* zb) const;
+  void backward_general(int i, double* zb) const;
   // SimulationError naming the node when its diagonal block is singular
   template <class Ldlt>
   void check_pivots(const ConstraintSystem& cs, int i, const Ldlt& F) const;
@@ -152,8 +162,8 @@ class TreeSolver {
   // ball-joint tree needs 656 bytes per joint, not the 3.4 KB of four blocks kept at the maximum
   // size 6 x 6): D_i (d x d, accumulated over the children), which a fixed-size kernel overwrites
   // with D_i^-1 once it has read it (Dinv(i) is D(i)'s place), and T_i = D_i^-1 H_i,p(i) (d x d_p,
-  // empty for roots); z_i (d) the solve's scratch. H_i,p(i) = -J is read from the constraint
-  // system where it is needed and not kept.
+  // empty for roots); z_i (d) the solve's scratch, in TreeSolveData::z. H_i,p(i) = -J is read
+  // from the constraint system where it is needed and not kept.
   using BlockMap = Eigen::Map<Block>;
   using VecMap = Eigen::Map<Vec>;
   BlockMap D(int i) { return {store_.data() + slot_[i].D, slot_[i].dim, slot_[i].dim}; }
@@ -162,21 +172,21 @@ class TreeSolver {
   const double* Dinv_data(int i) const { return store_.data() + slot_[i].Dinv; }
   const double* T_data(int i) const { return store_.data() + slot_[i].T; }
   Eigen::Map<const Block> T(int i) const { return {T_data(i), slot_[i].dim, slot_[i].pdim}; }
-  VecMap z(int i) const { return {zbuf_.data() + slot_[i].z, slot_[i].dim}; }
+  VecMap z(double* zb, int i) const { return {zb + slot_[i].z, slot_[i].dim}; }
 
   struct Slot {
-    unsigned D = 0, Dinv = 0, T = 0, z = 0;  // offsets in store_ (z: in zbuf_)
+    unsigned D = 0, Dinv = 0, T = 0, z = 0;  // offsets in store_ (z: in TreeSolveData::z)
     int dim = 0, pdim = 0;                   // d_i and d_p(i) (0 for a root)
   };
   std::vector<Slot> slot_;                   // (nnodes)
   std::vector<double> store_;
-  mutable std::vector<double> zbuf_;
+  size_t nz_ = 0;                            // the size of TreeSolveData::z
+  TreeSolveData own_;                        // solve(b, x)'s
   std::vector<int> fac_;                     // (nnodes) index into Dfac_ (general kernel), -1
   std::vector<Eigen::LDLT<Block>> Dfac_;     // factorizations of D_i of the general-kernel nodes
   bool ball_kernels_ = true;
   long nnz_L_ = 0, nnz_H_ = 0;
   long factor_ops_ = 0;
-  mutable long solve_ops_ = 0;
 };
 
 // Partition of the model's joint indices into acyclic parts (bender2007 s.5), the world and all

@@ -12,7 +12,7 @@ namespace {
 mb::MethodEntry entry(const char* name) {
   mb::MethodInfo i;
   i.name = name;
-  return {i, [](const mb::Spec&) -> std::unique_ptr<mb::Method> { return nullptr; }};
+  return {i, [](const mb::MethodOptions&) -> std::unique_ptr<mb::Method> { return nullptr; }};
 }
 
 [[maybe_unused]] void register_methods(std::vector<mb::MethodEntry>& methods) {
