@@ -1,0 +1,69 @@
+#include "analysis/whipple.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include <Eigen/Dense>
+#include <boost/math/tools/roots.hpp>
+#include <boost/math/tools/toms748_solve.hpp>
+#include <fmt/format.h>
+
+namespace mb {
+
+Eigen::Matrix4d whipple_state_matrix(const WhippleMatrices& w, double v) {
+  const Eigen::Matrix2d Minv = w.M.inverse();
+  Eigen::Matrix4d A = Eigen::Matrix4d::Zero();
+  A.topRightCorner<2, 2>().setIdentity();
+  A.bottomLeftCorner<2, 2>() = -Minv * (w.g * w.K0 + v * v * w.K2);
+  A.bottomRightCorner<2, 2>() = -Minv * (v * w.C1);
+  return A;
+}
+
+std::array<std::complex<double>, 4> eigenvalues4(const Eigen::Matrix4d& A) {
+  Eigen::EigenSolver<Eigen::Matrix4d> es(A, false);
+  std::array<std::complex<double>, 4> e;
+  for (int i = 0; i < 4; ++i) e[static_cast<size_t>(i)] = es.eigenvalues()[i];
+  std::sort(e.begin(), e.end(), [](const std::complex<double>& a, const std::complex<double>& b) {
+    return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag();
+  });
+  return e;
+}
+
+double weave_real_part(const std::array<std::complex<double>, 4>& e) {
+  double r = -INFINITY;
+  for (const auto& x : e)
+    if (x.imag() != 0) r = std::max(r, x.real());
+  return r;
+}
+
+double capsize_eigenvalue(const std::array<std::complex<double>, 4>& e, double bound) {
+  double r = -INFINITY;
+  for (const auto& x : e)
+    if (x.imag() == 0 && std::abs(x.real()) < bound) r = std::max(r, x.real());
+  return r;
+}
+
+double speed_root(const std::function<double(double)>& f, double lo, double hi) {
+  const double flo = f(lo), fhi = f(hi);
+  if (flo == 0) return lo;
+  if (fhi == 0) return hi;
+  if (!(flo * fhi < 0))
+    throw std::domain_error(fmt::format("no sign change on [{}, {}] m/s (f = {:.6g}, {:.6g})", lo, hi, flo, fhi));
+  std::uintmax_t iterations = 200;
+  const auto [a, b] = boost::math::tools::toms748_solve(f, lo, hi, flo, fhi, boost::math::tools::eps_tolerance<double>(), iterations);
+  // the end whose value is nearer zero
+  return std::abs(f(a)) <= std::abs(f(b)) ? a : b;
+}
+
+double weave_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo, double hi) {
+  return speed_root([&](double v) { return weave_real_part(eigenvalues4(A(v))); }, lo, hi);
+}
+
+double capsize_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo, double hi) {
+  return speed_root([&](double v) { return capsize_eigenvalue(eigenvalues4(A(v))); }, lo, hi);
+}
+
+}  // namespace mb
