@@ -1,6 +1,8 @@
 // The Whipple bicycle against meijaard2007 (results/paper/meijaard2007.toml): the eigenvalues of the
 // published linearized equations at v = 0..10 m/s against the paper's Table 2, and the weave and
-// capsize speeds found from them against the printed ones.
+// capsize speeds found from them against the printed ones; the catalog's `bicycle` (Table 1's
+// parameters, two rolling wheels): its lean mass, its initial state on the constraints and the
+// rolling rows' velocity product.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +14,9 @@
 
 #include "analysis/whipple.hpp"
 #include "core/toml.hpp"
+#include "methods/constraints/constraint_system.hpp"
+#include "methods/lagrange/acceleration.hpp"
+#include "models/catalog.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -106,3 +111,95 @@ TEST_CASE("whipple: the weave and capsize speeds from the matrices are the print
   CHECK_THROWS_AS(mb::weave_speed(A, 5, 6), std::domain_error);
 }
 
+namespace {
+
+// the largest |position error| and |velocity error| of every row (hinges and rolling) at s
+std::pair<double, double> constraint_errors(const mb::Model& m, const mb::State& s) {
+  mb::ConstraintSystem cs(m);
+  cs.update(m, s);
+  Eigen::VectorXd e, ev;
+  cs.position_error(m, s, e);
+  cs.velocity_error(s, ev);
+  return {e.cwiseAbs().maxCoeff(), ev.cwiseAbs().maxCoeff()};
+}
+
+}  // namespace
+
+TEST_CASE("bicycle: the model's lean mass is the published M[0][0] and it starts on its constraints", "[whipple][bicycle]") {
+  const mb::Model m = mb::build_model("bicycle:v=5");
+  REQUIRE(m.bodies.size() == 4);
+  REQUIRE(m.joints.size() == 3);
+  REQUIRE(m.rolling.size() == 2);
+  // the lean-lean entry of the linearized mass matrix from the model's bodies, upright: the inertia
+  // about the line of the contacts (the x axis), sum of I_xx + m (y^2 + z^2)
+  double lean_mass = 0;
+  for (const mb::Body& b : m.bodies) lean_mass += b.inertia(0, 0) + b.mass * (b.position.y() * b.position.y() + b.position.z() * b.position.z());
+  CHECK(mbtest::is_close(lean_mass, 80.81722, 1e-12));
+  CHECK(mbtest::is_close(mb::BicycleParams{}.lean_mass(), published().M(0, 0), 1e-12));
+  // upright, every body at the forward speed, the wheels spinning at v / r about their axles
+  const mb::State s = mb::initial_state(m);
+  for (const auto& b : s.bodies) CHECK((b.v - mb::Vec3(5, 0, 0)).norm() < 1e-14);
+  CHECK((s.bodies[0].w - mb::Vec3(0, -5 / 0.3, 0)).norm() < 1e-13);
+  CHECK((s.bodies[3].w - mb::Vec3(0, -5 / 0.35, 0)).norm() < 1e-13);
+  CHECK(s.bodies[1].w.norm() < 1e-14);
+  const auto [pe, ve] = constraint_errors(m, s);
+  CHECK(pe < 1e-15);
+  CHECK(ve < 1e-13);
+  // the rolling rows are a feature: ref claims it, the others refuse the model by its name
+  CHECK((mb::model_features(m) & mb::kRolling) != 0);
+  CHECK(mb::unsupported_reason(mb::find_method(mb::reference_method_name())->info, m).empty());
+  CHECK_THAT(mb::unsupported_reason(mb::find_method("GC4")->info, m), Catch::Contains("rolling constraints"));
+}
+
+TEST_CASE("bicycle: a leaned, steered, moving state holds every constraint and reads back", "[whipple][bicycle]") {
+  const mb::BicycleParams p;
+  for (const mb::BicycleCoordinates z : {mb::BicycleCoordinates{0.1, 0, 0, 0.5}, mb::BicycleCoordinates{0.05, 0.1, 0.2, -0.3},
+                                         mb::BicycleCoordinates{-0.3, -0.4, 1, 2}}) {
+    const mb::Model m = mb::make_bicycle(p, 3, 0, 0, "bicycle");
+    const mb::State s = mb::bicycle_state(p, z, 3);
+    const auto [pe, ve] = constraint_errors(m, s);
+    INFO("lean " << z.lean << ", steer " << z.steer);
+    CHECK(pe < 1e-14);
+    CHECK(ve < 1e-12);
+    const mb::BicycleCoordinates back = mb::bicycle_coordinates(p, s);
+    CHECK(mbtest::is_close(back.lean, z.lean, 1e-14));
+    CHECK(mbtest::is_close(back.steer, z.steer, 1e-14));
+    CHECK(mbtest::is_close(back.lean_rate, z.lean_rate, 1e-13));
+    CHECK(mbtest::is_close(back.steer_rate, z.steer_rate, 1e-13));
+  }
+  const mb::Model leaned = mb::build_model("bicycle:v=4,lean0=0.1,steer_rate0=0.5");
+  const mb::BicycleCoordinates z0 = mb::bicycle_coordinates(p, mb::initial_state(leaned));
+  CHECK(mbtest::is_close(z0.lean, 0.1, 1e-15));
+  CHECK(mbtest::is_close(z0.steer_rate, 0.5, 1e-14));
+}
+
+TEST_CASE("bicycle: the rolling rows' velocity product is the rate of J along the motion", "[whipple][bicycle]") {
+  // d/dt (J V) with V held = Jdot V: central differences of J at the poses moved by +-dt along V
+  const mb::BicycleParams p;
+  const mb::Model m = mb::make_bicycle(p, 4, 0, 0, "bicycle");
+  const mb::State s = mb::bicycle_state(p, {0.2, 0.3, 0.7, -1.1}, 4);
+  mb::ConstraintSystem cs(m);
+  cs.update(m, s);
+  Eigen::VectorXd jdv;
+  mb::velocity_product(m, s, cs, mb::RodForm::Length, jdv);
+  auto moved = [&](double dt) {
+    mb::State t = s;
+    for (auto& b : t.bodies) {
+      b.x += dt * b.v;
+      b.q = (mb::Quat(Eigen::AngleAxisd(b.w.norm() * dt, b.w.normalized())) * b.q).normalized();
+    }
+    mb::ConstraintSystem c(m);
+    c.update(m, t);
+    Eigen::VectorXd e;
+    c.velocity_error(s, e);  // the velocities of s on the moved pose's rows
+    return e;
+  };
+  const double dt = 1e-5;
+  const Eigen::VectorXd fd = (moved(dt) - moved(-dt)) / (2 * dt);
+  for (const mb::JointBlock& b : cs.blocks()) {
+    if (b.rolling < 0) continue;
+    INFO("rolling " << b.rolling << ": " << jdv.segment<3>(b.row).transpose() << " vs " << fd.segment<3>(b.row).transpose());
+    CHECK((jdv.segment<3>(b.row) - fd.segment<3>(b.row)).norm() <= 1e-7 * std::max(1.0, fd.segment<3>(b.row).norm()));
+    CHECK(jdv.segment<3>(b.row).norm() > 1e-2);  // the term is there to check (0.77 and 0.021)
+  }
+}
