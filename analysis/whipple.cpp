@@ -11,6 +11,8 @@
 #include <boost/math/tools/toms748_solve.hpp>
 #include <fmt/format.h>
 
+#include "methods/reduced/maximal_system.hpp"
+
 namespace mb {
 
 Eigen::Matrix4d whipple_state_matrix(const WhippleMatrices& w, double v) {
@@ -64,6 +66,34 @@ double weave_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo, d
 
 double capsize_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo, double hi) {
   return speed_root([&](double v) { return capsize_eigenvalue(eigenvalues4(A(v))); }, lo, hi);
+}
+
+Eigen::Matrix4d bicycle_linearization(const BicycleParams& p, double v, double eps) {
+  const Model m = make_bicycle(p, v, 0, 0, "bicycle");
+  MaximalSystem sys = MaximalSystem::extract(m);
+  sys.set_loads(m, 0, 1);
+  std::vector<double> x, dx;
+  auto rates = [&](const Eigen::Vector4d& z) {
+    const State s = bicycle_state(p, {z[0], z[1], z[2], z[3]}, v);
+    sys.read(s, x);
+    sys.derivative(x, dx);
+    State acc;
+    sys.write(dx, acc);  // the velocity slots of dx hold the accelerations
+    const BicycleCoordinates c = bicycle_coordinates(p, s);
+    const std::array<double, 2> a = bicycle_accelerations(p, s, acc);
+    return Eigen::Vector4d(c.lean_rate, c.steer_rate, a[0], a[1]);
+  };
+  auto central = [&](int i, double h) {
+    const Eigen::Vector4d e = h * Eigen::Vector4d::Unit(i);
+    return Eigen::Vector4d((rates(e) - rates(-e)) / (2 * h));
+  };
+  Eigen::Matrix4d A;
+  for (int i = 0; i < 4; ++i) {
+    const Eigen::Vector4d d1 = central(i, eps), d2 = central(i, eps / 2), d4 = central(i, eps / 4);
+    const Eigen::Vector4d r1 = (4 * d2 - d1) / 3, r2 = (4 * d4 - d2) / 3;
+    A.col(i) = (16 * r2 - r1) / 15;
+  }
+  return A;
 }
 
 }  // namespace mb

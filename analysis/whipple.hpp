@@ -14,6 +14,8 @@
 
 #include <Eigen/Core>
 
+#include "models/catalog.hpp"
+
 namespace mb {
 
 struct WhippleMatrices {
@@ -41,5 +43,13 @@ double speed_root(const std::function<double(double)>& f, double lo, double hi);
 // eigenvalue on [lo, hi] (the benchmark bicycle: [3, 5] and [5, 7]).
 double weave_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo, double hi);
 double capsize_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo, double hi);
+
+// The bicycle's linearization from our own equations of motion: those `ref` integrates the catalog's
+// `bicycle` with (maximal coordinates, the hinges' and rolling rows' multipliers at the acceleration
+// level: methods/reduced/maximal_system.hpp). At a state built from z = (phi, delta, phi', delta')
+// (bicycle_state, forward speed v) the derivative gives (phi', delta', phi'', delta''); A is its
+// Jacobian at z = 0 by central differences of steps eps, eps/2, eps/4 on each coordinate,
+// Richardson-extrapolated twice (error O(eps^6)).
+Eigen::Matrix4d bicycle_linearization(const BicycleParams& p, double v, double eps = 1e-2);
 
 }  // namespace mb

@@ -1,8 +1,8 @@
 // The Whipple bicycle against meijaard2007 (results/paper/meijaard2007.toml): the eigenvalues of the
 // published linearized equations at v = 0..10 m/s against the paper's Table 2, and the weave and
 // capsize speeds found from them against the printed ones; the catalog's `bicycle` (Table 1's
-// parameters, two rolling wheels): its lean mass, its initial state on the constraints and the
-// rolling rows' velocity product.
+// parameters, two rolling wheels): its lean mass, its initial state on the constraints, the rolling
+// rows' velocity product, and the linearization of ref's equations against the published matrices.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -203,3 +203,28 @@ TEST_CASE("bicycle: the rolling rows' velocity product is the rate of J along th
     CHECK(jdv.segment<3>(b.row).norm() > 1e-2);  // the term is there to check (0.77 and 0.021)
   }
 }
+
+TEST_CASE("bicycle: ref's linearization gives the published eigenvalues at v = 0 to 10", "[whipple][bicycle][reference]") {
+  const mb::WhippleMatrices w = published();
+  const mb::BicycleParams p;
+  double worst = 0;
+  for (int v = 0; v <= 10; ++v) {
+    const Eigen::Matrix4d A = mb::bicycle_linearization(p, v), Apub = mb::whipple_state_matrix(w, v);
+    INFO("v = " << v << "\nours\n" << A << "\npublished\n" << Apub);
+    CHECK((A - Apub).cwiseAbs().maxCoeff() <= 1e-8 * Apub.cwiseAbs().maxCoeff());
+    const auto e = mb::eigenvalues4(A), ep = mb::eigenvalues4(Apub);
+    for (size_t k = 0; k < 4; ++k) {
+      const double err = std::abs(e[k] - ep[k]) / std::max(1.0, std::abs(ep[k]));
+      worst = std::max(worst, err);
+      CHECK(err <= 1e-10);
+    }
+  }
+  WARN("ref's linearization: largest eigenvalue difference from the published matrices' at v = 0..10: " << worst
+                                                                                                       << " (relative, absolute below 1)");
+  auto A = [&](double v) { return mb::bicycle_linearization(p, v); };
+  const double vw = mb::weave_speed(A, 3, 5), vc = mb::capsize_speed(A, 5, 7);
+  WARN("ref's v_w = " << std::setprecision(16) << vw << ", v_c = " << vc);
+  CHECK(std::abs(vw - paper()["speeds"]["weave"].value_or(0.0)) <= 1e-9);
+  CHECK(std::abs(vc - paper()["speeds"]["capsize"].value_or(0.0)) <= 1e-9);
+}
+
