@@ -25,7 +25,7 @@ const std::vector<ConformanceModel>& conformance_models() {
       {"heavy-rod", 0.01, 0.2}, {"rolling-box", 0.001, 0.05}, {"spinning-egg", 0.0005, 0.05},
       {"spring-mass", 0.001, 0.5}, {"andrews", 1e-5, 0.001}, {"iftomm-a01", 0.01, 0.5}, {"four-bar:n=2", 0.005, 0.3},
       {"bricard", 0.01, 0.2}, {"conical-pendulum", 0.01, 0.5}, {"flyball-governor", 1e-4, 0.005},
-      {"cloth:n=4,ext=0.001", 0.01, 0.2},
+      {"cloth:n=4,ext=0.001", 0.01, 0.2}, {"bicycle", 0.001, 0.1},
   };
   return v;
 }

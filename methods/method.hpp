@@ -40,6 +40,7 @@ enum Feature : unsigned {
   // tree whose joint-space mass matrix is positive definite (a URDF import checks it at the
   // initial pose)
   kSingularInertia = 1u << 15,
+  kRolling = 1u << 16,  // wheels rolling without slipping (Model::rolling): nonholonomic rows
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

@@ -14,6 +14,10 @@ const std::vector<ModelEntry>& model_catalog() {
   static const std::vector<ModelEntry> entries = {
       {"andrews", "Andrews' squeezing mechanism: 7 bodies, 10 hinges (9 redundant rows), a spring, a 0.033 N m driving torque, no gravity; t_end = 0.03 s",
        "mazzia2008; hairer1996 s.VII.7; IFToMM A03", {}, build_andrews},
+      {"bicycle", "the benchmark bicycle (Whipple): 4 bodies, 3 hinges, 2 knife-edge wheels rolling without slipping; x forward, z down",
+       "meijaard2007", {OptionInfo::number("v", "5", "forward speed, m/s", 0, 100),
+                                  OptionInfo::number("lean0", "0", "initial lean, rad", -1, 1),
+                                  OptionInfo::number("steer_rate0", "0", "initial steer rate, rad/s", -100, 100)}, build_bicycle},
       {"bouncing-ball", "a 1 kg ball of radius 0.1 m dropped on a floor (half-space); apex heights height e^(2k), impacts at analytic times",
        "ours (analytic)", {OptionInfo::number("e", "0.8", "restitution coefficient", 0, 1),
                            OptionInfo::number("height", "1", "initial height of the ball's lowest point, m", 0, 1e3, true)}, build_bouncing_ball},

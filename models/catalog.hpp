@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <functional>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -130,6 +131,32 @@ struct ClothParams {
 };
 Model make_cloth(const ClothParams& p, const std::string& name);
 Model build_cloth(const Spec&);
+
+// The benchmark bicycle of meijaard2007 (models/catalog/bicycle.cpp): Table 1's parameters (SI;
+// inertias about each body's centre of mass, x forward, z down; the rear frame's and the fork's
+// centres (x, z)).
+struct BicycleParams {
+  double w = 1.02, c = 0.08, lambda = std::numbers::pi / 10, g = 9.81;  // wheelbase, trail, steer axis tilt, gravity
+  double rR = 0.3, mR = 2, IRxx = 0.0603, IRyy = 0.12;      // rear wheel
+  double xB = 0.3, zB = -0.9, mB = 85, IBxx = 9.2, IByy = 11, IBzz = 2.8, IBxz = 2.4;  // rear frame and rider
+  double xH = 0.9, zH = -0.7, mH = 4, IHxx = 0.05892, IHyy = 0.06, IHzz = 0.00708, IHxz = -0.00756;  // handlebar and fork
+  double rF = 0.35, mF = 3, IFxx = 0.1405, IFyy = 0.28;     // front wheel
+  // the lean-lean entry of the linearized mass matrix, from the bodies: sum of I_xx + m (y^2 + z^2)
+  double lean_mass() const;
+};
+// Lean phi, steer delta and their rates (models/catalog/bicycle.cpp names the conventions).
+struct BicycleCoordinates {
+  double lean = 0, steer = 0, lean_rate = 0, steer_rate = 0;
+};
+// The bodies (rear wheel, rear frame, fork, front wheel) at the coordinates z, both wheels on the
+// ground (the rear frame's pitch solved), moving with the rear wheel's spin -v / rR relative to the
+// rear frame, every constraint held to round-off (heading 0, rear contact at the origin).
+State bicycle_state(const BicycleParams& p, const BicycleCoordinates& z, double v);
+BicycleCoordinates bicycle_coordinates(const BicycleParams& p, const State& s);
+// (phi'', delta'') of a state s and its accelerations (acc.bodies[k].v, .w: dv/dt, dw/dt)
+std::array<double, 2> bicycle_accelerations(const BicycleParams& p, const State& s, const State& acc);
+Model make_bicycle(const BicycleParams& p, double v, double lean0, double steer_rate0, const std::string& name);
+Model build_bicycle(const Spec&);
 
 Model build_pendulum10(const Spec&);
 Model build_pendulum90(const Spec&);

@@ -261,4 +261,22 @@ double motor_rate(const Model& m, const State& s, const Motor& motor) {
   return -(dv.dot(u) + d.dot(body_w(s, j.a).cross(u)));
 }
 
+RollingContact rolling_contact(const Rolling& r, const BodyState& b) {
+  // u the world axle, mu = u . n, d = (mu u - n) / s with s = |u x n| = sqrt(1 - mu^2); with
+  // u' = w x u: mu' = u' . n, s' = -mu mu' / s, d' = (mu' u + mu u') / s + d mu mu' / s^2
+  const Vec3& n = r.normal;
+  const Vec3 u = (b.q * r.axle).normalized();
+  const double mu = u.dot(n);
+  const double s = u.cross(n).norm();
+  const Vec3 d = (mu * u - n) / s;
+  const Vec3 ud = b.w.cross(u);
+  const double mud = ud.dot(n);
+  RollingContact c;
+  c.lever = r.radius * d;
+  c.lever_rate = r.radius * ((mud * u + mu * ud) / s + d * (mu * mud / (s * s)));
+  c.height = n.dot(b.x + c.lever - r.point);
+  c.slip = b.v + b.w.cross(c.lever);
+  return c;
+}
+
 }  // namespace mb

@@ -41,6 +41,16 @@ Eigen::Matrix<double, 2, 3> orthogonal_basis(const Vec3& n);
 // rotation vector of a unit quaternion (angle in [0, pi])
 Vec3 rotation_vector(Quat q);
 
+// A rolling wheel's contact (Model::rolling): the lever r d from the centre to the contact point
+// (world), its rate d/dt(r d) along the motion (the contact point moving round the rim, not the
+// material point), the holonomic error n . (p - point) (m) and the velocity of the material point
+// at the contact, v + w x r d (world; all three components zero when it rolls without slipping).
+struct RollingContact {
+  Vec3 lever = Vec3::Zero(), lever_rate = Vec3::Zero(), slip = Vec3::Zero();
+  double height = 0;
+};
+RollingContact rolling_contact(const Rolling& r, const BodyState& b);
+
 // Error of one joint: pos = distance of the joint points (rod: | |pa - pb| - L |), vel = relative
 // velocity of the joint points that the joint forbids (rod: along the rod), rot/rot_vel = angle in
 // rad and relative angular velocity that a hinge or fixed joint forbids (0 for others).

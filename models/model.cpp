@@ -297,6 +297,20 @@ void check_model(const Model& m, const std::string& src) {
       if (!(v >= 0 && std::isfinite(v))) throw InputError(src, 0, f + key, fmt::format("must be finite and non-negative, got {}", v));
     if (!sp.anchor_a.allFinite() || !sp.anchor_b.allFinite()) throw InputError(src, 0, f, "anchors must be finite");
   }
+  unique_names(m.rolling, "rolling");
+  for (size_t i = 0; i < m.rolling.size(); ++i) {
+    const Rolling& r = m.rolling[i];
+    const std::string f = fmt::format("rolling[{}]", i);
+    if (r.body < 0 || r.body >= static_cast<int>(m.bodies.size())) throw InputError(src, 0, f + ".body", "no such body");
+    const Body& b = m.bodies[static_cast<size_t>(r.body)];
+    if (b.is_static || b.particle || b.frame) throw InputError(src, 0, f + ".body", fmt::format("'{}' is not a moving rigid body", b.name));
+    if (!(r.radius > 0 && std::isfinite(r.radius))) throw InputError(src, 0, f + ".radius", fmt::format("radius must be positive, got {}", r.radius));
+    if (!(r.axle.norm() > 0) || !r.axle.allFinite()) throw InputError(src, 0, f + ".axle", "axle must be finite and non-zero");
+    if (!(std::abs(r.normal.norm() - 1) <= 1e-12)) throw InputError(src, 0, f + ".normal", "normal must be a unit vector");
+    if (!r.point.allFinite()) throw InputError(src, 0, f + ".point", "point must be finite");
+    if (!((b.orientation * r.axle).normalized().cross(r.normal).norm() > 1e-6))
+      throw InputError(src, 0, f + ".axle", "the wheel lies flat on its plane (axle along the normal): no contact point");
+  }
   for (size_t j = 0; j < m.joints.size(); ++j) {
     const Joint& J = m.joints[j];
     const auto f = [&] { return fmt::format("joint[{}]", j); };

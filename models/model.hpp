@@ -97,6 +97,22 @@ struct Joint {
   bool limited() const { return std::isfinite(lower) || std::isfinite(upper); }
 };
 
+// A rolling constraint: a knife-edge wheel (a thin disk of `radius` about the axle `axle`, in the
+// body's frame through its centre of mass) rolling without slipping on the world plane through
+// `point` with unit normal `normal` (pointing to the wheel's side). With c the centre, u the world
+// axle and d = ((u.n) u - n) / |u x n| the direction from c to the contact in the wheel's plane, the
+// contact point is p = c + radius d, and the constraint holds one holonomic row, n . (p - point) = 0,
+// and two nonholonomic rows: the wheel's material point at p has no velocity along the plane
+// (the feature "rolling constraints"). Together: v + w x (radius d) = 0, three rows.
+struct Rolling {
+  std::string name;
+  int body = 0;
+  Vec3 axle = Vec3::UnitY();   // body frame
+  double radius = 0;           // m
+  Vec3 point = Vec3::Zero();   // a point of the plane, world
+  Vec3 normal = Vec3::UnitY(); // unit, world
+};
+
 // An applied load on one body during [t_begin, t_end): a torque (world frame, N m) and a force
 // (world frame, N, at the centre of mass). A step that straddles an end applies it for its share
 // of the step (methods average it over the step). t_end = +inf: a constant load from t_begin on
@@ -334,6 +350,7 @@ struct Model {
   std::vector<Actuator> actuators;  // force actuators on hinges and sliders
   ControlSource control;            // the actuators' controls
   MjcfContacts mjcf_contacts;       // an MJCF file's own contact model (format data)
+  std::vector<Rolling> rolling;     // wheels rolling without slipping on planes
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;

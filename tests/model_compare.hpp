@@ -127,6 +127,16 @@ inline void require_same_model(const mb::Model& a, const mb::Model& b) {
     CHECK(x.vertices == y.vertices);
     CHECK(x.faces == y.faces);
   }
+  REQUIRE(a.rolling.size() == b.rolling.size());
+  for (size_t i = 0; i < a.rolling.size(); ++i) {
+    const auto &x = a.rolling[i], &y = b.rolling[i];
+    CHECK(x.name == y.name);
+    CHECK(x.body == y.body);
+    CHECK(x.axle == y.axle);
+    CHECK(x.radius == y.radius);
+    CHECK(x.point == y.point);
+    CHECK(x.normal == y.normal);
+  }
   REQUIRE(a.motors.size() == b.motors.size());
   for (size_t i = 0; i < a.motors.size(); ++i) {
     const auto &x = a.motors[i], &y = b.motors[i];

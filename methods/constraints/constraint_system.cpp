@@ -92,6 +92,21 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     blocks_.push_back(b);
     has_motors_ = true;
   }
+  // the rolling wheels' rows, after the motors' (the whole model's system only)
+  if (m.rolling.size() > 32767) throw UnsupportedModel(fmt::format("{} rolling wheels: at most 32767", m.rolling.size()));
+  for (size_t ri = 0; ri < m.rolling.size() && joints.empty() && !only_motors; ++ri) {
+    const Rolling& r = m.rolling[ri];
+    const Body& wheel = m.bodies[static_cast<size_t>(r.body)];
+    if (wheel.particle || wheel.is_static)
+      throw UnsupportedModel(fmt::format("rolling '{}' needs a moving rigid body, but '{}' is not one", r.name, wheel.name));
+    JointBlock b;
+    b.rolling = static_cast<std::int16_t>(ri);
+    b.dim = b.rot_row = 3;
+    b.row = nrows_;
+    b.body[0] = r.body;
+    nrows_ += 3;
+    blocks_.push_back(b);
+  }
   motor_q0_.assign(m.motors.size(), 0.0);
   motor_r_.assign(m.motors.size(), 0.0);
   motor_target_.assign(m.motors.size(), 0.0);
@@ -133,6 +148,17 @@ void ConstraintSystem::update(const Model& m, const State& s) {
   // Jacobian blocks
   for (size_t bi = 0; bi < blocks_.size(); ++bi) {
     JointBlock& b = blocks_[bi];
+    if (b.rolling >= 0) {
+      // P (v + w x r d): J = P [I, -(r d)*]
+      const Rolling& r = m.rolling[static_cast<size_t>(b.rolling)];
+      const RollingContact c = rolling_contact(r, s.bodies[static_cast<size_t>(b.body[0])]);
+      b.P_trans.row(0) = r.normal.transpose();
+      b.P_trans.bottomRows<2>() = orthogonal_basis(r.normal);
+      b.J_kept[0].setZero();
+      b.J_kept[0].topLeftCorner<3, 3>() = b.P_trans;
+      b.J_kept[0].block<3, 3>(0, 3) = -b.P_trans * skew(c.lever);
+      continue;
+    }
     const Joint& J = m.joints[b.joint];
     if (b.ball) {
       // P = 1 (the projections stay the identity) and J = sign [I, -r*], whose identity part the
@@ -233,6 +259,11 @@ Mat6 ConstraintSystem::mass_inverse(int k) const { return block_diagonal(body_di
 
 void ConstraintSystem::block_position_error(const Model& m, const State& s, const JointBlock& b, Vec6& e) const {
   // the raw errors of models/kinematics, projected with the rows the Jacobian was built with
+  if (b.rolling >= 0) {  // the holonomic row's: the contact's height over the plane
+    e.setZero();
+    e[0] = rolling_contact(m.rolling[static_cast<size_t>(b.rolling)], s.bodies[static_cast<size_t>(b.body[0])]).height;
+    return;
+  }
   const Joint& J = m.joints[b.joint];
   if (b.motor >= 0) {
     e.setZero();

@@ -31,7 +31,13 @@
 // set_motor_time): position e = f(t) - q (a hinge's wrapped into (-pi, pi]); in velocity mode, over a
 // step of span h from q0, e = q0 + h f(t - h/2) - q (0 where no span is set); velocity e = J V + r(t)
 // with r = f' (position mode) or f (velocity mode), so that e = 0 is the motor's q' = r.
+//
+// A rolling wheel (Model::rolling) adds three translational rows on its body after the motors':
+// P (v + w x r d), P = (n, e1, e2) (the plane's normal and orthogonal_basis(n)), r d the lever to
+// the contact (models/kinematics.hpp rolling_contact). Row 0 is holonomic (its position error the
+// contact's height over the plane, whose rate it is); rows 1, 2 are nonholonomic (no position error).
 #pragma once
+#include <cstdint>
 #include <vector>
 
 #include <Eigen/Core>
@@ -59,6 +65,9 @@ struct JointBlock {
   // on a particle the block is kept whole. The lever arms sit beside the indices, so that a pass
   // over ball joints reads the first 80 bytes of a block only.
   bool ball = false;
+  // a rolling wheel's rows (Model::rolling index; joint -1), else -1: 16 bits beside `ball`, so
+  // that the lever arms still end within the block's first 80 bytes
+  std::int16_t rolling = -1;
   Vec3 lever[2] = {Vec3::Zero(), Vec3::Zero()};
   // (dim x bodydim) Jacobian blocks, top-left part valid (a ball joint's on a rigid body: above):
   // read them through ConstraintSystem::jacobian() unless the block is known not to be one

@@ -93,6 +93,7 @@ void constraint_function(const Model& m, const State& s, const ConstraintSystem&
   if (form == RodForm::Length) return;
   const double k = form == RodForm::Squared ? 2.0 : 1.0;
   for (const JointBlock& b : cs.blocks()) {
+    if (b.rolling >= 0) continue;
     const Joint& J = m.joints[b.joint];
     if (J.type != JointType::Distance) continue;
     const double n = (world_point(m, s, J.a, J.anchor_a) - world_point(m, s, J.b, J.anchor_b)).norm();
@@ -104,6 +105,13 @@ void constraint_function(const Model& m, const State& s, const ConstraintSystem&
 void velocity_product(const Model& m, const State& s, const ConstraintSystem& cs, RodForm form, Eigen::VectorXd& out) {
   out.setZero(cs.rows());
   for (const JointBlock& b : cs.blocks()) {
+    if (b.rolling >= 0) {
+      // P (v + w x r d) with P constant: P (w x (r d)'), (r d)' the contact moving round the rim
+      const BodyState& w = s.bodies[static_cast<size_t>(b.body[0])];
+      const RollingContact c = rolling_contact(m.rolling[static_cast<size_t>(b.rolling)], w);
+      out.segment<3>(b.row) = b.P_trans * w.w.cross(c.lever_rate);
+      continue;
+    }
     const Joint& J = m.joints[b.joint];
     if (b.motor >= 0) {
       // a hinge motor's row u . (w_a - w_b), u = R_a axis_a: u' = w_a x u (sliders are refused at init)

@@ -218,6 +218,9 @@ void LagrangeMethod::do_init(const Model& model, const State& state) {
   no_loads_.force.assign(nb, Vec3::Zero());
   no_loads_.torque.assign(nb, Vec3::Zero());
 
+  // a rolling wheel's rows are solved with the dense solver only (the others order rows by joints)
+  if (!model.rolling.empty() && !opt_.dense)
+    throw UnsupportedModel(fmt::format("{}: rolling constraints need solver=lu", info_.name));
   // the model must give a unique, computable set of multipliers at the initial state
   acc_.init(model, opt_.solver, opt_.terms);
   const ConstraintSystem& cs = acc_.system();
@@ -352,7 +355,8 @@ MethodInfo Lagrange::describe() {
     i.options.push_back(oi);
   }
   i.orders = {kFamilyOrder};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors |
+               kRolling;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   i.gate_time_joints = {63};  // the dense solve LM4, LMBS4, LMV4 and LMVD4 compose
@@ -384,7 +388,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers |
-               (name == "baraff" ? 0u : kLoops | kMotors);
+               (name == "baraff" ? 0u : kLoops | kMotors | kRolling);
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;
   if (name == "baraff") i.gate_time_joints = {255};  // the family's O(n) factorization

@@ -35,7 +35,7 @@ MethodInfo Ref::describe() {
                                    "internal steps (taken and rejected) of a run at most; past them the run fails, naming the step "
                                    "size reached (a stiff model); 0: no budget",
                                    0, 1e15)};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kSingularInertia | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kSingularInertia | kJointDampers | kMotors | kRolling;
   i.reference = true;
   i.fixed_step = false;
   return i;
@@ -54,7 +54,7 @@ const MethodInfo& Ref::info() const {
 void Ref::do_init(const Model& model, const State& state) {
   loops_.reset();
   steps_taken_ = 0;
-  if (model_features(model) & (kLoops | kForces)) {
+  if (model_features(model) & (kLoops | kForces | kRolling)) {
     if (!model.motors.empty())
       throw UnsupportedModel("ref: motors are prescribed motion in reduced coordinates, which take no closed loops or force elements");
     if (model_features(model) & kMasslessFrames)

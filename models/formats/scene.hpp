@@ -10,6 +10,7 @@
 //   [[torque]] body, torque (world, N m), t_begin, t_end
 //   [[force]], [[spring]], [[motor]], [[actuator]], [[material]], [[material_pair]], [[shape]],
 //   [[exact]] body, acceleration; [[named_frame]] name, body, position?, orientation?
+//   [[rolling]] name?, body, axle, radius, point?, normal
 // Every problem is an InputError naming the file, the line and the field.
 #pragma once
 #include <string>

@@ -103,6 +103,7 @@ const std::vector<std::string> kMotorKeys = {"name", "joint", "mode", "target", 
 const std::vector<std::string> kActuatorKeys = {"name", "joint", "kind", "gear", "kp", "kv", "gain", "bias", "ctrlrange", "forcerange", "offset"};
 const std::vector<std::string> kExactKeys = {"body", "acceleration"};
 const std::vector<std::string> kNamedFrameKeys = {"name", "body", "position", "orientation"};
+const std::vector<std::string> kRollingKeys = {"name", "body", "axle", "radius", "point", "normal"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation", "damping", "lower", "upper"};
@@ -615,6 +616,21 @@ void SceneBuilder::named_frame(const toml::table& t) {
   f.position = vec3(r, "position", Vec3::Zero());
   f.orientation = r.has("orientation") ? quat(r, "orientation") : Quat::Identity();
   m.info.frames.push_back(std::move(f));
+}
+
+void SceneBuilder::rolling(const toml::table& t) {
+  const size_t i = m.rolling.size();
+  TableReader r(t, file, fmt::format("rolling[{}]", i), kRollingKeys);
+  Rolling w;
+  w.name = r.str("name", fmt::format("rolling{}", i + 1));
+  const std::string body = r.str("body");
+  w.body = find_body(body);
+  if (w.body < 0) r.fail("body", fmt::format("no body named '{}'", body));
+  w.axle = vec3(r, "axle");
+  w.radius = r.positive("radius");
+  w.point = vec3(r, "point", Vec3::Zero());
+  w.normal = vec3(r, "normal");
+  m.rolling.push_back(std::move(w));
 }
 
 Model SceneBuilder::finish() {

@@ -76,6 +76,9 @@ class SceneBuilder {
   // or the world (NamedFrame)
   void exact(const toml::table& t);
   void named_frame(const toml::table& t);
+  // [[rolling]]: a wheel rolling without slipping on a plane (models/model.hpp Rolling): name?, body,
+  // axle (body frame), radius, point? (a point of the plane, world), normal (unit, world)
+  void rolling(const toml::table& t);
 
   Model finish();
 

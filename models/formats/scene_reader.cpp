@@ -24,7 +24,7 @@ namespace mb {
 
 namespace {
 
-const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor", "actuator",
+const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor", "actuator", "rolling",
                                         "exact", "named_frame"};
 
 // The parts path: the model, or nothing when the file must be parsed whole. A part goes through the
@@ -48,7 +48,7 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator", "exact", "named_frame"})
+  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator", "exact", "named_frame", "rolling"})
     if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
@@ -142,6 +142,7 @@ Model parse_scene(std::string_view text, const std::string& file, SceneParse how
   for (const toml::table* t : top.tables("actuator")) b.actuator(*t);
   for (const toml::table* t : top.tables("exact")) b.exact(*t);
   for (const toml::table* t : top.tables("named_frame")) b.named_frame(*t);
+  for (const toml::table* t : top.tables("rolling")) b.rolling(*t);
   return b.finish();
 }
 

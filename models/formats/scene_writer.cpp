@@ -155,6 +155,9 @@ std::string scene_to_toml(const Model& m) {
     o += fmt::format("\n[[spring]]\nname = {}\na = {}\nb = {}\nanchor_a = {}\nanchor_b = {}\nstiffness = {}\nrest_length = {}\ndamping = {}\n",
                      str(sp.name), str(body_name(m, sp.a)), str(body_name(m, sp.b)), vec(sp.anchor_a), vec(sp.anchor_b),
                      num(sp.stiffness), num(sp.rest_length), num(sp.damping));
+  for (const Rolling& r : m.rolling)
+    o += fmt::format("\n[[rolling]]\nname = {}\nbody = {}\naxle = {}\nradius = {}\npoint = {}\nnormal = {}\n", str(r.name),
+                     str(m.bodies[static_cast<size_t>(r.body)].name), vec(r.axle), num(r.radius), vec(r.point), vec(r.normal));
   for (const Motor& mo : m.motors) {
     const MotorTarget& tg = mo.target;
     o += fmt::format("\n[[motor]]\nname = {}\njoint = {}\nmode = \"{}\"\ntarget = \"{}\"\n", str(mo.name),
