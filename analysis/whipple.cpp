@@ -70,13 +70,14 @@ double capsize_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo,
 
 Eigen::Matrix4d bicycle_linearization(const BicycleParams& p, double v, double eps) {
   const Model m = make_bicycle(p, v, 0, 0, "bicycle");
-  MaximalSystem sys = MaximalSystem::extract(m);
-  sys.set_loads(m, 0, 1);
+  const MaximalSystem sys = MaximalSystem::extract(m);
+  MaximalData data(sys);
+  sys.set_loads(data, m, 0, 1);
   std::vector<double> x, dx;
   auto rates = [&](const Eigen::Vector4d& z) {
     const State s = bicycle_state(p, {z[0], z[1], z[2], z[3]}, v);
     sys.read(s, x);
-    sys.derivative(x, dx);
+    sys.derivative(data, x, dx);
     State acc;
     sys.write(dx, acc);  // the velocity slots of dx hold the accelerations
     const BicycleCoordinates c = bicycle_coordinates(p, s);
