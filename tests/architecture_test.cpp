@@ -6,7 +6,8 @@
 //   - the same inside every folder: its rooms (subfolders, and its own files as the room ".")
 //     include each other without a cycle, and in methods/ and models/ only the rooms before them
 //     in the order below;
-//   - a model is built from its spec (load_model) only where a case set's models are built.
+//   - a model is built from its spec (load_model) only where a case set's models are built;
+//   - no source file outside tests/ is longer than kMaxLines: a longer one holds more than one concept.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -201,6 +202,30 @@ std::vector<std::string> calls_outside(const fs::path& root, const std::vector<s
   return out;
 }
 
+// The most lines a source file outside tests/ has.
+constexpr long kMaxLines = 700;
+
+// The C++ files (.cpp, .hpp) below `root`, outside `skip` (top-level folders) and hidden folders,
+// longer than `max` lines, each a message naming the file and its length.
+std::vector<std::string> long_sources(const fs::path& root, long max, const std::set<std::string>& skip) {
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path rel = it->path().lexically_relative(root);
+    const std::string top = rel.begin()->string();
+    if (it->is_directory() && (skip.count(top) || top.rfind('.', 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || (it->path().extension() != ".cpp" && it->path().extension() != ".hpp")) continue;
+    std::ifstream in(it->path());
+    long lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    if (lines > max) out.push_back(rel.generic_string() + " has " + std::to_string(lines) + " lines");
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // Where a model is built from its spec: models/ (the loader), sim/ and experiments/ (which build
 // each spec of a case set once and share it), runners/ (the command line's own model); every
 // other stage takes the built model.
@@ -311,4 +336,29 @@ TEST_CASE("architecture: the room check names the file and the include of an upw
   CHECK(has("m/high/y.hpp includes m/high/deep/x.hpp: a cycle between the rooms . and deep of m/high/"));
   CHECK(has("m/new is a room of m/ missing from its order (kRooms)"));
   CHECK(v.size() == 9);
+}
+
+TEST_CASE("architecture: no source file outside tests/ is over 700 lines", "[architecture]") {
+  const std::vector<std::string> v = long_sources(kRoot, kMaxLines, {"tests", "build"});
+  for (const auto& m : v) UNSCOPED_INFO(m);
+  CHECK(v.empty());
+}
+
+TEST_CASE("architecture: the length check names the long file outside the skipped folders", "[architecture]") {
+  const fs::path root = fs::temp_directory_path() / ("mbbench_lines_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write = [&](const std::string& path, long lines) {
+    fs::create_directories((root / path).parent_path());
+    std::ofstream out(root / path);
+    for (long i = 0; i < lines; ++i) out << "int x" << i << ";\n";
+  };
+  write("a/deep/long.cpp", 4);
+  write("a/short.hpp", 3);
+  write("a/notes.md", 9);
+  write("tests/long_test.cpp", 9);
+  write(".hidden/long.cpp", 9);
+  const std::vector<std::string> v = long_sources(root, 3, {"tests"});
+  fs::remove_all(root);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0] == "a/deep/long.cpp has 4 lines");
 }
