@@ -4,8 +4,8 @@
 //     metric registry's constants (metrics/registry.hpp) or asks it;
 //   - one direction of dependency: a stage includes only the stages before it;
 //   - the same inside every folder: its rooms (subfolders, and its own files as the room ".")
-//     include each other without a cycle, and in methods/ and models/ only the rooms before them
-//     in the order below;
+//     include each other without a cycle, and only the rooms before them in the folder's order
+//     below; a folder with rooms has an order (today methods/ and models/);
 //   - a model is built from its spec (load_model) only where a case set's models are built;
 //   - no source file outside tests/ is longer than kMaxLines: a longer one holds more than one concept.
 #include <catch2/catch.hpp>
@@ -105,8 +105,9 @@ struct Include {
 };
 
 // The violations inside every folder below `root`'s `stages` (each a message naming the file and
-// the include): an include between two rooms of a folder that closes a cycle of its rooms, and, in
-// a folder of `orders`, an include of a later room or a room missing from the order.
+// the include): an include between two rooms of a folder that closes a cycle of its rooms, a
+// folder with rooms but no order in `orders`, and, in a folder of `orders`, an include of a later
+// room or a room missing from the order.
 std::vector<std::string> room_violations(const fs::path& root, const std::vector<std::string>& stages,
                                          const std::map<std::string, std::vector<std::string>>& orders) {
   // every file of the stages with its includes of files inside the stages
@@ -164,9 +165,16 @@ std::vector<std::string> room_violations(const fs::path& root, const std::vector
         for (const auto& i : incs)
           out.push_back(i.file + " includes " + i.header + ": a cycle between the rooms " + e.first + " and " + e.second +
                         " of " + folder + "/");
-    // the order, where one is given
+    // the order: every folder with a room besides its own files has one
     const auto order = orders.find(folder);
-    if (order == orders.end()) continue;
+    if (order == orders.end()) {
+      for (const auto& r : rooms)
+        if (r != "." && fs::is_directory(root / folder / r)) {
+          out.push_back(folder + "/ has rooms (" + r + "/) but no order (kRooms)");
+          break;
+        }
+      continue;
+    }
     std::map<std::string, size_t> rank;
     for (size_t i = 0; i < order->second.size(); ++i) rank[order->second[i]] = i;
     for (const auto& r : rooms)
@@ -335,7 +343,8 @@ TEST_CASE("architecture: the room check names the file and the include of an upw
   CHECK(has("m/high/high.hpp includes m/low/low.hpp: a cycle between the rooms high and low of m/"));
   CHECK(has("m/high/y.hpp includes m/high/deep/x.hpp: a cycle between the rooms . and deep of m/high/"));
   CHECK(has("m/new is a room of m/ missing from its order (kRooms)"));
-  CHECK(v.size() == 9);
+  CHECK(has("m/high/ has rooms (deep/) but no order (kRooms)"));
+  CHECK(v.size() == 10);
 }
 
 TEST_CASE("architecture: no source file outside tests/ is over 700 lines", "[architecture]") {
