@@ -2,6 +2,8 @@
 //   - no method name in C++ outside methods/ and tests/: every stage asks the registry;
 //   - no metric name as a string literal outside metrics/ and tests/: every stage uses the
 //     metric registry's constants (metrics/registry.hpp) or asks it;
+//   - no benchmark-counter name as a string literal outside records/ and tests/: every stage uses
+//     the counter table's constants (records/counters.hpp);
 //   - one direction of dependency: a stage includes only the stages before it;
 //   - the same inside every folder: its rooms (subfolders, and its own files as the room ".")
 //     include each other without a cycle, and only the rooms before them in the folder's order
@@ -22,6 +24,7 @@
 
 #include "methods/method.hpp"
 #include "metrics/registry.hpp"
+#include "records/counters.hpp"
 
 namespace fs = std::filesystem;
 
@@ -234,6 +237,33 @@ std::vector<std::string> long_sources(const fs::path& root, long max, const std:
   return out;
 }
 
+// The counter-name literals outside `home`: a literal that is a counter's name, or, for a name the
+// table marks as also naming something else (CounterInfo::elsewhere), a literal that stands for
+// the counter: a map of counters indexed by it or asked for it.
+long counter_literals_outside(const std::string& home) {
+  long count = 0;
+  for (const auto& stage : kStages) {
+    if (stage == home) continue;
+    for (const auto& f : sources(stage)) {
+      const std::string code = code_of(f);
+      for (const auto& c : mb::counter_catalog()) {
+        const std::string lit = "\"" + c.name + "\"";
+        bool found = false;
+        if (c.elsewhere.empty())
+          found = code.find(lit) != std::string::npos;
+        else
+          for (const char* use : {"counters[", "counters.find(", "counters.at(", "counters.count(", "counters.contains("})
+            found = found || code.find(use + lit) != std::string::npos;
+        if (found) {
+          UNSCOPED_INFO(f.lexically_relative(kRoot).string() << " names the counter " << c.name);
+          ++count;
+        }
+      }
+    }
+  }
+  return count;
+}
+
 // Where a model is built from its spec: models/ (the loader), sim/ and experiments/ (which build
 // each spec of a case set once and share it), runners/ (the command line's own model); every
 // other stage takes the built model.
@@ -280,6 +310,12 @@ TEST_CASE("architecture: no metric-name literal in C++ outside metrics/ and test
   REQUIRE(names.size() >= 20);
   // (mb::metric::NAME instead)
   CHECK(literals_outside("metrics", names, false, "metric") == 0);
+}
+
+TEST_CASE("architecture: no counter-name literal in C++ outside records/ and tests/", "[architecture]") {
+  REQUIRE(mb::counter_catalog().size() >= 10);
+  // (mb::counter::NAME instead)
+  CHECK(counter_literals_outside("records") == 0);
 }
 
 TEST_CASE("architecture: each stage includes only itself and the stages before it", "[architecture]") {
