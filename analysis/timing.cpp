@@ -20,6 +20,7 @@
 #include "core/io.hpp"
 #include "core/toml_reader.hpp"
 #include "methods/method.hpp"
+#include "records/counters.hpp"
 
 namespace mb {
 
@@ -219,10 +220,10 @@ void compare_with_paper(TimingData& d, const Paper& p) {
     if (ours) {
       if (t.quantity == "step") {
         c.ours_ms = ours->median_ms;
-      } else if (t.quantity == "factorisation" && ours->phases_ms.count("factor_ms")) {
-        c.ours_ms = ours->phases_ms.at("factor_ms");
-      } else if (t.quantity.rfind("solve", 0) == 0 && ours->phases_ms.count("solve_ms")) {
-        c.ours_ms = ours->phases_ms.at("solve_ms");
+      } else if (t.quantity == "factorisation" && ours->counters.count(counter::factor_ms)) {
+        c.ours_ms = ours->counters.at(counter::factor_ms);
+      } else if (t.quantity.rfind("solve", 0) == 0 && ours->counters.count(counter::solve_ms)) {
+        c.ours_ms = ours->counters.at(counter::solve_ms);
         c.ours_differs = true;  // ours: every iteration of a step
       }
     }
@@ -290,7 +291,7 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
   d.context = bench.value("context", json::object());
   struct Acc {
     std::vector<double> t;
-    std::map<std::string, std::vector<double>> phases;
+    std::map<std::string, std::vector<double>> counters;  // by counter name (records/counters.hpp)
     std::string error;
   };
   std::map<std::pair<std::string, int>, Acc> acc;
@@ -306,8 +307,6 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
       a = b + 1;
     }
   }
-  const std::vector<std::string> phase_keys = {"assembly_ms", "factor_ms", "solve_ms", "integration_ms", "pos_sweeps", "vel_sweeps",
-                                               "rows", "nnz_a", "nnz_l"};
   for (const auto& b : bench.value("benchmarks", json::array())) {
     if (b.value("run_type", "iteration") != "iteration") continue;
     std::string name = b.value("run_name", b.value("name", ""));
@@ -335,8 +334,8 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
       continue;
     }
     a.t.push_back(to_ms(b.value("real_time", 0.0), b.value("time_unit", "ns")));
-    for (const auto& p : phase_keys)
-      if (b.contains(p)) a.phases[p].push_back(b[p].get<double>());
+    for (const CounterInfo& c : counter_catalog())
+      if (b.contains(c.name)) a.counters[c.name].push_back(b[c.name].get<double>());
   }
   for (const auto& spec : order) {
     TimingSeries s;
@@ -363,7 +362,7 @@ TimingData analyse_timing(const json& bench, const std::string& reference, const
         p.median_ms = median(a.t);
         p.min_ms = *std::min_element(a.t.begin(), a.t.end());
         p.max_ms = *std::max_element(a.t.begin(), a.t.end());
-        for (const auto& [ph, v] : a.phases) p.phases_ms[ph] = median(v);
+        for (const auto& [name, v] : a.counters) p.counters[name] = median(v);
         n.push_back(p.joints);
         t.push_back(p.median_ms);
       }

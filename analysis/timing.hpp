@@ -38,7 +38,7 @@ struct TimingPoint {
   int joints = 0;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int repetitions = 0;
-  std::map<std::string, double> phases_ms;  // median over repetitions of assembly_ms, factor_ms, ...
+  std::map<std::string, double> counters;  // median over repetitions of each benchmark counter (records/counters.hpp)
   std::string error;                        // a benchmark that stopped with an error
   std::optional<double> ratio;              // median / the reference's median at this size (same run)
 };

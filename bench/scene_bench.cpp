@@ -12,6 +12,7 @@
 
 #include "models/catalog.hpp"
 #include "models/formats/scene.hpp"
+#include "records/counters.hpp"
 
 namespace {
 
@@ -31,9 +32,9 @@ void load(benchmark::State& st, mb::SceneParse how) {
     mb::Model m = mb::parse_scene(text, "chain.toml", how);
     benchmark::DoNotOptimize(m.bodies.data());
   }
-  st.counters["bodies"] = static_cast<double>(p.n);
-  st.counters["file_MiB"] = static_cast<double>(text.size()) / (1024.0 * 1024.0);
-  st.counters["peak_MiB"] = peak_mib();
+  st.counters[mb::counter::bodies] = static_cast<double>(p.n);
+  st.counters[mb::counter::file_MiB] = static_cast<double>(text.size()) / (1024.0 * 1024.0);
+  st.counters[mb::counter::peak_MiB] = peak_mib();
   st.SetComplexityN(p.n);
 }
 void load_scene(benchmark::State& st) { load(st, mb::SceneParse::lines); }
@@ -47,7 +48,7 @@ void build_chain(benchmark::State& st) {
     mb::check_model(m, "chain");  // as build_model does
     benchmark::DoNotOptimize(m.bodies.data());
   }
-  st.counters["bodies"] = static_cast<double>(p.n);
+  st.counters[mb::counter::bodies] = static_cast<double>(p.n);
   st.SetComplexityN(p.n);
 }
 

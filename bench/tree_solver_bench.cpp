@@ -7,6 +7,7 @@
 #include "methods/constraints/constraint_system.hpp"
 #include "methods/solvers/tree_solver.hpp"
 #include "models/catalog.hpp"
+#include "records/counters.hpp"
 
 namespace {
 
@@ -41,7 +42,7 @@ void BM_TreeSolverChain(benchmark::State& st) {
     benchmark::ClobberMemory();
   }
   st.SetComplexityN(n);
-  st.counters["rows"] = cs.rows();
+  st.counters[mb::counter::rows] = cs.rows();
 }
 
 // chains of 2^k - 1 rods, k = 5..14

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "records/counters.hpp"
 #include "records/fields.hpp"
 
 namespace mb {
@@ -65,7 +66,7 @@ template <class S, class T, class U>
 struct SummaryField : Field<S, T> {
   U StepStats::*step = nullptr;  // none: not fed by the steps
   Merge merge = Merge::Sum;
-  const char* counter = nullptr;  // the benchmark counter (bench/step_benchmark.hpp) that shows it, if any
+  const char* counter = nullptr;  // the benchmark counter (records/counters.hpp) that shows it, if any
 };
 template <class S, class T, class U>
 constexpr SummaryField<S, T, U> summary_field(const char* key, T S::*member, U StepStats::*step, Merge merge,
@@ -102,8 +103,8 @@ struct StatsSummary {
     v(summary_field("internal_steps", &S::internal_steps, &StepStats::internal_steps, M::Sum));
     v(summary_field("rejected_steps", &S::rejected_steps, &StepStats::rejected_steps, M::Sum));
     v(summary_field("pos_iterations_max", &S::pos_iterations_max, &StepStats::pos_iterations, M::Max, P::IfSet));
-    v(summary_field("nnz_a_max", &S::nnz_a_max, &StepStats::nnz_a, M::Max, P::IfSet, nullptr, "nnz_a"));
-    v(summary_field("nnz_l_max", &S::nnz_l_max, &StepStats::nnz_l, M::Max, P::IfSet, "nnz_a_max", "nnz_l"));
+    v(summary_field("nnz_a_max", &S::nnz_a_max, &StepStats::nnz_a, M::Max, P::IfSet, nullptr, counter::nnz_a));
+    v(summary_field("nnz_l_max", &S::nnz_l_max, &StepStats::nnz_l, M::Max, P::IfSet, "nnz_a_max", counter::nnz_l));
     v(summary_field("rcond_min", &S::rcond_min, &StepStats::rcond, M::MinPositive, P::IfSet, "nnz_a_max"));
     v(summary_field("condition_max", &S::condition_max, &StepStats::condition, M::Max, P::IfSet));
     v(summary_field("contacts_max", &S::contacts_max, &StepStats::contacts, M::Max, P::IfSet));

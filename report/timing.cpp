@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/io.hpp"
+#include "records/counters.hpp"
 #include "report/report.hpp"
 
 namespace mb {
@@ -25,9 +26,10 @@ std::string opt(const std::optional<double>& x, std::string (*f)(double), const 
 std::string ratio_text(double x) { return sig3(x); }
 std::string times_text(double x) { return sig3(x) + "x"; }
 
-std::string phase(const TimingPoint& p, const char* k) {
-  auto it = p.phases_ms.find(k);
-  return it == p.phases_ms.end() ? std::string("n/a") : sig3(it->second);
+// a counter's median at a point (3 digits), or n/a
+std::string counter_cell(const TimingPoint& p, const char* name) {
+  auto it = p.counters.find(name);
+  return it == p.counters.end() ? std::string("n/a") : sig3(it->second);
 }
 
 std::string claim_text(const ClaimCheck& c, double h_ms) {
@@ -192,9 +194,9 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
         continue;
       }
       all.rows.push_back({s.spec, std::to_string(p.joints), sig3(p.median_ms), fmt::format("{}..{}", sig3(p.min_ms), sig3(p.max_ms)),
-                          opt(p.ratio, ratio_text, "not measured"), phase(p, "assembly_ms"), phase(p, "factor_ms"),
-                          phase(p, "solve_ms"), phase(p, "integration_ms"),
-                          fmt::format("{}/{}", phase(p, "pos_sweeps"), phase(p, "vel_sweeps"))});
+                          opt(p.ratio, ratio_text, "not measured"), counter_cell(p, counter::assembly_ms),
+                          counter_cell(p, counter::factor_ms), counter_cell(p, counter::solve_ms), counter_cell(p, counter::integration_ms),
+                          fmt::format("{}/{}", counter_cell(p, counter::pos_sweeps), counter_cell(p, counter::vel_sweeps))});
     }
   out.push_back(std::move(all));
 
@@ -208,8 +210,8 @@ std::vector<TextTable> timing_tables(const TimingData& d) {
   st.header = {"method", "size", "rows nC", "off-diagonal (half of A)", "nnz L", "fill-in portion"};
   for (const auto& s : d.series)
     for (const auto& p : s.points) {
-      auto a = p.phases_ms.find("nnz_a"), l = p.phases_ms.find("nnz_l"), r = p.phases_ms.find("rows");
-      if (a == p.phases_ms.end() || l == p.phases_ms.end() || r == p.phases_ms.end() || !(l->second > 0)) continue;
+      auto a = p.counters.find(counter::nnz_a), l = p.counters.find(counter::nnz_l), r = p.counters.find(counter::rows);
+      if (a == p.counters.end() || l == p.counters.end() || r == p.counters.end() || !(l->second > 0)) continue;
       st.rows.push_back({s.spec, std::to_string(p.joints), fmt::format("{:.0f}", r->second), fmt::format("{:.0f}", a->second - r->second),
                          fmt::format("{:.0f}", l->second), fmt::format("{:.3f}", (l->second - a->second) / l->second)});
     }

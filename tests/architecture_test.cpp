@@ -2,11 +2,14 @@
 //   - no method name in C++ outside methods/ and tests/: every stage asks the registry;
 //   - no metric name as a string literal outside metrics/ and tests/: every stage uses the
 //     metric registry's constants (metrics/registry.hpp) or asks it;
+//   - no benchmark-counter name as a string literal outside records/ and tests/: every stage uses
+//     the counter table's constants (records/counters.hpp);
 //   - one direction of dependency: a stage includes only the stages before it;
 //   - the same inside every folder: its rooms (subfolders, and its own files as the room ".")
-//     include each other without a cycle, and in methods/ and models/ only the rooms before them
-//     in the order below;
-//   - a model is built from its spec (load_model) only where a case set's models are built.
+//     include each other without a cycle, and only the rooms before them in the folder's order
+//     below; a folder with rooms has an order (today methods/ and models/);
+//   - a model is built from its spec (load_model) only where a case set's models are built;
+//   - no source file outside tests/ is longer than kMaxLines: a longer one holds more than one concept.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 
 #include "methods/method.hpp"
 #include "metrics/registry.hpp"
+#include "records/counters.hpp"
 
 namespace fs = std::filesystem;
 
@@ -104,8 +108,9 @@ struct Include {
 };
 
 // The violations inside every folder below `root`'s `stages` (each a message naming the file and
-// the include): an include between two rooms of a folder that closes a cycle of its rooms, and, in
-// a folder of `orders`, an include of a later room or a room missing from the order.
+// the include): an include between two rooms of a folder that closes a cycle of its rooms, a
+// folder with rooms but no order in `orders`, and, in a folder of `orders`, an include of a later
+// room or a room missing from the order.
 std::vector<std::string> room_violations(const fs::path& root, const std::vector<std::string>& stages,
                                          const std::map<std::string, std::vector<std::string>>& orders) {
   // every file of the stages with its includes of files inside the stages
@@ -163,9 +168,16 @@ std::vector<std::string> room_violations(const fs::path& root, const std::vector
         for (const auto& i : incs)
           out.push_back(i.file + " includes " + i.header + ": a cycle between the rooms " + e.first + " and " + e.second +
                         " of " + folder + "/");
-    // the order, where one is given
+    // the order: every folder with a room besides its own files has one
     const auto order = orders.find(folder);
-    if (order == orders.end()) continue;
+    if (order == orders.end()) {
+      for (const auto& r : rooms)
+        if (r != "." && fs::is_directory(root / folder / r)) {
+          out.push_back(folder + "/ has rooms (" + r + "/) but no order (kRooms)");
+          break;
+        }
+      continue;
+    }
     std::map<std::string, size_t> rank;
     for (size_t i = 0; i < order->second.size(); ++i) rank[order->second[i]] = i;
     for (const auto& r : rooms)
@@ -199,6 +211,57 @@ std::vector<std::string> calls_outside(const fs::path& root, const std::vector<s
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// The most lines a source file outside tests/ has.
+constexpr long kMaxLines = 700;
+
+// The C++ files (.cpp, .hpp) below `root`, outside `skip` (top-level folders) and hidden folders,
+// longer than `max` lines, each a message naming the file and its length.
+std::vector<std::string> long_sources(const fs::path& root, long max, const std::set<std::string>& skip) {
+  std::vector<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path rel = it->path().lexically_relative(root);
+    const std::string top = rel.begin()->string();
+    if (it->is_directory() && (skip.count(top) || top.rfind('.', 0) == 0)) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || (it->path().extension() != ".cpp" && it->path().extension() != ".hpp")) continue;
+    std::ifstream in(it->path());
+    long lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    if (lines > max) out.push_back(rel.generic_string() + " has " + std::to_string(lines) + " lines");
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The counter-name literals outside `home`: a literal that is a counter's name, or, for a name the
+// table marks as also naming something else (CounterInfo::elsewhere), a literal that stands for
+// the counter: a map of counters indexed by it or asked for it.
+long counter_literals_outside(const std::string& home) {
+  long count = 0;
+  for (const auto& stage : kStages) {
+    if (stage == home) continue;
+    for (const auto& f : sources(stage)) {
+      const std::string code = code_of(f);
+      for (const auto& c : mb::counter_catalog()) {
+        const std::string lit = "\"" + c.name + "\"";
+        bool found = false;
+        if (c.elsewhere.empty())
+          found = code.find(lit) != std::string::npos;
+        else
+          for (const char* use : {"counters[", "counters.find(", "counters.at(", "counters.count(", "counters.contains("})
+            found = found || code.find(use + lit) != std::string::npos;
+        if (found) {
+          UNSCOPED_INFO(f.lexically_relative(kRoot).string() << " names the counter " << c.name);
+          ++count;
+        }
+      }
+    }
+  }
+  return count;
 }
 
 // Where a model is built from its spec: models/ (the loader), sim/ and experiments/ (which build
@@ -247,6 +310,12 @@ TEST_CASE("architecture: no metric-name literal in C++ outside metrics/ and test
   REQUIRE(names.size() >= 20);
   // (mb::metric::NAME instead)
   CHECK(literals_outside("metrics", names, false, "metric") == 0);
+}
+
+TEST_CASE("architecture: no counter-name literal in C++ outside records/ and tests/", "[architecture]") {
+  REQUIRE(mb::counter_catalog().size() >= 10);
+  // (mb::counter::NAME instead)
+  CHECK(counter_literals_outside("records") == 0);
 }
 
 TEST_CASE("architecture: each stage includes only itself and the stages before it", "[architecture]") {
@@ -310,5 +379,31 @@ TEST_CASE("architecture: the room check names the file and the include of an upw
   CHECK(has("m/high/high.hpp includes m/low/low.hpp: a cycle between the rooms high and low of m/"));
   CHECK(has("m/high/y.hpp includes m/high/deep/x.hpp: a cycle between the rooms . and deep of m/high/"));
   CHECK(has("m/new is a room of m/ missing from its order (kRooms)"));
-  CHECK(v.size() == 9);
+  CHECK(has("m/high/ has rooms (deep/) but no order (kRooms)"));
+  CHECK(v.size() == 10);
+}
+
+TEST_CASE("architecture: no source file outside tests/ is over 700 lines", "[architecture]") {
+  const std::vector<std::string> v = long_sources(kRoot, kMaxLines, {"tests", "build"});
+  for (const auto& m : v) UNSCOPED_INFO(m);
+  CHECK(v.empty());
+}
+
+TEST_CASE("architecture: the length check names the long file outside the skipped folders", "[architecture]") {
+  const fs::path root = fs::temp_directory_path() / ("mbbench_lines_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  auto write = [&](const std::string& path, long lines) {
+    fs::create_directories((root / path).parent_path());
+    std::ofstream out(root / path);
+    for (long i = 0; i < lines; ++i) out << "int x" << i << ";\n";
+  };
+  write("a/deep/long.cpp", 4);
+  write("a/short.hpp", 3);
+  write("a/notes.md", 9);
+  write("tests/long_test.cpp", 9);
+  write(".hidden/long.cpp", 9);
+  const std::vector<std::string> v = long_sources(root, 3, {"tests"});
+  fs::remove_all(root);
+  REQUIRE(v.size() == 1);
+  CHECK(v[0] == "a/deep/long.cpp has 4 lines");
 }

@@ -95,7 +95,7 @@ TEST_CASE("timing analysis: medians, spread, ratios and exact exponents from syn
   CHECK(lin.points[0].min_ms == Approx(0.9 * 0.031).epsilon(1e-12));
   CHECK(lin.points[0].max_ms == Approx(1.2 * 0.031).epsilon(1e-12));
   CHECK(lin.points[0].repetitions == 9);
-  CHECK(lin.points[0].phases_ms.at("factor_ms") == 0.5);
+  CHECK(lin.points[0].counters.at("factor_ms") == 0.5);
   REQUIRE(lin.fit);
   CHECK(lin.fit->order == Approx(p_lin).margin(1e-12));
   REQUIRE(d.series[1].fit);

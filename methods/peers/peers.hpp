@@ -1,9 +1,10 @@
 // The peer engines (docs/peers.md): each a Method that translates our Model into an external
-// engine (Debian package), steps it and writes the Cartesian State back after every step. One file
-// per engine (methods/peers/<engine>.cpp), built when CMake finds the engine's package
+// engine (Debian package), steps it and writes the Cartesian State back after every step. One
+// adapter per engine (methods/peers/<engine>.cpp, with its parts <engine>_*.cpp), built when CMake
+// finds the engine's package
 // (MBBENCH_WITH_<ENGINE>); the registry lists the ones built, `mbbench list` the others with why
 // (peers_not_built, methods/peers/translation.hpp), both from the one table cmake/peers.cmake writes.
-// The engine's headers stay in its file.
+// The engine's headers stay in its files.
 #pragma once
 #include <memory>
 

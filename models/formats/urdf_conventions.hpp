@@ -1,0 +1,35 @@
+// URDF import: the conventions of Drake's and PyBullet's URDF that liburdfdom refuses, found and
+// rewritten before liburdfdom reads the file (models/formats/urdf.cpp). Used only where
+// MBBENCH_WITH_URDF is set.
+#pragma once
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mb::urdf_import {
+
+// The conventions of Drake's and PyBullet's URDF that liburdfdom refuses, rewritten on TinyXML's DOM
+// (liburdfdom's own XML library) into what liburdfdom reads, each named in one warning line; what
+// the rewrite cannot say in URDF (a capsule, a prismatic joint without limits) is kept here for the
+// mapping. The file's numbers are checked first, with strict=on too (xml_numbers.hpp).
+struct Conventions {
+  std::string text;                                   // for liburdfdom
+  std::vector<std::string> warnings;                  // one line per convention found
+  std::set<std::pair<std::string, size_t>> capsules;  // (link, index among its <collision>s)
+  std::set<std::string> unlimited;                    // joints whose <limit> is none
+};
+
+// The file's text with the conventions rewritten, each named in a warning (strict: the text as it
+// is, liburdfdom's reading alone); InputError naming the file for a number that is not one
+// (xml_numbers.hpp), strict or not.
+Conventions normalise(const std::string& text, const std::string& path, bool strict);
+
+// items joined by sep (the warnings' lists)
+inline std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string s;
+  for (const std::string& i : items) s += (s.empty() ? "" : sep) + i;
+  return s;
+}
+
+}  // namespace mb::urdf_import
