@@ -250,4 +250,11 @@ TEST_CASE("GC4 and ref on a cardan pendulum against the multiplier method", "[me
   CHECK(gc4 <= 1e-11);
   CHECK(lagrange <= 1e-10);
   CHECK(lagrange2 / lagrange > 12);  // lagrange converges to ref at its order
+  // gc-contact (semi-implicit Euler on the same tree, no contacts) converges with order 1
+  const double c1 = mbtest::max_position_difference(mbtest::simulate(m, "gc-contact", 0.001, 1.0), ref);
+  const double c2 = mbtest::max_position_difference(mbtest::simulate(m, "gc-contact", 0.0005, 1.0), ref);
+  INFO("gc-contact at h = 0.001, 0.0005: " << c1 << ", " << c2 << " m from ref");
+  CHECK(c1 < 1e-2);
+  CHECK(std::log2(c1 / c2) > 0.9);
+  CHECK(std::log2(c1 / c2) < 1.1);
 }
