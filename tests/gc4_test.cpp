@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "methods/reduced/reduced_system.hpp"
+#include "methods/reduced/tree_kinematics.hpp"
 #include "models/catalog.hpp"
 #include "models/kinematics.hpp"
 #include "planar_chain.hpp"
@@ -190,4 +191,70 @@ TEST_CASE("GC4 and ref on a branching planar point-mass tree", "[methods][gc4]")
   const double e = mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 1.0), r);
   INFO("|GC4(h = 0.001) - ref| at 1 s = " << e);
   CHECK(e < 1e-8);
+}
+
+TEST_CASE("a tree cardan joint reads the two angles of a hinge pair", "[methods][gc4]") {
+  // the coordinates are theta_1 about the axis fixed in the parent, then theta_2 about the axis
+  // fixed in the child: q_child = R(a_p, theta_1) q0 R(a_c, theta_2), the rates along u_1 and u_2
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/cardan/pendulum.toml");
+  const mb::TreeModel t = mb::TreeModel::build(m);
+  REQUIRE(t.links() == 1);
+  CHECK(t.link[0].kind == mb::TreeJoint::Cardan);
+  REQUIRE(t.nq == 2);
+  REQUIRE(t.nv == 2);
+  mb::State s = mb::initial_state(m);
+  std::vector<double> x;
+  t.read(s, x);
+  CHECK(std::abs(x[0]) <= 1e-15);
+  CHECK(std::abs(x[1]) <= 1e-15);
+  CHECK(std::abs(x[2] - 2) <= 1e-14);
+  CHECK(std::abs(x[3] - 3) <= 1e-14);
+  const mb::Joint& J = m.joints[0];
+  const mb::Quat q0 = m.bodies[0].orientation.normalized();
+  s.bodies[0].q = mb::Quat(Eigen::AngleAxisd(0.4, J.axis_a.normalized())) * q0 * mb::Quat(Eigen::AngleAxisd(-0.7, J.axis_b.normalized()));
+  s.bodies[0].x = J.anchor_a - s.bodies[0].q * J.anchor_b;
+  t.read(s, x);
+  CHECK(std::abs(x[0] - 0.4) <= 1e-14);
+  CHECK(std::abs(x[1] + 0.7) <= 1e-14);
+  // and back: the pose the angles give is the body's
+  mb::TreeData d(t);
+  mb::State back = s;
+  mb::write_state(t, d, x, back);
+  CHECK((back.bodies[0].x - s.bodies[0].x).norm() <= 1e-14);
+  CHECK(back.bodies[0].q.angularDistance(s.bodies[0].q) <= 1e-14);
+}
+
+TEST_CASE("GC4 and ref on a cardan pendulum against the multiplier method", "[methods][gc4][order]") {
+  // a body on a cardan joint from the world, initial rates on both angles: ref conserves the
+  // energy, GC4 converges to it with order 4, and the maximal-coordinate `lagrange` (its own
+  // order 4, the joint as point + perpendicular rows) meets both
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/cardan/pendulum.toml");
+  const mb::State ref = mbtest::simulate(m, "ref", 0.001, 1.0);
+  const double e0 = mb::total_energy(m, mb::initial_state(m)), e1 = mb::total_energy(m, ref);
+  INFO("ref energy change " << e1 - e0 << " J of " << e0);
+  CHECK(std::abs(e1 - e0) <= 1e-10);
+  const mb::State s0 = mb::initial_state(m);
+  CHECK(mbtest::max_position_difference(ref, s0) > 0.1);  // it swings
+  double err[3];
+  const double hs[3] = {0.01, 0.005, 0.0025};
+  for (int k = 0; k < 3; ++k) err[k] = mbtest::max_position_difference(mbtest::simulate(m, "GC4", hs[k], 1.0), ref);
+  INFO("GC4 errors at h = 0.01, 0.005, 0.0025: " << err[0] << ", " << err[1] << ", " << err[2] << " m");
+  for (int k = 0; k < 2; ++k) {
+    CHECK(std::log2(err[k] / err[k + 1]) > 3.8);
+    CHECK(std::log2(err[k] / err[k + 1]) < 4.2);
+  }
+  const double gc4 = mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 1.0), ref);
+  const double lagrange = mbtest::max_position_difference(mbtest::simulate(m, "lagrange", 0.001, 1.0), ref);
+  const double lagrange2 = mbtest::max_position_difference(mbtest::simulate(m, "lagrange", 0.002, 1.0), ref);
+  INFO("h = 0.001: GC4 " << gc4 << " m, lagrange " << lagrange << " m (h = 0.002: " << lagrange2 << " m) from ref");
+  CHECK(gc4 <= 1e-11);
+  CHECK(lagrange <= 1e-10);
+  CHECK(lagrange2 / lagrange > 12);  // lagrange converges to ref at its order
+  // gc-contact (semi-implicit Euler on the same tree, no contacts) converges with order 1
+  const double c1 = mbtest::max_position_difference(mbtest::simulate(m, "gc-contact", 0.001, 1.0), ref);
+  const double c2 = mbtest::max_position_difference(mbtest::simulate(m, "gc-contact", 0.0005, 1.0), ref);
+  INFO("gc-contact at h = 0.001, 0.0005: " << c1 << ", " << c2 << " m from ref");
+  CHECK(c1 < 1e-2);
+  CHECK(std::log2(c1 / c2) > 0.9);
+  CHECK(std::log2(c1 / c2) < 1.1);
 }

@@ -157,6 +157,10 @@ void tree_derivative(const TreeModel& model, TreeData& data, const std::vector<d
       }
       case TreeJoint::Hinge:
       case TreeJoint::Slider: dq[L.iq] = v[L.iv]; break;
+      case TreeJoint::Cardan:
+        dq[L.iq] = v[L.iv];
+        dq[L.iq + 1] = v[L.iv + 1];
+        break;
       case TreeJoint::Fixed: break;
       case TreeJoint::Rod:
         // absolute angle: phi'' = the z component of the link's angular acceleration

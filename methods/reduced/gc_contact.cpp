@@ -158,6 +158,10 @@ void GcContact::advance_positions(double h, std::vector<double>& x) const {
       }
       case TreeJoint::Hinge:
       case TreeJoint::Slider: q[L.iq] += h * v[L.iv]; break;
+      case TreeJoint::Cardan:
+        q[L.iq] += h * v[L.iv];
+        q[L.iq + 1] += h * v[L.iv + 1];
+        break;
       default: break;
     }
   }

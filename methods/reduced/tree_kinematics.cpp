@@ -64,11 +64,17 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
       } else {
         Quat rel = F.q0;
         if (L.kind == TreeJoint::Hinge) rel = F.q0 * Quat(Eigen::AngleAxisd(q[L.iq], F.axis_c));
+        if (L.kind == TreeJoint::Cardan)
+          rel = Quat(Eigen::AngleAxisd(q[L.iq], F.axis_p)) * F.q0 * Quat(Eigen::AngleAxisd(q[L.iq + 1], F.axis_c));
         W.Q = (qp * rel).normalized();
         W.R = W.Q.toRotationMatrix();
         W.x = j - W.R * L.anchor_c;
         if (L.kind == TreeJoint::Hinge) {
           tv.S(static_cast<int>(i)).col(0) << W.R * F.axis_c, 0, 0, 0;
+        } else if (L.kind == TreeJoint::Cardan) {
+          TreeView::MapS Si = tv.S(static_cast<int>(i));
+          Si.col(0) << qp * F.axis_p, 0, 0, 0;
+          Si.col(1) << W.R * F.axis_c, 0, 0, 0;
         } else if (L.kind == TreeJoint::Slider) {
           // o: the child's joint point, s along the axis from the parent's
           const Vec3 u = W.R * F.axis_c;
@@ -109,6 +115,10 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
       const Vec6 sqd = tv.S(static_cast<int>(i)) * qd;
       W.v = tv.parent_motion(static_cast<int>(i), L.parent >= 0 ? data.work[L.parent].v : Vec6(Vec6::Zero())) + sqd;
       if (dynamics) W.c = crm(W.v, sqd);
+      if (dynamics && L.kind == TreeJoint::Cardan) {  // u_1 turns with the parent, not the child
+        const TreeView::MapS Si = tv.S(static_cast<int>(i));
+        W.c.head<3>() += (qd[0] * qd[1]) * Vec3(Si.col(0).head<3>()).cross(Vec3(Si.col(1).head<3>()));
+      }
     }
     if (!dynamics) continue;
     if (model.joint_forces) data.joint_force[i] = -F.damping * (L.nd == 1 ? qd[0] : 0.0);

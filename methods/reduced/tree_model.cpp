@@ -28,6 +28,7 @@ int joint_dofs(TreeJoint k) {
     case TreeJoint::Fixed: return 0;
     case TreeJoint::Rod: return 1;
     case TreeJoint::Swing: return 2;
+    case TreeJoint::Cardan: return 2;
   }
   return 0;
 }
@@ -41,6 +42,7 @@ int joint_coordinates(TreeJoint k) {
     case TreeJoint::Fixed: return 0;
     case TreeJoint::Rod: return 1;
     case TreeJoint::Swing: return 4;
+    case TreeJoint::Cardan: return 2;
   }
   return 0;
 }
@@ -48,7 +50,7 @@ int joint_coordinates(TreeJoint k) {
 TreeModel TreeModel::build(const Model& m, bool pair_balls) {
   auto fail = [&](const std::string& why) {
     return UnsupportedModel(fmt::format(
-        "model '{}' is neither a tree of rigid bodies with free, ball, hinge, slider and fixed joints nor a tree of point masses "
+        "model '{}' is neither a tree of rigid bodies with free, ball, hinge, slider, fixed and cardan joints nor a tree of point masses "
         "on rods: {}",
         m.info.name, why));
   };
@@ -177,6 +179,17 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
           // rel_orientation = q_a^-1 q_b
           F.q0 = child_is_a ? J.rel_orientation.normalized().conjugate() : J.rel_orientation.normalized();
           break;
+        case JointType::Cardan: {
+          L.kind = TreeJoint::Cardan;
+          if (!(axis_c.norm() > 0) || !(axis_p.norm() > 0))
+            throw fail(fmt::format("cardan '{}' has a zero axis", J.name));
+          F.axis_c = axis_c.normalized();
+          F.axis_p = axis_p.normalized();
+          F.q0 = qp.conjugate() * qc;
+          if (std::abs((qc * F.axis_c).dot(qp * F.axis_p)) > 1e-9)
+            throw fail(fmt::format("the axes of cardan '{}' are not perpendicular in the initial state", J.name));
+          break;
+        }
         case JointType::Distance:  // between point masses or to a fixed point (checked above)
           L.kind = spatial ? TreeJoint::Swing : TreeJoint::Rod;
           F.length = J.length;
@@ -186,8 +199,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
         case JointType::Orientation:
         case JointType::Axis:
         case JointType::Twist:
-        case JointType::Cardan:
-          throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, slider, fixed and free joints",
+          throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, slider, fixed, cardan and free joints",
                                  J.name, joint_type_name(J.type)));
       }
     }
@@ -376,6 +388,19 @@ void TreeModel::read(const State& s, std::vector<double>& x) const {
         const Vec3 arm = B.q * L.anchor_c, u = B.q * F.axis_c;
         q[L.iq] = (B.x + arm - pp).dot(u);
         v[L.iv] = (B.v + B.w.cross(arm) - vp).dot(u);
+        break;
+      }
+      case TreeJoint::Cardan: {
+        // theta_1 turns b = q0 a_c (the second axis at theta = 0, in the parent's frame) about a_p
+        // onto q_rel a_c; theta_2 is what remains about a_c. The rates: the relative angular
+        // velocity along the perpendicular u_1, u_2.
+        const Quat rel = qp.conjugate() * B.q;
+        const Vec3 b = F.q0 * F.axis_c, c = rel * F.axis_c;
+        q[L.iq] = std::atan2(F.axis_p.dot(b.cross(c)), b.dot(c));
+        const Quat d = F.q0.conjugate() * Quat(Eigen::AngleAxisd(-q[L.iq], F.axis_p)) * rel;
+        q[L.iq + 1] = 2 * std::atan2(d.vec().dot(F.axis_c), d.w());
+        v[L.iv] = (qp * F.axis_p).dot(B.w - wp);
+        v[L.iv + 1] = (B.q * F.axis_c).dot(B.w - wp);
         break;
       }
       case TreeJoint::Fixed: break;

@@ -15,6 +15,13 @@
 //   slider displacement s of the child's joint point from the parent's along the slider axis
 //          (fixed in both frames), the relative orientation kept at its initial value (1);
 //          velocity s' = (v_child point - v_parent point) . axis
+//   cardan a universal joint (JointType::Cardan): two angles, theta_1 about the axis fixed in the
+//          parent, then theta_2 about the axis fixed in the child, from the initial relative
+//          orientation q0: q_rel = R(a_p, theta_1) q0 R(a_c, theta_2) (2), the coordinates of
+//          MuJoCo's two hinges on one body less their initial values; velocity (theta_1', theta_2'),
+//          S = [u_1, u_2; 0, 0] (u_1 = R_parent a_p, u_2 = R_child a_c, perpendicular), whose
+//          velocity product c = v x S qd + theta_1' theta_2' (u_1 x u_2, 0) (u_1 turns with the
+//          parent, u_2 with the child)
 //   fixed  no coordinate: the child keeps its initial orientation relative to the parent (0)
 //   A hinge's or slider's damper (Joint::damping) is the joint force -damping qd: the ABA's
 //   u = Q - S^T p^A with that Q.
@@ -65,7 +72,7 @@
 
 namespace mb {
 
-enum class TreeJoint { Free, Ball, Hinge, Slider, Fixed, Rod, Swing };
+enum class TreeJoint { Free, Ball, Hinge, Slider, Fixed, Rod, Swing, Cardan };
 
 // Degrees of freedom (velocity coordinates) and position coordinates of a joint.
 int joint_dofs(TreeJoint k);
@@ -87,9 +94,10 @@ struct TreeLink {
 // The rest of a link's setup, kept apart so that the passes over a ball-joint tree stream through
 // fewer bytes.
 struct LinkSetup {
-  Vec3 axis_c = Vec3::UnitZ();   // hinge or slider axis in the child's frame (unit)
+  Vec3 axis_c = Vec3::UnitZ();   // hinge or slider axis, a cardan's second axis, in the child's frame (unit)
+  Vec3 axis_p = Vec3::UnitZ();   // a cardan's first axis in the parent's frame (the base frame if parent = -1; unit)
   double length = 0;             // rod length (rod, swing)
-  Quat q0 = Quat::Identity();    // hinge/slider/fixed: parent->child relative orientation at q = 0
+  Quat q0 = Quat::Identity();    // hinge/slider/fixed/cardan: parent->child relative orientation at q = 0
   Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
   Vec3 base_x = Vec3::Zero();
   Vec3 base_j = Vec3::Zero();      // the joint point in the world (parent = -1: fixed)
@@ -122,7 +130,7 @@ struct TreeLimit {
 
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
-  // free/ball/hinge/slider/fixed joints nor a tree of point masses on rods. pair_balls: ball
+  // free/ball/hinge/slider/fixed/cardan joints nor a tree of point masses on rods. pair_balls: ball
   // joints on one parent in pairs (two per SSE2 packet, the default) or one at a time: the same
   // bits either way where the compiler forms no fused multiply-add (the x86-64 SSE2 build of the
   // presets; tests).

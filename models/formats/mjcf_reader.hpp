@@ -114,8 +114,9 @@ struct Reader {
   // MuJoCo composes a body's joints in order, each about its axis in the frame the previous ones
   // turned: the first hinge's axis stays fixed in the parent, the last one's in the body. Two
   // hinges through one point thus keep the body's last axis perpendicular to the parent's first,
-  // which is the Cardan joint's constraint. Three hinges through one point with independent axes
-  // turn the body about that point with R = R1(q1) R2(q2) R3(q3): the same configuration space as
+  // which is the Cardan joint's constraint, and its two angles (methods/reduced/tree_model.hpp)
+  // are the hinges' coordinates. Three hinges through one point with independent axes turn the
+  // body about that point with R = R1(q1) R2(q2) R3(q3): the same configuration space as
   // a ball joint near qpos0 (the map from the angles is a local diffeomorphism wherever the turned
   // axes stay independent) and the same Lagrangian (kinetic energy of the same body motions,
   // potential of the same positions), so the same motion; the ball joint also passes the gimbal
@@ -140,10 +141,12 @@ struct Reader {
   // last frame, the parent of the body's own joint.
   int frame_chain(int i, int parent);
 
-  // Several joints on one body map as one Cardan or ball joint where they are one (every method
-  // takes those). Where some body's joints are neither, the model needs massless frames, and then
-  // every multi-joint body is MuJoCo's own chain of hinges and slides through frames (MuJoCo's
-  // coordinates; the reduced-coordinate methods take massless frames, the others refuse them).
+  // Several joints on one body map as one Cardan or ball joint where they are one (the methods
+  // take those, the reduced-coordinate ones a Cardan joint in the two hinges' angles, qpos less
+  // qpos0; one engine has no universal joint). Where some body's joints are neither, the model
+  // needs massless frames, and then every multi-joint body is MuJoCo's own chain of hinges and
+  // slides through frames (MuJoCo's coordinates; the reduced-coordinate methods take massless
+  // frames, the others refuse them).
   bool needs_frames() const;
 
   void bodies();
