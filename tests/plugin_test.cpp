@@ -3,18 +3,25 @@
 //     or malformed, a registration that throws, a file that is no shared library) is an InputError
 //     naming the file, and none of its methods is registered;
 //   - the CLI says so with exit code 2, for --plugin and MBBENCH_PLUGINS;
+//   - `gate --against OTHER` times the plugin's methods in both builds (OTHER's children load the
+//     same plugins), gates their accuracy against the baseline, and exits 2 naming a plugin file
+//     either build cannot load;
 //   - [full]: this build installed to a temporary prefix, examples/plugin built against it with
 //     find_package(mbbench), and its method run, listed, recorded and conformance-checked
 //     by the installed mbbench, which also finds its installed data; its method takes the same
 //     instructions per step (within 1 %) as the same source built in.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +42,21 @@ constexpr bool kAsan = false;
 #endif
 
 std::string test_plugin(const std::string& kind) { return std::string(MBBENCH_TEST_PLUGINS) + "/libtest_plugin_" + kind + ".so"; }
+
+// the first line of `text` that holds every one of `parts` ("" when none does)
+std::string line_with(const std::string& text, std::initializer_list<std::string> parts) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return line.find(p) != std::string::npos; })) return line;
+  return "";
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
 
 std::string refusal(const std::string& file) {
   try {
@@ -85,6 +107,62 @@ TEST_CASE("plugin: the CLI refuses a bad plugin by name with exit code 2", "[plu
   r = mbtest::run_cli("conformance");
   CHECK(r.code == 2);
   CHECK_THAT(r.output, Catch::Contains("--plugin"));
+}
+
+TEST_CASE("plugin: gate --against times the plugin's method in both builds and gates its accuracy", "[plugin][gate]") {
+  const fs::path d = mbtest::temp_dir("plugin_gate_ab");
+  const std::string plugin = MBBENCH_EXAMPLE_PLUGIN, exe = MBBENCH_EXE, baseline = (d / "gate.json").string();
+  // OTHER builds as scripts around this one: one that loads what MBBENCH_PLUGINS names, one that
+  // loads no plugin, one that is also given a file that does not exist
+  const fs::path missing = d / "gone.so";
+  auto other = [&](const std::string& name, const std::string& env) {
+    const fs::path f = d / name;
+    std::ofstream(f) << "#!/bin/sh\n" << env << "exec " << exe << " \"$@\"\n";
+    fs::permissions(f, fs::perms::owner_all);
+    return f.string();
+  };
+  const std::string same = other("same", ""), bare = other("bare", "unset MBBENCH_PLUGINS\n"),
+                    broken = other("broken", "MBBENCH_PLUGINS=\"$MBBENCH_PLUGINS:" + missing.string() + "\"; export MBBENCH_PLUGINS\n");
+  const std::string gate = exe + " gate --baseline " + baseline + " --plugin " + plugin +
+                           " --methods euler --models pendulum10 --h 0.01 --duration 1 --timing-reps 3 --quiet";
+  auto r = mbtest::run_command(gate + " --timing-joints none --update");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+
+  // euler timed by this build and by OTHER (which has it only from the plugin), its accuracy
+  // cases compared with the baseline's
+  r = mbtest::run_command(gate + " --timing-joints 15 --against " + same);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  const std::string timed = line_with(r.output, {"time A/B", "euler tree:joints=15"});
+  const std::vector<std::string> w = words(timed);  // time A/B euler tree:joints=15 OTHER ms THIS ms ...
+  REQUIRE(w.size() >= 8);
+  CHECK((std::stod(w[4]) > 0 && w[5] == "ms" && std::stod(w[6]) > 0 && w[7] == "ms"));
+  CHECK_THAT(timed, Catch::Contains(" ok (") || Catch::Contains(" faster ("));
+  CHECK_THAT(r.output, Catch::Contains("time A/B against " + same + " (1 tests)") && Catch::Contains("gate: passed"));
+
+  // a worse accuracy value of euler in the baseline's place (ED halved) is a regression named by
+  // the plugin's method; OTHER without the plugin does not have euler: not compared
+  std::ifstream in(baseline);
+  nlohmann::json b = nlohmann::json::parse(in);
+  in.close();
+  for (auto& c : b.at("cases"))
+    if (c.at("method") == "euler") c.at("metrics").at("ED") = 0.5 * c.at("metrics").at("ED").get<double>();
+  std::ofstream(baseline) << b.dump();
+  r = mbtest::run_command(gate + " --timing-joints 15 --against " + bare);
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK_THAT(line_with(r.output, {"ED", "pendulum10", "euler"}), Catch::Contains("REGRESSION"));
+  CHECK_THAT(line_with(r.output, {"time A/B", "euler tree:joints=15"}), Catch::Contains("not compared (other build: "));
+
+  // a plugin OTHER cannot load, or one this build cannot: exit 2 naming the file, before any case runs
+  r = mbtest::run_command(gate + " --timing-joints 15 --against " + broken);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("cannot load the plugins") && Catch::Contains(missing.string()) && Catch::Contains("no such file"));
+  r = mbtest::run_command(exe + " gate --baseline " + baseline + " --plugin " + missing.string() + " --against " + same);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains(missing.string()) && Catch::Contains("no such file"));
+  fs::remove_all(d);
 }
 
 TEST_CASE("plugin: the example builds against the installed mbbench and runs as a plugin", "[plugin][full]") {
