@@ -7,9 +7,11 @@
 //     same plugins), gates their accuracy against the baseline, and exits 2 naming a plugin file
 //     either build cannot load;
 //   - [full]: this build installed to a temporary prefix, examples/plugin built against it with
-//     find_package(mbbench), and its method run, listed, recorded and conformance-checked
-//     by the installed mbbench, which also finds its installed data; its method takes the same
-//     instructions per step (within 1 %) as the same source built in.
+//     find_package(mbbench) (mbbench::headers: no code of the library in the plugin), and its
+//     method run, listed, recorded and conformance-checked by the installed mbbench, which also
+//     finds its installed data; its method takes the same instructions per step (within 1 %) as
+//     the same source built in; examples/program linked with mbbench::mbbench runs pendulum10
+//     and its metrics are those `mbbench run` records.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
@@ -173,8 +176,9 @@ TEST_CASE("plugin: the example builds against the installed mbbench and runs as 
   auto r = mbtest::run_command(cmake + " --install " + MBBENCH_BUILD_DIR + " --prefix " + prefix.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
-  for (const char* f : {"bin/mbbench", "include/mbbench/methods/plugin.hpp", "include/mbbench/methods/reduced/aba.hpp",
-                        "lib/cmake/mbbench/mbbenchConfig.cmake", "share/mbbench/results/experiments/schmitt2005.toml",
+  for (const char* f : {"bin/mbbench", "lib/libmbbench.a", "include/mbbench/methods/plugin.hpp", "include/mbbench/methods/reduced/aba.hpp",
+                        "include/mbbench/sim/run_case.hpp", "lib/cmake/mbbench/mbbenchConfig.cmake",
+                        "lib/cmake/mbbench/mbbenchLibraries.cmake", "share/mbbench/results/experiments/schmitt2005.toml",
                         "share/mbbench/results/paper/schmitt2005.toml", "share/mbbench/results/baselines/gate.json"}) {
     INFO(f);
     CHECK(fs::exists(prefix / f));
@@ -186,6 +190,34 @@ TEST_CASE("plugin: the example builds against the installed mbbench and runs as 
   REQUIRE(r.code == 0);
   const std::string plugin = fs::canonical(build / "libeuler_plugin.so").string();
   const std::string exe = (prefix / "bin" / "mbbench").string();
+  // mbbench::headers links no library: the plugin defines none of the library's functions
+  r = mbtest::run_command("nm -DC --defined-only " + plugin);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("mbbench_plugin") && !Catch::Contains("mb::make_method") && !Catch::Contains("mb::register_method"));
+
+  // a program linking mbbench::mbbench (libmbbench.a) runs pendulum10 with GC4 itself: the
+  // library's run_case gives the metrics `mbbench run` records, bit for bit
+  const fs::path program_source = fs::path(MBBENCH_TEST_DATA) / ".." / ".." / "examples" / "program", program = d / "program";
+  r = mbtest::run_command(cmake + " -S " + program_source.string() + " -B " + program.string() + " -G Ninja -DCMAKE_PREFIX_PATH=" +
+                          prefix.string() + " -DCMAKE_CXX_COMPILER=" + MBBENCH_CXX + " -DCMAKE_BUILD_TYPE=" + MBBENCH_BUILD_TYPE +
+                          " && " + cmake + " --build " + program.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  r = mbtest::run_command("cd " + d.string() + " && " + (program / "run_model").string() + " pendulum10 GC4");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("status: ok") && Catch::Contains("by hand: last body at ("));
+  const fs::path cli_record = d / "cli.json";
+  const auto c = mbtest::run_command(exe + " run pendulum10 GC4 --h 0.01 --duration 2 --quiet --out " + cli_record.string());
+  REQUIRE(c.code == 0);
+  {
+    std::ifstream in(cli_record);
+    const auto j = nlohmann::json::parse(in);
+    for (const char* m : {"ED", "EID", "CD_pos_mean"}) {
+      INFO(m);
+      CHECK_THAT(r.output, Catch::Contains(fmt::format("{} = {:.17g}\n", m, j.at("metrics").at(m).get<double>())));
+    }
+  }
 
   // semi-implicit Euler's positions are Stormer-Verlet's (examples/plugin/euler.cpp): the position
   // error against the reference falls by 4 when h halves (4.3e-5 m at h = 0.01 s)
