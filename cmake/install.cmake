@@ -46,15 +46,19 @@ if(MBBENCH_SANITIZE)
 endif()
 
 # mbbench::mbbench (mbbenchConfig.cmake): libmbbench.a, the static library the executable holds,
-# with the headers and the shared libraries it calls. Those are named by soname (-l:libode.so.8),
-# read off a program linked against the library alone (cmake/link_libraries.cmake), so a program
-# links where the .deb's runtime packages are installed, without their -dev packages. A program
+# with the headers and the shared libraries its code calls. Those are named by soname
+# (-l:libode.so.8), read off a program that holds the whole library, linked --as-needed
+# (cmake/link_libraries.cmake): the libraries of the executable but Google Benchmark and MPI, so a
+# program links where the .deb's runtime packages are installed, without their -dev packages (a
+# library the dependencies only link, such as Boost.System through DART's CMake package, is no
+# runtime package the .deb pulls). A program
 # linking it holds its own copy of the library. The archive's code is position-dependent (PIE), so
 # a plugin that links it by mistake fails to link ("recompile with -fPIC") instead of bringing a
 # second library, and registry, into the mbbench process.
 add_executable(mbbench_link_probe cmake/link_probe.cpp)
 target_link_libraries(mbbench_link_probe PRIVATE mbbench_lib)
-target_link_options(mbbench_link_probe PRIVATE -Wl,--no-as-needed)
+target_link_options(mbbench_link_probe PRIVATE -Wl,--as-needed
+  "SHELL:-Wl,--whole-archive $<TARGET_FILE:mbbench_lib> -Wl,--no-whole-archive")
 set(MBBENCH_LINK_LIBRARIES_FILE ${CMAKE_CURRENT_BINARY_DIR}/mbbenchLibraries.cmake)
 add_custom_command(TARGET mbbench_link_probe POST_BUILD
   COMMAND ${CMAKE_COMMAND} -DPROBE=$<TARGET_FILE:mbbench_link_probe> -DOBJDUMP=${CMAKE_OBJDUMP}

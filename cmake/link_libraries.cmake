@@ -1,7 +1,7 @@
 # cmake -DPROBE=FILE -DOBJDUMP=objdump -DOUT=FILE -P cmake/link_libraries.cmake: the shared
-# libraries a program linking libmbbench.a needs, read off the NEEDED entries of a program linked
-# against the library alone (mbbench_link_probe, linked --no-as-needed: every library of the
-# library's link interface is one), as -l:SONAME. The C and C++ runtimes, which every C++
+# libraries a program linking libmbbench.a needs, read off the NEEDED entries of a program that
+# holds the whole library and nothing else (mbbench_link_probe, linked --as-needed: a library is
+# NEEDED when the library's code calls it), as -l:SONAME. The C and C++ runtimes, which every C++
 # program links, are left out. OUT sets mbbench_LINK_LIBRARIES for mbbenchConfig.cmake.
 execute_process(COMMAND ${OBJDUMP} -p ${PROBE} OUTPUT_VARIABLE dump RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
