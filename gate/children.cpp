@@ -24,6 +24,7 @@
 #include "core/error.hpp"
 #include "experiments/experiment.hpp"
 #include "methods/method.hpp"
+#include "methods/plugin.hpp"
 
 extern char** environ;
 
@@ -104,6 +105,19 @@ std::string self_exe() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
   return ec ? "" : p.string();
+}
+
+std::string plugins_refused(const std::string& exe) {
+  if (plugins_from_env().empty()) return "";
+  const fs::path log = fs::temp_directory_path() / fmt::format("mbbench-gate-plugins-{}.log", ::getpid());
+  const int rc = run_process({exe, "list", "methods"}, log.string());
+  std::istringstream text(read_text(log.string()));
+  std::error_code ec;
+  fs::remove(log, ec);
+  if (rc != 2) return "";
+  std::string first;
+  std::getline(text, first);
+  return first.empty() ? "exit 2" : first;
 }
 
 std::map<GateCaseKey, Counted> count_instructions(const GateConfig& cfg, const std::vector<GateCaseKey>& cases, std::string& note) {

@@ -72,6 +72,11 @@ GateCases gate_cases(const GateConfig& cfg);
 // (analysis/gate_compare.hpp: updated_baseline).
 GateRecord run_gate(const GateConfig& cfg);
 
+// Whether `other` can serve the A/B children: an executable that loads the plugins of
+// MBBENCH_PLUGINS (which the children load). InputError (field "against") naming why not, with the
+// other build's own error naming the plugin file it refused.
+void check_other_build(const std::string& other);
+
 // A/B of two builds on this machine: the time cases of `cfg` in a gate-serve child of this binary
 // (cfg.exe) and of `other`, repetitions interleaved (the order of the two alternating), CPU seconds
 // per step; with `instructions`, the counts of both builds. 2 if `other` cannot run: InputError.

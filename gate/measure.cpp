@@ -271,6 +271,13 @@ GateRecord run_gate(const GateConfig& cfg) {
   return g;
 }
 
+void check_other_build(const std::string& other) {
+  if (::access(other.c_str(), X_OK) != 0) throw InputError("command line", 0, "against", fmt::format("'{}' is not an executable", other));
+  // its children load the same plugins: a build that refuses one cannot time their methods
+  if (const std::string why = plugins_refused(other); !why.empty())
+    throw InputError("command line", 0, "against", fmt::format("'{}' cannot load the plugins of MBBENCH_PLUGINS: {}", other, why));
+}
+
 std::vector<AbTiming> gate_ab(const GateConfig& cfg, const std::string& other, bool instructions) {
   std::vector<AbCase> cases;
   for (const auto& [m, j] : gate_cases(cfg).time) cases.push_back({m, m, j});
@@ -279,7 +286,7 @@ std::vector<AbTiming> gate_ab(const GateConfig& cfg, const std::string& other, b
 
 std::vector<AbTiming> gate_ab_cases(const GateConfig& cfg, const std::string& other, const std::vector<AbCase>& cases, bool instructions) {
   const std::string self = cfg.exe.empty() ? self_exe() : cfg.exe;
-  if (::access(other.c_str(), X_OK) != 0) throw InputError("command line", 0, "against", fmt::format("'{}' is not an executable", other));
+  check_other_build(other);
   for (const auto& c : cases) make_method(c.self);
   // each build's repetitions in fresh child processes every kRepsPerChild: a process's own memory
   // layout (address randomization) can slow one method by a few percent in every repetition it

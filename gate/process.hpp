@@ -42,6 +42,11 @@ struct Timed {
 
 std::string self_exe();
 
+// The plugins of MBBENCH_PLUGINS, which the gate's children load, as the binary `exe` takes them:
+// "" when there are none or `exe list methods` loads them; else its error (exit 2), which names
+// the file it refused.
+std::string plugins_refused(const std::string& exe);
+
 // instructions per step of each (method, joints) case under cachegrind, in child processes of
 // cfg.exe (or this binary); `note` says why nothing was measured
 struct Counted {

@@ -12,7 +12,7 @@
 // staged and checked together (names well formed, none taken, none twice); either all of them
 // join the registry or none does.
 //
-// The plugin is compiled against the installed headers (find_package(mbbench): mbbench::mbbench)
+// The plugin is compiled against the installed headers (find_package(mbbench): mbbench::headers)
 // and links no mbbench library: its references resolve to the mbbench executable that loads it,
 // which exports the library's symbols.
 #pragma once

@@ -78,6 +78,7 @@ int cmd_gate(GateArgs a, GateConfig cfg) {
     }
     return 0;
   }
+  if (!a.against.empty()) mb::check_other_build(a.against);  // before the accuracy cases run
   // the time signal: against this machine's entry, A/B against another build, or not gated
   cfg.time = a.update || (entry && a.against.empty());
   if (!a.against.empty() && !base) cfg.models.clear();  // A/B alone: nothing to compare accuracy with

@@ -3,19 +3,29 @@
 //     or malformed, a registration that throws, a file that is no shared library) is an InputError
 //     naming the file, and none of its methods is registered;
 //   - the CLI says so with exit code 2, for --plugin and MBBENCH_PLUGINS;
+//   - `gate --against OTHER` times the plugin's methods in both builds (OTHER's children load the
+//     same plugins), gates their accuracy against the baseline, and exits 2 naming a plugin file
+//     either build cannot load;
 //   - [full]: this build installed to a temporary prefix, examples/plugin built against it with
-//     find_package(mbbench), and its method run, listed, recorded and conformance-checked
-//     by the installed mbbench, which also finds its installed data; its method takes the same
-//     instructions per step (within 1 %) as the same source built in.
+//     find_package(mbbench) (mbbench::headers: no code of the library in the plugin), and its
+//     method run, listed, recorded and conformance-checked by the installed mbbench, which also
+//     finds its installed data; its method takes the same instructions per step (within 1 %) as
+//     the same source built in; examples/program linked with mbbench::mbbench runs pendulum10
+//     and its metrics are those `mbbench run` records.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli_util.hpp"
@@ -35,6 +45,21 @@ constexpr bool kAsan = false;
 #endif
 
 std::string test_plugin(const std::string& kind) { return std::string(MBBENCH_TEST_PLUGINS) + "/libtest_plugin_" + kind + ".so"; }
+
+// the first line of `text` that holds every one of `parts` ("" when none does)
+std::string line_with(const std::string& text, std::initializer_list<std::string> parts) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (std::all_of(parts.begin(), parts.end(), [&](const std::string& p) { return line.find(p) != std::string::npos; })) return line;
+  return "";
+}
+
+std::vector<std::string> words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> w;
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
 
 std::string refusal(const std::string& file) {
   try {
@@ -87,6 +112,62 @@ TEST_CASE("plugin: the CLI refuses a bad plugin by name with exit code 2", "[plu
   CHECK_THAT(r.output, Catch::Contains("--plugin"));
 }
 
+TEST_CASE("plugin: gate --against times the plugin's method in both builds and gates its accuracy", "[plugin][gate]") {
+  const fs::path d = mbtest::temp_dir("plugin_gate_ab");
+  const std::string plugin = MBBENCH_EXAMPLE_PLUGIN, exe = MBBENCH_EXE, baseline = (d / "gate.json").string();
+  // OTHER builds as scripts around this one: one that loads what MBBENCH_PLUGINS names, one that
+  // loads no plugin, one that is also given a file that does not exist
+  const fs::path missing = d / "gone.so";
+  auto other = [&](const std::string& name, const std::string& env) {
+    const fs::path f = d / name;
+    std::ofstream(f) << "#!/bin/sh\n" << env << "exec " << exe << " \"$@\"\n";
+    fs::permissions(f, fs::perms::owner_all);
+    return f.string();
+  };
+  const std::string same = other("same", ""), bare = other("bare", "unset MBBENCH_PLUGINS\n"),
+                    broken = other("broken", "MBBENCH_PLUGINS=\"$MBBENCH_PLUGINS:" + missing.string() + "\"; export MBBENCH_PLUGINS\n");
+  const std::string gate = exe + " gate --baseline " + baseline + " --plugin " + plugin +
+                           " --methods euler --models pendulum10 --h 0.01 --duration 1 --timing-reps 3 --quiet";
+  auto r = mbtest::run_command(gate + " --timing-joints none --update");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+
+  // euler timed by this build and by OTHER (which has it only from the plugin), its accuracy
+  // cases compared with the baseline's
+  r = mbtest::run_command(gate + " --timing-joints 15 --against " + same);
+  INFO(r.output);
+  CHECK(r.code == 0);
+  const std::string timed = line_with(r.output, {"time A/B", "euler tree:joints=15"});
+  const std::vector<std::string> w = words(timed);  // time A/B euler tree:joints=15 OTHER ms THIS ms ...
+  REQUIRE(w.size() >= 8);
+  CHECK((std::stod(w[4]) > 0 && w[5] == "ms" && std::stod(w[6]) > 0 && w[7] == "ms"));
+  CHECK_THAT(timed, Catch::Contains(" ok (") || Catch::Contains(" faster ("));
+  CHECK_THAT(r.output, Catch::Contains("time A/B against " + same + " (1 tests)") && Catch::Contains("gate: passed"));
+
+  // a worse accuracy value of euler in the baseline's place (ED halved) is a regression named by
+  // the plugin's method; OTHER without the plugin does not have euler: not compared
+  std::ifstream in(baseline);
+  nlohmann::json b = nlohmann::json::parse(in);
+  in.close();
+  for (auto& c : b.at("cases"))
+    if (c.at("method") == "euler") c.at("metrics").at("ED") = 0.5 * c.at("metrics").at("ED").get<double>();
+  std::ofstream(baseline) << b.dump();
+  r = mbtest::run_command(gate + " --timing-joints 15 --against " + bare);
+  INFO(r.output);
+  CHECK(r.code == 1);
+  CHECK_THAT(line_with(r.output, {"ED", "pendulum10", "euler"}), Catch::Contains("REGRESSION"));
+  CHECK_THAT(line_with(r.output, {"time A/B", "euler tree:joints=15"}), Catch::Contains("not compared (other build: "));
+
+  // a plugin OTHER cannot load, or one this build cannot: exit 2 naming the file, before any case runs
+  r = mbtest::run_command(gate + " --timing-joints 15 --against " + broken);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains("cannot load the plugins") && Catch::Contains(missing.string()) && Catch::Contains("no such file"));
+  r = mbtest::run_command(exe + " gate --baseline " + baseline + " --plugin " + missing.string() + " --against " + same);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.output, Catch::Contains(missing.string()) && Catch::Contains("no such file"));
+  fs::remove_all(d);
+}
+
 TEST_CASE("plugin: the example builds against the installed mbbench and runs as a plugin", "[plugin][full]") {
   const fs::path d = mbtest::temp_dir("plugin_example");
   const fs::path prefix = d / "prefix", build = d / "build";
@@ -95,8 +176,9 @@ TEST_CASE("plugin: the example builds against the installed mbbench and runs as 
   auto r = mbtest::run_command(cmake + " --install " + MBBENCH_BUILD_DIR + " --prefix " + prefix.string());
   INFO(r.output);
   REQUIRE(r.code == 0);
-  for (const char* f : {"bin/mbbench", "include/mbbench/methods/plugin.hpp", "include/mbbench/methods/reduced/aba.hpp",
-                        "lib/cmake/mbbench/mbbenchConfig.cmake", "share/mbbench/results/experiments/schmitt2005.toml",
+  for (const char* f : {"bin/mbbench", "lib/libmbbench.a", "include/mbbench/methods/plugin.hpp", "include/mbbench/methods/reduced/aba.hpp",
+                        "include/mbbench/sim/run_case.hpp", "lib/cmake/mbbench/mbbenchConfig.cmake",
+                        "lib/cmake/mbbench/mbbenchLibraries.cmake", "share/mbbench/results/experiments/schmitt2005.toml",
                         "share/mbbench/results/paper/schmitt2005.toml", "share/mbbench/results/baselines/gate.json"}) {
     INFO(f);
     CHECK(fs::exists(prefix / f));
@@ -108,6 +190,34 @@ TEST_CASE("plugin: the example builds against the installed mbbench and runs as 
   REQUIRE(r.code == 0);
   const std::string plugin = fs::canonical(build / "libeuler_plugin.so").string();
   const std::string exe = (prefix / "bin" / "mbbench").string();
+  // mbbench::headers links no library: the plugin defines none of the library's functions
+  r = mbtest::run_command("nm -DC --defined-only " + plugin);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("mbbench_plugin") && !Catch::Contains("mb::make_method") && !Catch::Contains("mb::register_method"));
+
+  // a program linking mbbench::mbbench (libmbbench.a) runs pendulum10 with GC4 itself: the
+  // library's run_case gives the metrics `mbbench run` records, bit for bit
+  const fs::path program_source = fs::path(MBBENCH_TEST_DATA) / ".." / ".." / "examples" / "program", program = d / "program";
+  r = mbtest::run_command(cmake + " -S " + program_source.string() + " -B " + program.string() + " -G Ninja -DCMAKE_PREFIX_PATH=" +
+                          prefix.string() + " -DCMAKE_CXX_COMPILER=" + MBBENCH_CXX + " -DCMAKE_BUILD_TYPE=" + MBBENCH_BUILD_TYPE +
+                          " && " + cmake + " --build " + program.string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  r = mbtest::run_command("cd " + d.string() + " && " + (program / "run_model").string() + " pendulum10 GC4");
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("status: ok") && Catch::Contains("by hand: last body at ("));
+  const fs::path cli_record = d / "cli.json";
+  const auto c = mbtest::run_command(exe + " run pendulum10 GC4 --h 0.01 --duration 2 --quiet --out " + cli_record.string());
+  REQUIRE(c.code == 0);
+  {
+    std::ifstream in(cli_record);
+    const auto j = nlohmann::json::parse(in);
+    for (const char* m : {"ED", "EID", "CD_pos_mean"}) {
+      INFO(m);
+      CHECK_THAT(r.output, Catch::Contains(fmt::format("{} = {:.17g}\n", m, j.at("metrics").at(m).get<double>())));
+    }
+  }
 
   // semi-implicit Euler's positions are Stormer-Verlet's (examples/plugin/euler.cpp): the position
   // error against the reference falls by 4 when h halves (4.3e-5 m at h = 0.01 s)

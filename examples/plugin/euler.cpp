@@ -6,7 +6,8 @@
 // Its positions are those of Stormer-Verlet started with q_1 = q_0 + h v_0 + h^2 qdd_0 (eliminate v:
 // q_{n+1} - 2 q_n + q_{n-1} = h^2 qdd(q_n) where q' = v), so on the pendulums the position error is
 // second order while velocities and energy are first order (hairer2006 I.1, VI.3). The
-// quaternions are normalized after each step.
+// quaternions are normalized after each step. Applied torques enter as their average over the step
+// (models/model.hpp average_torques), as in GC4.
 #include <memory>
 #include <vector>
 
@@ -28,7 +29,7 @@ class SemiImplicitEuler final : public Method {
     i.source = "hairer2006 I.1 (symplectic Euler)";
     i.orders = {{"position", "pendulum90", 2, 0.00125, 0.01, 1, "", "symplectic Euler: Stormer-Verlet's positions"}};
     i.stated_order = 1;  // the scheme's order (velocities, energy)
-    i.supports = kParticles | kRigidBodies | kTrees;
+    i.supports = kParticles | kRigidBodies | kTrees | kAppliedTorques;
     return i;
   }
   static std::unique_ptr<Method> make(const MethodOptions&) { return std::make_unique<SemiImplicitEuler>(); }
@@ -44,8 +45,9 @@ class SemiImplicitEuler final : public Method {
     tree_.read(state, x_);
     dxdt_.resize(x_.size());
   }
-  void do_step(const Model&, State& state, double h, StepStats&) override {
+  void do_step(const Model& model, State& state, double h, StepStats&) override {
     const size_t nq = static_cast<size_t>(tree_.nq);
+    average_torques(model, state.t, h, data_.tau);
     tree_derivative(tree_, data_, x_, dxdt_);
     for (size_t i = nq; i < x_.size(); ++i) x_[i] += h * dxdt_[i];
     tree_derivative(tree_, data_, x_, dxdt_);  // the coordinates' rates at the new velocities
