@@ -19,7 +19,7 @@ include(CMakePackageConfigHelpers)
 set(MBBENCH_API_HEADERS
   core/error.hpp core/spec.hpp
   models/model.hpp models/kinematics.hpp
-  records/fields.hpp records/stats.hpp
+  records/fields.hpp records/stats.hpp records/counters.hpp
   methods/method.hpp methods/plugin.hpp methods/bodies/spatial.hpp
   methods/constraints/constraint_system.hpp
   methods/reduced/tree_model.hpp methods/reduced/tree_data.hpp methods/reduced/tree_kinematics.hpp
