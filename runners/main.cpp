@@ -438,9 +438,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*exp) {
-      const mb::Model m = mb::load_model(run_args.model);
-      for (const std::string& w : m.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
-      mb::write_scene(m, scene_out);
+      const mb::SharedModel m = mb::build_shared_model(run_args.model);
+      for (const std::string& w : m->info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
+      mb::write_scene(*m, scene_out);
       return 0;
     }
     if (*table) return cmd_table(record_files, table_out, paper_file);

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "core/io.hpp"
 #include "core/memory.hpp"
+#include "experiments/experiment.hpp"
 #include "methods/method.hpp"
 #include "metrics/observer.hpp"
 #include "models/catalog.hpp"
@@ -148,8 +149,8 @@ std::string refusal_hint(const mb::Model& model, const std::string& model_arg, c
   for (const char* option : {"contacts=off", "frames=light", "contacts=off,frames=light"}) {
     const std::string spec = model_arg + (model_arg.find(':') == std::string::npos ? ":" : ",") + option;
     try {
-      const mb::Model changed = mb::load_model(spec);
-      if (!mb::unsupported_reason(info, changed).empty()) continue;
+      const mb::SharedModel changed = mb::build_shared_model(spec);
+      if (!mb::unsupported_reason(info, *changed).empty()) continue;
       hint = fmt::format("; `{}` runs in {}{}", spec, info.name,
                          std::string(option).find("frames") != std::string::npos ? " (light frames are a change to the model)" : "");
       break;
@@ -172,7 +173,8 @@ int cmd_run(const RunArgs& a, bool large_scene) {
     throw mb::InputError("command line", 0, "h", fmt::format("step size must be positive, got {}", a.h));
   if (a.duration_given && !(a.duration > 0))
     throw mb::InputError("command line", 0, "duration", fmt::format("duration must be positive, got {}", a.duration));
-  mb::Model model = mb::load_model(a.model);
+  const mb::SharedModel shared = mb::build_shared_model(a.model);
+  const mb::Model& model = *shared;
   for (const std::string& w : model.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
   if (const std::string note = mb::limits_note(mb::make_method(a.method)->info(), model); !note.empty())
     std::cerr << "mbbench: warning: " << note << "\n";

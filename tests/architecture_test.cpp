@@ -267,7 +267,7 @@ long counter_literals_outside(const std::string& home) {
 // Where a model is built from its spec: models/ (the loader), sim/ and experiments/ (which build
 // each spec of a case set once and share it), runners/ (the command line's own model); every
 // other stage takes the built model.
-const std::set<std::string> kModelLoaders = {"models", "sim", "experiments", "runners"};
+const std::set<std::string> kModelLoaders = {"models", "sim", "experiments"};
 
 }  // namespace
 
