@@ -73,10 +73,22 @@ std::map<std::string, double> orders(const std::map<Key, const GateCase*>& cases
 
 GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const GateTolerances& tol) {
   GateComparison c;
-  auto add = [&](std::string metric, std::string kase, std::string b, std::string n, std::string t, std::string v,
-                 bool reg) {
-    c.rows.push_back({std::move(metric), std::move(kase), std::move(b), std::move(n), std::move(t), std::move(v), reg});
-    if (reg) ++c.regressions;
+  // a row; a verdict that is a regression counts as one
+  auto add = [&](std::string metric, std::string kase, std::string b, std::string n, std::string t, GateVerdict v,
+                 double value = 0) -> GateRow& {
+    GateRow r;
+    r.metric = std::move(metric);
+    r.kase = std::move(kase);
+    r.baseline = std::move(b);
+    r.now = std::move(n);
+    r.tolerance = std::move(t);
+    r.verdict = v;
+    r.value = value;
+    r.regression = v == GateVerdict::NewlyFailed || v == GateVerdict::Worse || v == GateVerdict::OrderMoved ||
+                   v == GateVerdict::CountUp || v == GateVerdict::Slower || v == GateVerdict::NotTimed;
+    if (r.regression) ++c.regressions;
+    c.rows.push_back(std::move(r));
+    return c.rows.back();
   };
   if (base.duration != now.duration)
     throw Error(fmt::format("gate: the baseline ran {} s cases, this run {} s: not comparable (update the baseline)",
@@ -89,9 +101,9 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
   for (const auto& e : method_registry()) registered.insert(e.info.name);
   std::set<std::string> base_methods(base.methods.begin(), base.methods.end()), now_methods(now.methods.begin(), now.methods.end());
   for (const auto& m : now_methods)
-    if (!base_methods.count(m)) add("method", m, "-", "run", "-", "new (not in the baseline)", false);
+    if (!base_methods.count(m)) add("method", m, "-", "run", "-", GateVerdict::NewMethod);
   for (const auto& m : base_methods)
-    if (!registered.count(Spec::parse(m, "method").name())) add("method", m, "in baseline", "-", "-", "no longer registered", false);
+    if (!registered.count(Spec::parse(m, "method").name())) add("method", m, "in baseline", "-", "-", GateVerdict::Unregistered);
   for (const auto& u : now.unsupported) c.notes.push_back(fmt::format("skipped: {} cannot run {}: {}", u.method, u.model, u.reason));
 
   // accuracy: each case the baseline and this run both have
@@ -105,7 +117,7 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       const bool h_run = std::find(now.h.begin(), now.h.end(), k.h) != now.h.end();
       if (now_methods.count(k.method) && model_run && h_run) {
         add("status", fmt::format("{} {} h={}", k.method, k.model, hkey(k.h)), to_string(b->status), "not run", "-",
-            "missing now", false);
+            GateVerdict::Missing);
         continue;
       }
       ++filtered;
@@ -115,11 +127,11 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
     const std::string kase = fmt::format("{} {} h={}", k.method, k.model, hkey(k.h));
     ++c.compared;
     if (b->status == Status::Ok && n.status != Status::Ok) {
-      add("status", kase, "ok", fmt::format("failed: {}", n.failure), "no new failures", "REGRESSION (newly failed)", true);
+      add("status", kase, "ok", fmt::format("failed: {}", n.failure), "no new failures", GateVerdict::NewlyFailed);
       continue;
     }
     if (b->status != Status::Ok && n.status == Status::Ok) {
-      add("status", kase, "failed", "ok", "no new failures", "fixed (was failed)", false);
+      add("status", kase, "failed", "ok", "no new failures", GateVerdict::Fixed);
       continue;
     }
     if (b->status != Status::Ok) continue;
@@ -127,7 +139,7 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       auto bv = b->metrics.get(metric), nv = n.metrics.get(metric);
       if (!bv && !nv) continue;
       if (!bv || !nv) {
-        add(metric, kase, bv ? num(*bv) : "-", nv ? num(*nv) : "-", "-", "metric appeared/disappeared", false);
+        add(metric, kase, bv ? num(*bv) : "-", nv ? num(*nv) : "-", "-", GateVerdict::MetricChanged);
         continue;
       }
       ++c.compared;
@@ -137,10 +149,10 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       const double worse = info && info->better == Better::Higher ? -1.0 : 1.0;
       const double r = worse * std::log(std::max(*nv, tol.metric_floor) / std::max(*bv, tol.metric_floor));
       const std::string t = fmt::format("x{:g}", tol.metric_factor);
-      if (std::abs(r) <= lf + 1e-15) add(metric, kase, num(*bv), num(*nv), t, "ok (within)", false);
-      else if (r > 0) add(metric, kase, num(*bv), num(*nv), t, fmt::format("REGRESSION (x{:.3g} worse)", std::exp(r)), true);
+      if (std::abs(r) <= lf + 1e-15) add(metric, kase, num(*bv), num(*nv), t, GateVerdict::Within);
+      else if (r > 0) add(metric, kase, num(*bv), num(*nv), t, GateVerdict::Worse, std::exp(r));
       else {
-        add(metric, kase, num(*bv), num(*nv), t, fmt::format("improved (x{:.3g} better)", std::exp(-r)), false);
+        add(metric, kase, num(*bv), num(*nv), t, GateVerdict::Better, std::exp(-r));
         ++c.improved;
       }
     }
@@ -159,8 +171,8 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
     const std::string metric = "order " + key.substr(key.rfind('|') + 1);
     const std::string t = fmt::format("+-{:g}", tol.order_abs);
     const bool reg = std::abs(nv - bv) > tol.order_abs + 1e-12;
-    add(metric, labels[key], fmt::format("{:.4f}", bv), fmt::format("{:.4f}", nv), t,
-        reg ? fmt::format("REGRESSION (moved {:+.3f})", nv - bv) : "ok (within)", reg);
+    add(metric, labels[key], fmt::format("{:.4f}", bv), fmt::format("{:.4f}", nv), t, reg ? GateVerdict::OrderMoved : GateVerdict::Within,
+        nv - bv);
   }
 
   // timing: ratios to the timing reference in the same run
@@ -195,7 +207,7 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
     if (it == bt.end()) continue;  // a new method is reported above
     const GateTiming& b = *it->second;
     if (b.status == Status::Ok && t.status != Status::Ok) {
-      add("timing status", kase, "ok", "failed", "no new failures", "REGRESSION (newly failed)", true);
+      add("timing status", kase, "ok", "failed", "no new failures", GateVerdict::NewlyFailed);
       continue;
     }
     // instructions per step (deterministic): a relative change beyond the factor
@@ -205,17 +217,18 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
       const double q = *t.instructions / *b.instructions;
       const std::string tt = fmt::format("x{:g}", tol.instructions_factor);
       const std::string bv = fmt::format("{:.0f}", *b.instructions), nv = fmt::format("{:.0f}", *t.instructions);
-      const std::string misses = t.ll_misses && b.ll_misses ? fmt::format("; LL misses/step {:.0f} -> {:.0f}", *b.ll_misses, *t.ll_misses) : "";
+      std::optional<std::pair<double, double>> misses;
+      if (t.ll_misses && b.ll_misses) misses = std::make_pair(*b.ll_misses, *t.ll_misses);
       if (q > tol.instructions_factor)
-        add("instructions/step", kase, bv, nv, tt, fmt::format("REGRESSION ({:+.2f} %{})", 100 * (q - 1), misses), true);
+        add("instructions/step", kase, bv, nv, tt, GateVerdict::CountUp, q - 1).ll_misses = misses;
       else if (q < 1 / tol.instructions_factor) {
-        add("instructions/step", kase, bv, nv, tt, fmt::format("improved ({:+.2f} %{})", 100 * (q - 1), misses), false);
+        add("instructions/step", kase, bv, nv, tt, GateVerdict::CountDown, q - 1).ll_misses = misses;
         ++c.improved;
       } else if (q != 1)
-        add("instructions/step", kase, bv, nv, tt, fmt::format("ok ({:+.3f} %)", 100 * (q - 1)), false);
+        add("instructions/step", kase, bv, nv, tt, GateVerdict::CountWithin, q - 1);
     } else if (b.instructions) {
       ++c.not_measured;
-      add("instructions/step", kase, fmt::format("{:.0f}", *b.instructions), "-", "-", "NOT MEASURED (see the note)", false);
+      add("instructions/step", kase, fmt::format("{:.0f}", *b.instructions), "-", "-", GateVerdict::NotMeasured);
     }
     if (!b.ratio || !t.ratio || !same_reference) continue;
     ++c.compared;
@@ -224,9 +237,9 @@ GateComparison compare_gate(const GateRecord& base, const GateRecord& now, const
     if (vi == verdict_of.end()) continue;  // the reference itself
     const TimingVerdict& v = *vi->second;
     const std::string tt = fmt::format("Holm p<{:g}, x{:g}", tol.timing_alpha, tol.timing_effect);
-    if (v.change > 0) add(ratio_name, kase, num(bv), num(nv), tt, "REGRESSION (slower " + v.text + ")", true);
-    else if (v.change < 0) add(ratio_name, kase, num(bv), num(nv), tt, "faster (" + v.text + ")", false);
-    else if (bv != nv) add(ratio_name, kase, num(bv), num(nv), tt, "ok (" + v.text + ")", false);
+    if (v.change > 0) add(ratio_name, kase, num(bv), num(nv), tt, GateVerdict::Slower).timing = v;
+    else if (v.change < 0) add(ratio_name, kase, num(bv), num(nv), tt, GateVerdict::Faster).timing = v;
+    else if (bv != nv) add(ratio_name, kase, num(bv), num(nv), tt, GateVerdict::TimeWithin).timing = v;
   }
   if (c.not_measured)
     c.notes.push_back(fmt::format("{} instruction count(s) of the baseline {}", c.not_measured,
@@ -330,27 +343,32 @@ void compare_ab(const std::vector<AbTiming>& ab, const std::string& other, GateC
   for (size_t i = 0; i < ab.size(); ++i) {
     const AbTiming& x = ab[i];
     const std::string kase = fmt::format("{} tree:joints={}", x.method, x.joints);
+    GateRow row;
+    row.metric = "time A/B";
+    row.kase = kase;
+    row.tolerance = tt;
     if (!x.failure.empty()) {
       // a case the other build cannot time (a method it does not have) is new, not a failure
       const bool mine = x.failure.rfind("other build", 0) != 0;
-      c.rows.push_back({"time A/B", kase, "-", "-", tt, (mine ? "REGRESSION (not timed: " : "not compared (") + x.failure + ")", mine});
+      row.baseline = row.now = "-";
+      row.verdict = mine ? GateVerdict::NotTimed : GateVerdict::NotCompared;
+      row.reason = x.failure;
+      row.regression = mine;
       if (mine) ++c.regressions;
+      c.rows.push_back(std::move(row));
       continue;
     }
     const TimingVerdict& v = verdicts[k++];
     ++c.compared;
-    std::string counts;
-    if (x.self_instructions && x.other_instructions)
-      counts = fmt::format("; instructions/step {:.0f} -> {:.0f} ({:+.2f} %)", *x.other_instructions, *x.self_instructions,
-                           100 * (*x.self_instructions / *x.other_instructions - 1));
-    const std::string b = fmt::format("{:.4g} ms", 1e3 * median(x.other)), n = fmt::format("{:.4g} ms", 1e3 * median(x.self));
-    if (v.change > 0) {
-      c.rows.push_back({"time A/B", kase, b, n, tt, "REGRESSION (slower " + v.text + ")" + counts, true});
-      ++c.regressions;
-    } else {
-      c.rows.push_back({"time A/B", kase, b, n, tt, (v.change < 0 ? "faster (" : "ok (") + v.text + ")" + counts, false});
-      if (v.change < 0) ++c.improved;
-    }
+    if (x.self_instructions && x.other_instructions) row.instructions = std::make_pair(*x.other_instructions, *x.self_instructions);
+    row.baseline = fmt::format("{:.4g} ms", 1e3 * median(x.other));
+    row.now = fmt::format("{:.4g} ms", 1e3 * median(x.self));
+    row.timing = v;
+    row.verdict = v.change > 0 ? GateVerdict::Slower : v.change < 0 ? GateVerdict::Faster : GateVerdict::TimeWithin;
+    row.regression = v.change > 0;
+    if (v.change > 0) ++c.regressions;
+    if (v.change < 0) ++c.improved;
+    c.rows.push_back(std::move(row));
   }
   c.signals.push_back(fmt::format("time A/B against {} ({} tests)", other, verdicts.size()));
 }
@@ -386,11 +404,7 @@ void decide_timing_family(std::vector<TimingVerdict>& family, const GateToleranc
     v.change = 0;
     if (v.p_slower_adjusted < tol.timing_alpha && v.low > tol.timing_effect) v.change = 1;
     if (v.p_faster_adjusted < tol.timing_alpha && v.high < 1 / tol.timing_effect) v.change = -1;
-    const bool slower = v.ratio >= 1;
-    v.text = fmt::format("x{:.3f}, {:g}% CI {:.3f}..{:.3f}, p = {:.2g}", v.ratio, 100 * tol.interval_level, v.low, v.high,
-                         slower ? v.p_slower : v.p_faster);
-    if (v.family > 1)
-      v.text += fmt::format(" (Holm {:.2g} of {} tests)", slower ? v.p_slower_adjusted : v.p_faster_adjusted, v.family);
+    v.level = tol.interval_level;
   }
 }
 

@@ -19,6 +19,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "records/record.hpp"
@@ -43,9 +44,50 @@ struct GateTolerances {
   double instructions_factor = 1.01;
 };
 
+// The time verdict of two samples of a method's timings (ratios or seconds; `now` against
+// `base`): the U test, the estimated ratio now / base with its interval, and slower / faster /
+// no change by the tolerances, as a family of one test.
+struct TimingVerdict {
+  double p_slower = 1, p_faster = 1;
+  // Holm-adjusted over the family of the run's time tests (each direction its own family)
+  double p_slower_adjusted = 1, p_faster_adjusted = 1;
+  size_t family = 1;
+  double ratio = 1, low = 1, high = 1;
+  int change = 0;  // +1 slower, -1 faster, 0 no change
+  double level = 0.99;  // of the interval [low, high]
+};
+// What a row found; report/gate.hpp words it (gate_verdict_text).
+enum class GateVerdict {
+  NewMethod,     // a method the baseline does not have
+  Unregistered,  // a baseline method no longer registered
+  Missing,       // a baseline case this run selected and did not run
+  NewlyFailed,   // ok in the baseline, failed now (a regression)
+  Fixed,         // failed in the baseline, ok now
+  MetricChanged, // a metric in one of the two only
+  Within,        // moved within the tolerance
+  Worse,         // a metric worse beyond its factor (a regression); value: the factor
+  Better,        // a metric better beyond its factor; value: the factor
+  OrderMoved,    // an order beyond its tolerance (a regression); value: now - baseline
+  CountUp,       // instructions per step above the factor (a regression); value: now / baseline - 1
+  CountDown,     // instructions per step below 1 / the factor; value as CountUp
+  CountWithin,   // instructions per step moved within the factor; value as CountUp
+  NotMeasured,   // a baseline instruction count this run could not measure
+  Slower,        // a time test found it slower (a regression); timing holds the test
+  Faster,        // a time test found it faster
+  TimeWithin,    // a time test found no change
+  NotTimed,      // this build could not time the case (a regression); reason: why
+  NotCompared,   // the other build could not time the case; reason: why
+};
 struct GateRow {
-  std::string metric, kase, baseline, now, tolerance, verdict;
+  std::string metric, kase, baseline, now, tolerance;
+  GateVerdict verdict = GateVerdict::Within;
   bool regression = false;
+  double value = 0;  // the verdict's number (GateVerdict)
+  std::optional<TimingVerdict> timing;  // Slower, Faster, TimeWithin
+  // Count*: the last-level cache misses per step (baseline, now), where counted; time A/B: the
+  // instructions per step of the other build and of this one, where counted
+  std::optional<std::pair<double, double>> ll_misses, instructions;
+  std::string reason;  // NotTimed, NotCompared
 };
 // What a gate run found, and which of its signals gated.
 struct GateComparison {
@@ -68,18 +110,7 @@ GateRecord baseline_for_machine(const GateRecord& baseline, const std::string& k
 GateRecord updated_baseline(const std::optional<GateRecord>& old, const GateRecord& run, std::vector<std::string>& notes,
                             const GateTolerances& tol = {});
 
-// The time verdict of two samples of a method's timings (ratios or seconds; `now` against
-// `base`): the U test, the estimated ratio now / base with its interval, and slower / faster /
-// no change by the tolerances, as a family of one test.
-struct TimingVerdict {
-  double p_slower = 1, p_faster = 1;
-  // Holm-adjusted over the family of the run's time tests (each direction its own family)
-  double p_slower_adjusted = 1, p_faster_adjusted = 1;
-  size_t family = 1;
-  double ratio = 1, low = 1, high = 1;
-  int change = 0;  // +1 slower, -1 faster, 0 no change
-  std::string text;  // "x1.120, 99% CI 1.080..1.150, p = 2.1e-05 (Holm 5.3e-04 of 26 tests)"
-};
+// The TimingVerdict of `now` against `base` (above), a family of one.
 TimingVerdict timing_verdict(const std::vector<double>& now, const std::vector<double>& base, const GateTolerances& tol);
 // Decides a family of time tests together: every verdict's p-values are Holm-adjusted over
 // the family (analysis/compare.hpp), and a change needs the adjusted p below timing_alpha and the

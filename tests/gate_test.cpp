@@ -6,6 +6,7 @@
 // (pendulum10, 2 s; tree:joints=15) so the suite stays fast under the sanitizers.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -114,6 +115,12 @@ TEST_CASE("the gate fails on a small bias of GC4, naming the metric and the case
   const std::string out = mb::gate_text(c);
   INFO(out);
   CHECK(c.regressions > 0);
+  // the analysis decides (a typed verdict with its factor), the report words it
+  const auto worse = std::find_if(c.rows.begin(), c.rows.end(), [](const mb::GateRow& r) { return r.verdict == mb::GateVerdict::Worse; });
+  REQUIRE(worse != c.rows.end());
+  CHECK(worse->regression);
+  CHECK(worse->value > 1.1);
+  CHECK(mb::gate_verdict_text(*worse) == fmt::format("REGRESSION (x{:.3g} worse)", worse->value));
   CHECK(out.find("REGRESSION") != std::string::npos);
   CHECK(out.find("ED ") != std::string::npos);
   CHECK(out.find("test-gc4-bias pendulum10 h=0.01") != std::string::npos);
@@ -380,7 +387,7 @@ bool instruction_goal(const std::vector<int>& sizes, int runs) {
       const mb::GateComparison c = mb::compare_gate(base, x);
       for (const auto& row : c.rows) {
         if (row.metric != "instructions/step") continue;
-        std::cout << fmt::format("run {} {}: {} -> {} {}\n", r + 1, row.kase, row.baseline, row.now, row.verdict);
+        std::cout << fmt::format("run {} {}: {} -> {} {}\n", r + 1, row.kase, row.baseline, row.now, mb::gate_verdict_text(row));
         if (row.regression && row.kase == fmt::format("{} tree:joints={}", slow, j)) ++found;
         if (row.regression && row.kase != fmt::format("{} tree:joints={}", slow, j)) ++false_alarms;
       }
@@ -450,7 +457,7 @@ TEST_CASE("the detection goal by CPU time: 10 % among the gate's time tests", "[
     for (const auto& row : c.rows) {
       const bool mine = row.kase.rfind(slow + " ", 0) == 0;
       if (mine || row.regression)
-        std::cout << fmt::format("run {} {} {}: {} -> {} {}\n", r + 1, row.metric, row.kase, row.baseline, row.now, row.verdict);
+        std::cout << fmt::format("run {} {} {}: {} -> {} {}\n", r + 1, row.metric, row.kase, row.baseline, row.now, mb::gate_verdict_text(row));
       if (mine && row.regression) ++here;
       if (!mine && row.regression) ++others;
     }
@@ -656,7 +663,7 @@ TEST_CASE("the A/B goal: a 10 % stall of GC4 or LM4 fails, the unchanged methods
     int here = 0;
     for (const auto& row : c.rows) {
       const bool stall = row.kase.rfind("test-stall10", 0) == 0;
-      if (stall || row.regression) std::cout << fmt::format("run {} {}: {} -> {} {}\n", r + 1, row.kase, row.baseline, row.now, row.verdict);
+      if (stall || row.regression) std::cout << fmt::format("run {} {}: {} -> {} {}\n", r + 1, row.kase, row.baseline, row.now, mb::gate_verdict_text(row));
       if (stall && row.regression) ++found[row.kase];
       if (!stall && row.regression) ++here;
     }
