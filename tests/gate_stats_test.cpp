@@ -117,7 +117,7 @@ TEST_CASE("Holm's adjustment and the wall-time tests decided as a family", "[gat
   mb::decide_timing_family(family, tol);
   CHECK(family[1].change == 1);  // 26 / 48620 = 5.3e-4 < 0.01
   CHECK(family[1].p_slower_adjusted == Approx(26.0 / 48620).epsilon(1e-9));
-  CHECK(family[1].text.find("(Holm 0.00053 of 26 tests)") != std::string::npos);
+  CHECK(mb::timing_verdict_text(family[1]).find("(Holm 0.00053 of 26 tests)") != std::string::npos);
   CHECK(family[0].p_slower_adjusted == Approx(25 * 0.0006170300287947347).epsilon(1e-9));  // the second smallest
   CHECK(family[0].change == 0);
 }
