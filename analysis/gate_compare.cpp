@@ -349,7 +349,7 @@ void compare_ab(const std::vector<AbTiming>& ab, const std::string& other, GateC
     row.tolerance = tt;
     if (!x.failure.empty()) {
       // a case the other build cannot time (a method it does not have) is new, not a failure
-      const bool mine = x.failure.rfind("other build", 0) != 0;
+      const bool mine = !x.unsupported && x.failure.rfind("other build", 0) != 0;
       row.baseline = row.now = "-";
       row.verdict = mine ? GateVerdict::NotTimed : GateVerdict::NotCompared;
       row.reason = x.failure;

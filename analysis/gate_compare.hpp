@@ -126,6 +126,9 @@ struct AbTiming {
   std::vector<double> self, other;
   std::string failure;  // "" : both timed
   std::optional<double> self_instructions, other_instructions;
+  // this build's method does not run the timing tree (failure: why): not timed, and not a
+  // regression, as a method the baseline path skips by its features
+  bool unsupported = false;
 };
 // Adds a row per A/B case to `c` ("time A/B", its verdict; a slower verdict is a regression), the
 // tests decided as one family (Holm), and the signal's name to c.signals.

@@ -294,7 +294,17 @@ std::vector<AbTiming> gate_ab_cases(const GateConfig& cfg, const std::string& ot
   constexpr int kRepsPerChild = 8;
   std::optional<ServeChild> pa, pb;
   std::vector<AbTiming> out;
-  for (const auto& c : cases) out.push_back({c.self, c.joints, {}, {}, "", std::nullopt, std::nullopt});
+  // a method that does not run the tree is said so, untimed (gate(): skipped by its features)
+  std::map<int, SharedModel> trees;
+  for (const auto& c : cases) {
+    out.push_back({c.self, c.joints, {}, {}, "", std::nullopt, std::nullopt, false});
+    SharedModel& tree = trees[c.joints];
+    if (!tree) tree = build_shared_model(fmt::format("tree:joints={}", c.joints));
+    if (const std::string why = unsupported_reason(make_method(c.self)->info(), *tree); !why.empty()) {
+      out.back().failure = why;
+      out.back().unsupported = true;
+    }
+  }
   for (int joints : cfg.timing_joints) {
     if (cfg.progress) std::cerr << fmt::format("gate: A/B timing on tree:joints={}\n", joints);
     for (int r = 0; r < cfg.ab_reps; ++r) {

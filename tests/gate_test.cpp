@@ -641,6 +641,23 @@ TEST_CASE("A/B fails the gate on a stall that adds no instructions", "[gate][tim
   CHECK(out.find("REGRESSION (slower") != std::string::npos);
 }
 
+TEST_CASE("A/B names a method that does not run the tree and passes", "[gate][timing]") {
+  // particles takes no trees: it is not timed, and the row says why, as gate() skips it
+  mb::GateConfig cfg;
+  cfg.timing_joints = {15};
+  cfg.ab_reps = 2;
+  const auto ab = mb::gate_ab_cases(cfg, self_exe(), {{"particles", "particles", 15}}, false);
+  REQUIRE(ab.size() == 1);
+  CHECK(ab[0].unsupported);
+  CHECK(ab[0].self.empty());
+  mb::GateComparison c;
+  mb::compare_ab(ab, "this binary", c);
+  const std::string out = mb::gate_text(c);
+  INFO(out);
+  CHECK(c.regressions == 0);
+  CHECK(out.find("not compared (particles does not support rigid bodies, trees") != std::string::npos);
+}
+
 TEST_CASE("the A/B goal: a 10 % stall of GC4 or LM4 fails, the unchanged methods pass", "[.gate-goals]") {
   // docs/usage.md "gate": the gate's default time cases, each against itself, with
   // test-stall10 (a 10 % memory stall calibrated in wall time) of GC4 at 63 and 255 joints and of
