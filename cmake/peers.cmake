@@ -115,6 +115,29 @@ if(MBBENCH_WITH_URDF)
   target_link_libraries(mbbench_lib PRIVATE ${URDFDOM_MODEL_LIBRARY} ${CONSOLE_BRIDGE_LIBRARY})
 endif()
 
+# Mesh files as convex shapes (URDF's collisions=all): models/formats/mesh_hull.cpp reads them with
+# Assimp (libassimp-dev, by pkg-config: Debian 12's CMake config works too but also links draco,
+# minizip and a static librt) and takes their convex hull with Qhull (libqhull-dev: libqhull_r).
+# The prefix is not ASSIMP: DART's Findassimp.cmake reads the cached ASSIMP_INCLUDE_DIRS, which
+# pkg-config leaves empty for /usr/include
+find_package(Qhull QUIET CONFIG)
+set(meshes_found OFF)
+if(PkgConfig_FOUND)
+  pkg_check_modules(MBBENCH_ASSIMP QUIET IMPORTED_TARGET assimp)
+  if(MBBENCH_ASSIMP_FOUND AND TARGET Qhull::qhull_r)
+    set(meshes_found ON)
+  endif()
+endif()
+option(MBBENCH_WITH_MESHES "Read mesh files as convex shapes (libassimp-dev, libqhull-dev)" ${meshes_found})
+if(MBBENCH_WITH_MESHES)
+  if(NOT meshes_found)
+    message(FATAL_ERROR "MBBENCH_WITH_MESHES is on but libassimp-dev or libqhull-dev was not found (scripts/install-deps.sh installs them)")
+  endif()
+  message(STATUS "mesh files: Assimp ${MBBENCH_ASSIMP_VERSION}, Qhull ${Qhull_VERSION}")
+  set_property(SOURCE ${PROJECT_SOURCE_DIR}/models/formats/mesh_hull.cpp APPEND PROPERTY COMPILE_DEFINITIONS MBBENCH_WITH_MESHES=1)
+  target_link_libraries(mbbench_lib PRIVATE PkgConfig::MBBENCH_ASSIMP Qhull::qhull_r)
+endif()
+
 # TinyXML (libtinyxml-dev, liburdfdom's own XML library): the URDF conventions are normalised and the
 # numbers of URDF and MJCF files checked on its DOM (models/formats/xml_numbers.cpp)
 find_path(TINYXML_INCLUDE_DIR tinyxml.h)

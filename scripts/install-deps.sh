@@ -14,8 +14,8 @@ pkgs=(build-essential cmake ninja-build pkg-config git
       # the peer engines (docs/peers.md): each built when found; MuJoCo's CMake config needs the
       # qhull headers and OpenGL (libgl-dev)
       libode-dev libmujoco-dev libqhull-dev libgl-dev libbullet-dev libsimbody-dev libdart-dev
-      # URDF import (docs/peers.md)
-      liburdfdom-dev libtinyxml-dev
+      # URDF import (docs/peers.md); its mesh files as convex hulls (Assimp, and Qhull above)
+      liburdfdom-dev libtinyxml-dev libassimp-dev
       # MuJoCo's sample models (humanoid.xml, humanoid100.xml) for the MJCF import's tests (docs/mjcf.md)
       libmujoco-samples)
 for a in "$@"; do

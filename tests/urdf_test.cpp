@@ -5,6 +5,8 @@
 // the peer engines MuJoCo and Simbody.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -13,6 +15,7 @@
 #include "methods/method.hpp"
 #include "methods/peers/translation.hpp"
 #include "models/catalog.hpp"
+#include "models/formats/mesh_hull.hpp"
 #include "models/formats/scene.hpp"
 #include "models/formats/urdf.hpp"
 #include "test_util.hpp"
@@ -518,4 +521,105 @@ TEST_CASE("urdf: point masses and thin rods on hinges run where the joint-space 
   const auto r = mbtest::run_cli("run " + std::string(MBBENCH_TEST_DATA) + "/urdf/point_masses.urdf sle --duration 0.01");
   CHECK(r.code == 2);
   CHECK_THAT(r.output, Catch::Contains("sle does not support singular inertias"));
+}
+
+namespace {
+
+const std::string kMeshRobot = MBBENCH_TEST_DATA "/mesh_robot/";
+
+bool meshes_built() {
+  if (!urdf_built()) return false;
+  if (mb::meshes_supported()) return true;
+  WARN("mesh files are not read (MBBENCH_WITH_MESHES off: libassimp-dev or libqhull-dev not found), skipped");
+  return false;
+}
+
+// the shape's vertices, sorted (Qhull keeps one of an STL's repeated corners, in no set order)
+std::vector<std::array<double, 3>> sorted_vertices(const mb::Shape& sh) {
+  std::vector<std::array<double, 3>> v;
+  for (const mb::Vec3& p : sh.vertices) v.push_back({p.x(), p.y(), p.z()});
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// every face counter-clockwise seen from outside: its normal points away from the vertices' mean
+bool faces_outward(const mb::Shape& sh) {
+  mb::Vec3 c = mb::Vec3::Zero();
+  for (const mb::Vec3& p : sh.vertices) c += p / static_cast<double>(sh.vertices.size());
+  for (const auto& f : sh.faces) {
+    const mb::Vec3 &a = sh.vertices[static_cast<size_t>(f[0])], &b = sh.vertices[static_cast<size_t>(f[1])], &d = sh.vertices[static_cast<size_t>(f[2])];
+    if (!((b - a).cross(d - a).dot(a - c) > 0)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("urdf: collisions=all reads an STL and an OBJ mesh as its convex hull - scaled and at its origin", "[urdf]") {
+  if (!meshes_built()) return;
+  // a dented tetrahedron (STL; its fifth vertex inside), by a path relative to the URDF file's folder
+  const std::string text = R"(<robot name="tetra"><link name="tetra">
+    <inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial>
+    <collision><origin xyz="0.1 -0.2 0.3" rpy="0 0 1.5707963267948966"/>
+      <geometry><mesh filename="../meshes/dented_tetra.stl" scale="2 3 0.5"/></geometry></collision></link></robot>)";
+  mb::UrdfOptions o;
+  o.free_base = o.collisions = o.meshes = true;
+  const mb::Model t = mb::parse_urdf(text, kMeshRobot + "urdf/inline.urdf", o);
+  REQUIRE(t.shapes.size() == 1);
+  const mb::Shape& sh = t.shapes[0];
+  CHECK(sh.type == mb::ShapeType::Convex);
+  CHECK(sh.position == mb::Vec3(0.1, -0.2, 0.3));
+  CHECK((sh.orientation * mb::Vec3::UnitX() - mb::Vec3::UnitY()).norm() < 1e-15);
+  using V = std::vector<std::array<double, 3>>;
+  CHECK((sorted_vertices(sh) == V{{0, 0, 0}, {0, 0, 0.5}, {0, 3, 0}, {2, 0, 0}}));  // the inner (0.5, 0.75, 0.125) dropped
+  CHECK(sh.faces.size() == 4);
+  CHECK(faces_outward(sh));
+  o.meshes = false;  // collisions=primitives refuses it by name
+  CHECK_THROWS_WITH(mb::parse_urdf(text, kMeshRobot + "urdf/inline.urdf", o), Catch::Contains("a mesh ('../meshes/dented_tetra.stl') is not mapped"));
+
+  // a dented cube (OBJ; its top dented to a ninth vertex inside) by package://, in a floor=on model:
+  // the floor at the hull's lowest point, -0.2 + 0.3 * 0.5
+  const mb::Model b = mb::load_model(kMeshRobot + "urdf/block.urdf:base=free,collisions=all,floor=on");
+  REQUIRE(b.shapes.size() == 2);
+  V cube;
+  for (double x : {-0.1, 0.1})
+    for (double y : {-0.1, 0.1})
+      for (double z : {0.5 * 0.3, 1.5 * 0.3}) cube.push_back({x, y, z});
+  std::sort(cube.begin(), cube.end());
+  CHECK((sorted_vertices(b.shapes[0]) == cube));
+  CHECK(b.shapes[0].faces.size() == 12);
+  CHECK(faces_outward(b.shapes[0]));
+  CHECK(b.shapes[0].position == mb::Vec3(0, 0, -0.2));
+  CHECK(b.shapes[1].type == mb::ShapeType::HalfSpace);
+  CHECK(b.shapes[1].position.z() == Approx(-0.05).margin(1e-15));
+  // the hull of too few or flat points is refused by name
+  CHECK_THROWS_WITH(mb::convex_hull({mb::Vec3(0, 0, 0), mb::Vec3(1, 0, 0), mb::Vec3(0, 1, 0), mb::Vec3(1, 1, 1e-12)}), Catch::Contains("flat"));
+  CHECK_THROWS_WITH(mb::convex_hull({mb::Vec3(0, 0, 0), mb::Vec3(1, 0, 0), mb::Vec3(2, 0, 0), mb::Vec3(3, 0, 0)}), Catch::Contains("on a line"));
+}
+
+TEST_CASE("urdf: a mesh block dropped on a floor rests on its hull in an impulse method and the peers that take convex shapes", "[urdf][peers]") {
+  if (!meshes_built()) return;
+  // the hull's lowest point is 0.05 m below the block's centre; the floor at -0.1: it falls 5 cm and
+  // rests with its centre at -0.05
+  const mb::Model m = mb::load_model(kMeshRobot + "urdf/block.urdf:base=free,collisions=all,floor=-0.1");
+  struct Case {
+    const char* method;
+    double lift, tol;  // the rest height above the hull's, and the tolerance
+  };
+  // MuJoCo's soft contact sinks g tc^2 (4e-5 m at tc = 2 ms); Bullet's margin grows the hull by 1 mm
+  for (const Case& c : {Case{"iterative", 0, 1e-6}, Case{"mujoco:contact_timeconst=0.002", 0, 2e-5}, Case{"bullet", 1e-3, 1e-4}}) {
+    const std::string engine = std::string(c.method).substr(0, std::string(c.method).find(':'));
+    if (engine != "iterative" && !mbtest::peer_built(engine)) continue;
+    INFO(c.method);
+    const mb::State s = mbtest::simulate(m, c.method, 0.001, 0.6);
+    const double error = s.bodies[0].x.z() - (-0.05 + c.lift);
+    INFO("rest height - expected: " << error << " m, tilt " << (s.bodies[0].q * mb::Vec3::UnitZ()).z());
+    CHECK(std::abs(error) < c.tol);
+    CHECK(s.bodies[0].v.norm() < 1e-3);
+  }
+  for (const char* engine : {"ode", "dart"}) {
+    if (!mbtest::peer_built(engine)) continue;
+    INFO(engine);
+    CHECK_THROWS_WITH(mbtest::simulate(m, engine, 0.001, 0.01), Catch::Contains("shape 'block' is convex"));
+  }
 }

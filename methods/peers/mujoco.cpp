@@ -78,9 +78,6 @@ class Mujoco final : public Method {
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "mujoco", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
     for (const Shape& sh : model.shapes) {
-      if (sh.type == ShapeType::Convex)
-        throw UnsupportedModel(fmt::format("mujoco: shape '{}' is convex; MuJoCo recentres a mesh at its own centre of mass and "
-                                           "axes, and that mapping is not built", sh.name));
       if (sh.type == ShapeType::HalfSpace && sh.body != kWorld && !model.bodies[static_cast<size_t>(sh.body)].is_static)
         throw UnsupportedModel(fmt::format("mujoco: shape '{}' is a half-space on a moving body; MuJoCo's planes are static", sh.name));
     }

@@ -78,6 +78,7 @@ struct Writer {
     const Loops loops = loop_closures(model, joints, tree);
     const Geoms geoms = contact_geoms(model, state);
     zeta_ = geoms.zeta;
+    if (!geoms.meshes.empty()) x += "<asset>\n" + geoms.meshes + "</asset>\n";
     x += "<worldbody>\n";
     for (const std::string& site : loops.sites[n]) x += site;
     for (const std::string& g : geoms.geoms[n]) x += g;
@@ -275,9 +276,12 @@ struct Writer {
   // zeta = -ln e / sqrt(pi^2 + ln^2 e) (MuJoCo's solref "-k -b", k = w0^2, b = 2 zeta w0; at e = 0
   // it is MuJoCo's default solref "tc 1"; the spring stays the same whatever e, so the contact lasts
   // about pi tc). A half-space is a plane (its normal the shape's y, a plane's z); capsules and
-  // cylinders lie along z in both.
+  // cylinders lie along z in both. A convex shape is a mesh asset of its vertices and faces: MuJoCo
+  // moves a mesh's vertices to its centroid and principal axes and the geom's frame by as much, so
+  // the geom stays where its shape is.
   struct Geoms {
     std::vector<std::vector<std::string>> geoms;  // (nbody + 1: the world last)
+    std::string meshes;                           // the <asset> meshes of the convex shapes
     std::string pairs;
     std::vector<double> zeta;  // per pair: the damping ratio of its restitution
   };
@@ -307,7 +311,14 @@ struct Writer {
         case ShapeType::Cylinder: type = "cylinder", size = fmt::format("{} {}", num(sh.radius), num(sh.length / 2)); break;
         case ShapeType::Ellipsoid: type = "ellipsoid", size = vec(sh.half_extents); break;
         case ShapeType::HalfSpace: type = "plane", size = "0 0 1", q = q * y_to_z; break;
-        case ShapeType::Convex: break;  // refused in do_init
+        case ShapeType::Convex: {
+          std::string v, f;
+          for (const Vec3& p : sh.vertices) v += fmt::format("{}{}", v.empty() ? "" : " ", vec(p));
+          for (const auto& t : sh.faces) f += fmt::format("{}{} {} {}", f.empty() ? "" : " ", t[0], t[1], t[2]);
+          g.meshes += fmt::format("<mesh name=\"m{}\" vertex=\"{}\" face=\"{}\"/>\n", k, v, f);
+          type = fmt::format("mesh\" mesh=\"m{}", k), size = "0 0 0";
+          break;
+        }
       }
       g.geoms[fixed ? n : static_cast<size_t>(sh.body)].push_back(fmt::format("<geom name=\"g{}\" type=\"{}\" size=\"{}\" pos=\"{}\" quat=\"{}\" {}/>\n", k,
                                                                               type, size, vec(p), quat(q), file_contacts_ ? file_geom(model.mjcf_contacts.shapes[k]) : "contype=\"0\" conaffinity=\"0\""));

@@ -16,10 +16,13 @@
 #include <set>
 #include <unordered_set>
 
+#include <filesystem>
+
 #include <Eigen/Eigenvalues>
 #include <console_bridge/console.h>
 #include <urdf_parser/urdf_parser.h>
 
+#include "models/formats/mesh_hull.hpp"
 #include "models/formats/urdf_conventions.hpp"
 #include "models/kinematics.hpp"
 #endif
@@ -29,8 +32,10 @@ namespace mb {
 const std::vector<OptionInfo>& urdf_options() {
   static const std::vector<OptionInfo> options = {
       OptionInfo::choice("base", "fixed", "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base", {"fixed", "free"}),
-      OptionInfo::choice("collisions", "off", "off, or primitives: <collision> boxes, spheres and cylinders become shapes (a mesh is refused)",
-                         {"off", "primitives"}),
+      OptionInfo::choice("collisions", "off",
+                         "off; primitives: <collision> boxes, spheres, cylinders and capsules become shapes (a mesh is refused); all: meshes "
+                         "too, each as its convex hull",
+                         {"off", "primitives", "all"}),
       OptionInfo::choice("damping", "off", "on: <dynamics damping> of revolute, continuous and prismatic joints as viscous joint dampers; off: ignored (listed in a warning)",
                          {"off", "on"}),
       OptionInfo::text("floor", "off",
@@ -58,7 +63,8 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
   if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no URDF file '{}'", spec.name()));
   UrdfOptions o;
   o.free_base = spec.get_string("base", "fixed") == "free";
-  o.collisions = spec.get_string("collisions", "off") == "primitives";
+  o.collisions = spec.get_string("collisions", "off") != "off";
+  o.meshes = spec.get_string("collisions", "off") == "all";
   o.friction = spec.get_double("friction", 1.0);
   if (spec.has("floor") && spec.get_string("floor", "off") != "off") {
     const std::string floor = spec.get_string("floor", "off");
@@ -71,7 +77,7 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
       o.floor_height = *z;
     }
     if (spec.has("collisions") && !o.collisions)
-      throw InputError(source, line, "model", fmt::format("model '{}': floor={} needs the collision shapes (collisions=primitives), and collisions=off "
+      throw InputError(source, line, "model", fmt::format("model '{}': floor={} needs the collision shapes (collisions=primitives or all), and collisions=off "
                                                           "was given", spec.name(), floor));
     o.collisions = true;
   }
@@ -270,6 +276,31 @@ void check_mass_matrix(const Model& m, bool free_base, const std::string& path) 
     L(c, c) = std::sqrt(d);
     for (int r = c + 1; r < n; ++r) L(r, c) = (M(r, c) - L.row(r).head(c).dot(L.row(c).head(c))) / L(c, c);
   }
+}
+
+// The file a <mesh filename> names, as ROS tools find it: a plain path relative to the URDF file's
+// folder; file://PATH that path; package://PKG/REST the file REST in package PKG: the nearest of
+// the URDF file's folder and its ancestors named PKG, or else the folder PKG in the nearest of them
+// that holds one (packages side by side in a workspace). Empty when there is no such package.
+std::string mesh_file(const std::string& filename, const std::string& urdf_path) {
+  namespace fs = std::filesystem;
+  const std::string package = "package://", file = "file://";
+  const fs::path folder = fs::absolute(fs::path(urdf_path)).parent_path();
+  if (filename.rfind(file, 0) == 0) return filename.substr(file.size());
+  if (filename.rfind(package, 0) != 0) return (folder / filename).lexically_normal().string();
+  const std::string rest = filename.substr(package.size());
+  const std::string pkg = rest.substr(0, rest.find('/')), inside = rest.find('/') == std::string::npos ? "" : rest.substr(rest.find('/') + 1);
+  if (pkg.empty()) return "";
+  for (fs::path d = folder; !d.empty(); d = d.parent_path()) {
+    if (d.filename() == pkg) return (d / inside).lexically_normal().string();
+    if (d == d.parent_path()) break;
+  }
+  std::error_code ec;
+  for (fs::path d = folder; !d.empty(); d = d.parent_path()) {
+    if (fs::is_directory(d / pkg, ec)) return (d / pkg / inside).lexically_normal().string();
+    if (d == d.parent_path()) break;
+  }
+  return "";
 }
 
 // A group of links welded together by fixed joints: one rigid body (or the world).
@@ -522,11 +553,34 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
             sh.length = cyl.length;
             break;
           }
-          case urdf::Geometry::MESH:
-          default:
-            throw InputError(path, 0, f + ".geometry",
-                             fmt::format("a mesh ('{}') is not mapped: collisions=primitives maps boxes, spheres and cylinders",
-                                         c.geometry->type == urdf::Geometry::MESH ? static_cast<const urdf::Mesh&>(*c.geometry).filename : "?"));
+          case urdf::Geometry::MESH: {  // its convex hull, scaled
+            const auto& mesh = static_cast<const urdf::Mesh&>(*c.geometry);
+            const auto at = conventions.mesh_lines.find({L.link->name, i});
+            const int mesh_line = at == conventions.mesh_lines.end() ? 0 : at->second;
+            if (!options.meshes)
+              throw InputError(path, mesh_line, f + ".geometry",
+                               fmt::format("a mesh ('{}') is not mapped: collisions=primitives maps boxes, spheres, cylinders and capsules, "
+                                           "collisions=all meshes too", mesh.filename));
+            const std::string file = mesh_file(mesh.filename, path);
+            auto refuse = [&](const std::string& why) {
+              throw InputError(path, mesh_line, f + ".geometry.mesh",
+                               fmt::format("mesh '{}': {}{}", mesh.filename, why, file.empty() || file == mesh.filename ? "" : " (" + file + ")"));
+            };
+            if (file.empty()) refuse("no such package: neither the URDF file's folder nor an ancestor is named so or holds a folder so named");
+            if (!is_file(file)) refuse("no such file");
+            if (!vec(mesh.scale).allFinite() || !(vec(mesh.scale).minCoeff() > 0))
+              refuse(fmt::format("scale must be positive, got ({}, {}, {})", mesh.scale.x, mesh.scale.y, mesh.scale.z));
+            try {
+              ConvexHull hull = mesh_hull(file, vec(mesh.scale));
+              sh.type = ShapeType::Convex;
+              sh.vertices = std::move(hull.vertices);
+              sh.faces = std::move(hull.faces);
+            } catch (const MeshError& e) {
+              refuse(e.what());
+            }
+            break;
+          }
+          default: throw InputError(path, 0, f + ".geometry", "a geometry of unknown type");
         }
         m.shapes.push_back(sh);
       }
@@ -554,6 +608,10 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
             case ShapeType::Box: reach = std::abs(R(2, 0)) * sh.half_extents.x() + std::abs(R(2, 1)) * sh.half_extents.y() + c * sh.half_extents.z(); break;
             case ShapeType::Cylinder: reach = c * sh.length / 2 + sh.radius * std::sqrt(std::max(0.0, 1 - c * c)); break;
             case ShapeType::Capsule: reach = c * sh.length / 2 + sh.radius; break;
+            case ShapeType::Convex:
+              reach = -INFINITY;
+              for (const Vec3& v : sh.vertices) reach = std::max(reach, -(R * v).z());
+              break;
             default: break;
           }
           z = std::min(z, p.z() - reach);

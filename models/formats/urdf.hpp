@@ -1,5 +1,5 @@
 // URDF import (liburdfdom): a robot description as a Model, for `mbbench run robot.urdf METHOD`
-// and `robot.urdf:base=free,collisions=primitives` (docs/robots.md: the mapping, the options, what
+// and `robot.urdf:base=free,collisions=all` (docs/robots.md: the mapping, the options, what
 // is ignored, the errors).
 //
 // Trees of revolute, continuous (hinges), prismatic (sliders) and fixed joints. Every link welded
@@ -19,7 +19,8 @@ namespace mb {
 
 struct UrdfOptions {
   bool free_base = false;   // base=free: the root's body floats (6 degrees of freedom)
-  bool collisions = false;  // collisions=primitives: boxes, spheres and cylinders become shapes
+  bool collisions = false;  // collisions=primitives: boxes, spheres, cylinders and capsules become shapes
+  bool meshes = false;      // collisions=all (with collisions): meshes too, as their convex hulls (mesh_hull.hpp)
   // limits=on: <limit> lower and upper of revolute and prismatic joints as joint limits (a range of
   // zero width is no limit: liburdfdom reads an omitted end as 0)
   bool limits = true;
@@ -45,7 +46,7 @@ bool is_urdf_spec(const std::string& text);
 Model load_urdf(const std::string& spec, const std::string& source = "command line", int line = 0);
 // Reads a URDF file; InputError naming the file and the link or joint for what it cannot map.
 Model read_urdf(const std::string& path, const UrdfOptions& options = {});
-// The same from text, `path` only for messages.
+// The same from text; `path` names the file in messages, and its folder is where mesh files are found.
 Model parse_urdf(const std::string& text, const std::string& path, const UrdfOptions& options = {});
 
 }  // namespace mb

@@ -32,6 +32,14 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   if (doc.Error() || !doc.RootElement()) return c;  // liburdfdom names the error
   TiXmlElement& robot = *doc.RootElement();
   check_xml_numbers(robot, path);
+  for (TiXmlElement* l : children(robot, "link")) {  // the lines of the collision meshes, for their errors
+    size_t index = 0;
+    for (TiXmlElement* k : children(*l, "collision")) {
+      for (TiXmlElement* g : children(*k, "geometry"))
+        for (TiXmlElement* mesh : children(*g, "mesh")) c.mesh_lines[{l->Attribute("name") ? l->Attribute("name") : "", index}] = mesh->Row();
+      ++index;
+    }
+  }
   if (strict || std::string(robot.Value()) != "robot") return c;
   const std::string refused = "; strict=on refuses it";
   auto warn = [&](const std::string& what, const std::vector<std::string>& where) {

@@ -2,6 +2,7 @@
 // rewritten before liburdfdom reads the file (models/formats/urdf.cpp). Used only where
 // MBBENCH_WITH_URDF is set.
 #pragma once
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -18,6 +19,7 @@ struct Conventions {
   std::vector<std::string> warnings;                  // one line per convention found
   std::set<std::pair<std::string, size_t>> capsules;  // (link, index among its <collision>s)
   std::set<std::string> unlimited;                    // joints whose <limit> is none
+  std::map<std::pair<std::string, size_t>, int> mesh_lines;  // (link, collision index): its <mesh>'s line
 };
 
 // The file's text with the conventions rewritten, each named in a warning (strict: the text as it

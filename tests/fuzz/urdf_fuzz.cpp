@@ -1,5 +1,5 @@
 // Fuzz target: URDF text through liburdfdom and our importer (models/formats/urdf.cpp), with both base
-// options, strict=on and the collision shapes; a robot that imports must write as a scene and read back to
+// options, strict=on and the collision shapes (meshes too); a robot that imports must write as a scene and read back to
 // the same text.
 #include <cstdlib>
 
@@ -16,6 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       o.free_base = variant == 1;
       o.strict = variant == 2;
       o.collisions = true;
+      o.meshes = variant == 0;  // mesh paths resolved from the working folder (a file read if one is there)
       const mb::Model m = mb::parse_urdf(text, "fuzz.urdf", o);
       const std::string scene = mb::scene_to_toml(m);
       if (mb::scene_to_toml(mb::parse_scene(scene, "fuzz-roundtrip.toml")) != scene) std::abort();
