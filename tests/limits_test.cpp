@@ -72,7 +72,7 @@ TEST_CASE("limits: a pendulum falls from horizontal onto its hinge's limit and r
     WARN(method << ": arrival after " << arrival + 1 << " steps; rate off the closed form by " << before << " rad/s before it; beyond the limit by "
                           << beyond << " rad, above it after arrival by " << above << " rad; rest at " << r.q.back() << ", rate "
                           << r.rate.back());
-    CHECK(before < 2e-3);
+    CHECK(before < 1e-4);
     CHECK(beyond <= kTolP);
     // inelastic: it arrives at 5 rad/s and stays (a bounce of restitution 0.01 rises 1e-4 rad)
     CHECK(above < 1e-5);
@@ -123,8 +123,8 @@ TEST_CASE("limits: limits=ignore runs the arm through its limit in the impulse f
 
 namespace {
 // the leg (tests/data/limits/leg.toml) over 2 s at h = 1 ms: never beyond its limits by more than
-// tol, and at rest at them
-void leg_rest(const std::string& method, double tol) {
+// `beyond_tol`, and at rest at them within tol
+void leg_rest(const std::string& method, double beyond_tol, double tol) {
   const mb::Model m = mb::load_model(kData + "leg.toml");
   auto meth = mb::make_method(method);
   mb::State s = mb::initial_state(m);
@@ -137,7 +137,7 @@ void leg_rest(const std::string& method, double tol) {
   }
   const double hip = joint_coordinate(m, s, 0), knee = joint_coordinate(m, s, 1);
   WARN(method << ": leg at rest with hip " << hip << " rad, knee " << knee << " rad (limits -0.2, -1), beyond them by at most " << beyond);
-  CHECK(beyond <= tol);
+  CHECK(beyond <= beyond_tol);
   CHECK(std::abs(hip - m.joints[0].lower) <= tol);
   CHECK(std::abs(knee - m.joints[1].lower) <= tol);
   CHECK(std::abs(joint_rate(m, s, 0)) <= tol);
@@ -146,7 +146,7 @@ void leg_rest(const std::string& method, double tol) {
 }  // namespace
 
 TEST_CASE("limits: a leg falls onto its hip and knee limits and rests there - the impulse family", "[limits]") {
-  for (const std::string& method : kImpulse) leg_rest(method, kTolP);
+  for (const std::string& method : kImpulse) leg_rest(method, kTolP, kTolP);
 }
 
 TEST_CASE("limits: every method and engine that claims limits rests the leg at its hip and knee limits", "[limits][full]") {
@@ -156,8 +156,11 @@ TEST_CASE("limits: every method and engine that claims limits rests the leg at i
     const mb::MethodInfo& i = e.info;
     if (i.name.rfind("test-", 0) == 0 || !(i.supports & mb::kJointLimits) || !mb::unsupported_reason(i, m).empty()) continue;
     INFO(i.name);
-    // the engines' limits are soft or stabilized (MuJoCo's solreflimit, ODE's stop ERP)
-    leg_rest(i.name, i.family == "peer" ? 0.03 : kTolP);
+    // the engines' limits are soft or stabilized (MuJoCo's solreflimit, ODE's stop ERP): measured,
+    // the knee passes its limit by up to 0.072 rad at impact in mujoco, 3.3e-3 in bullet, and all
+    // rest within 1.1e-3 rad of the limits
+    const bool engine = i.family == "peer";
+    leg_rest(i.name, engine ? 0.1 : kTolP, engine ? 3e-3 : kTolP);
     ran.push_back(i.name);
   }
   for (const std::string engine : {"ode", "bullet", "dart", "mujoco", "gc-contact", "iterative"})
