@@ -11,9 +11,24 @@
 
 namespace mb {
 
-ContactSet::ContactSet(const Model& model, double margin, bool from_start)
-    : enabled_(!model.shapes.empty()), from_start_(from_start) {
+ContactSet::ContactSet(const Model& model, double margin, bool from_start, bool limits)
+    : margin_(margin), enabled_(!model.shapes.empty()), from_start_(from_start) {
   if (enabled_) detector_ = std::make_unique<CollisionDetector>(model, margin);
+  for (size_t j = 0; j < model.joints.size() && limits; ++j) {
+    const Joint& J = model.joints[j];
+    if (!J.limited()) continue;
+    Limit l;
+    l.joint = static_cast<int>(j);
+    l.coordinate.joint = l.joint;
+    l.frame = motor_frame(model, l.coordinate);
+    for (const double bound : {J.lower, J.upper}) {
+      if (!std::isfinite(bound)) continue;
+      l.bound = bound;
+      l.sign = bound == J.lower ? 1.0 : -1.0;
+      limits_.push_back(l);
+    }
+  }
+  enabled_ = enabled_ || !limits_.empty();
   inv_mass_.assign(model.bodies.size(), 0.0);
   inv_inertia_.assign(model.bodies.size(), Mat3::Zero());
   for (size_t k = 0; k < model.bodies.size(); ++k)
@@ -28,7 +43,8 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   pending_any_ = false;
   if (!enabled_) return;
   const auto t0 = Clock::now();
-  detector_->detect(model, preview, found_);
+  found_.clear();
+  if (detector_) detector_->detect(model, preview, found_);
   merge_start(model, state);
   update_inertia(model, state);
   auto make_row = [&](const Contact& c, bool at_start) {
@@ -80,7 +96,56 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
     i = j;
   }
   stats.contacts = std::max(stats.contacts, static_cast<long>(rows_.size()));
+  add_limit_rows(model, preview, state);
   stats.t_contact += since(t0);
+}
+
+double ContactSet::limit_gap(const Model& model, const Limit& l, const State& s) const {
+  return l.sign * (motor_coordinate(model, s, l.coordinate, l.frame) - l.bound);
+}
+
+void ContactSet::limit_jacobian(const Model& model, const State& state, Row& r) const {
+  const Limit& l = limits_[static_cast<size_t>(r.limit)];
+  const Joint& j = model.joints[static_cast<size_t>(l.joint)];
+  const Vec3 u = joint_axis_world(state, j);
+  if (j.type == JointType::Slider) {
+    // q' = u . (v_b + w_b x r_b - v_a - w_a x (p_b - x_a)): a's lever reaches b's point (u turns with a)
+    const Vec3 rb = j.b == kWorld ? Vec3::Zero() : Vec3(state.bodies[static_cast<size_t>(j.b)].q * j.anchor_b);
+    const Vec3 pb = world_point(model, state, j.b, j.anchor_b);
+    const Vec3 la = j.a == kWorld ? Vec3::Zero() : Vec3(pb - state.bodies[static_cast<size_t>(j.a)].x);
+    r.Jl[0] << -u.transpose(), -la.cross(u).transpose();
+    r.Jl[1] << u.transpose(), rb.cross(u).transpose();
+  } else {
+    r.Jl[0] << 0, 0, 0, -u.transpose();  // q' = u . (w_b - w_a)
+    r.Jl[1] << 0, 0, 0, u.transpose();
+  }
+  r.Jl[0] *= l.sign;
+  r.Jl[1] *= l.sign;
+}
+
+// a side is a row while its gap on the preview or at the step's start is within the margin
+void ContactSet::add_limit_rows(const Model& model, const State& preview, const State& state) {
+  limit_rows_ = 0;
+  if (limits_.empty()) return;
+  limit_state_ = state;
+  for (size_t k = 0; k < limits_.size(); ++k) {
+    const Limit& l = limits_[k];
+    const double gap = std::min(limit_gap(model, l, preview), limit_gap(model, l, state));
+    if (gap > margin_) continue;
+    const Joint& j = model.joints[static_cast<size_t>(l.joint)];
+    Row r;
+    r.c.a = j.a;
+    r.c.b = j.b;
+    r.c.shape_a = -1 - static_cast<int>(k);  // the warm start's key: no shape pair has it
+    r.c.shape_b = -1;
+    r.c.depth = -gap;
+    r.P.setIdentity();
+    r.limit = static_cast<int>(k);
+    r.normal_only = true;
+    prepare(model, r);
+    rows_.push_back(r);
+    ++limit_rows_;
+  }
 }
 
 // merged_ = the preview's contacts; with from_start_, also the shape pairs found at the start
@@ -94,7 +159,7 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
 void ContactSet::merge_start(const Model& model, const State& state) {
   merged_.clear();
   at_start_.clear();
-  if (!from_start_) {
+  if (!from_start_ || !detector_) {
     merged_ = found_;
     at_start_.assign(found_.size(), 0);
     return;
@@ -147,6 +212,22 @@ void ContactSet::update_inertia(const Model& model, const State& state) {
 }
 
 void ContactSet::prepare(const Model& model, Row& r) {
+  if (r.limit >= 0) {
+    limit_jacobian(model, limit_state_, r);
+    double k = 0;  // J M^-1 J^T
+    for (int side = 0; side < 2; ++side) {
+      const int body = side == 0 ? r.c.a : r.c.b;
+      if (body == kWorld) continue;
+      const Eigen::Matrix<double, 1, 6>& J = r.Jl[side];
+      k += inv_mass_[static_cast<size_t>(body)] * J.head<3>().squaredNorm() +
+           J.tail<3>() * inv_inertia_[static_cast<size_t>(body)] * J.tail<3>().transpose();
+    }
+    r.K.setIdentity();
+    r.K(0, 0) = k;
+    r.Y.resize(0, 3);
+    r.coupled = coupling_ == nullptr;
+    return;
+  }
   const Contact& c = r.c;
   Mat3 W = Mat3::Zero();  // the compliance of the two points: dv_rel = W p
   auto add = [&](int body, const Vec3& lever) {
@@ -173,6 +254,10 @@ void ContactSet::couple(Row& r) {
   auto jacobian = [&](int body, const Vec3& lever, double sign) {
     Eigen::Matrix<double, 3, 6> J = Eigen::Matrix<double, 3, 6>::Zero();
     if (body == kWorld || model.bodies[static_cast<size_t>(body)].is_static) return J;
+    if (r.limit >= 0) {  // its one row
+      J.row(0) = r.Jl[sign > 0 ? 1 : 0];
+      return J;
+    }
     J.leftCols<3>() = sign * r.P;
     if (!model.bodies[static_cast<size_t>(body)].particle) J.rightCols<3>() = -sign * r.P * skew(lever);
     return J;
@@ -189,8 +274,13 @@ void ContactSet::refresh(const Model& model, const State& state) {
   if (rows_.empty()) return;
   model_ = &model;
   update_inertia(model, state);
+  if (!limits_.empty()) limit_state_ = state;
   // at the end of the step the contact points are where the bodies now are
   for (Row& r : rows_) {
+    if (r.limit >= 0) {
+      prepare(model, r);
+      continue;
+    }
     if (r.c.a != kWorld) r.ra = state.bodies[static_cast<size_t>(r.c.a)].q * r.c.local_a;
     if (r.c.b != kWorld) r.rb = state.bodies[static_cast<size_t>(r.c.b)].q * r.c.local_b;
     prepare(model, r);
@@ -213,6 +303,16 @@ void ContactSet::flush(State& s) {
 }
 
 Vec3 ContactSet::relative_velocity(const Row& r, const State& s) {
+  if (r.limit >= 0) {
+    double u = 0;
+    for (int side = 0; side < 2; ++side) {
+      const int k = side == 0 ? r.c.a : r.c.b;
+      if (k == kWorld) continue;
+      const BodyState& b = body(s, k, side == 0 ? va_ : vb_);
+      u += r.Jl[side].head<3>().dot(b.v) + r.Jl[side].tail<3>().dot(b.w);
+    }
+    return Vec3(u, 0, 0);
+  }
   auto point_velocity = [&](int k, const Vec3& lever, BodyState& scratch) -> Vec3 {
     if (k == kWorld) return Vec3::Zero();
     const BodyState& b = body(s, k, scratch);
@@ -229,8 +329,18 @@ void ContactSet::apply(const Row& r, const Vec3& dlambda, State& s) {
     b.v += inv_mass_[static_cast<size_t>(body)] * impulse;
     b.w += inv_inertia_[static_cast<size_t>(body)] * lever.cross(impulse);
   };
-  push(r.c.b, r.rb, p);
-  push(r.c.a, r.ra, -p);
+  if (r.limit >= 0) {  // M^-1 J^T dlambda
+    for (int side = 0; side < 2; ++side) {
+      const int k = side == 0 ? r.c.a : r.c.b;
+      if (k == kWorld || inv_mass_[static_cast<size_t>(k)] == 0) continue;
+      BodyState& b = s.bodies[static_cast<size_t>(k)];
+      b.v += inv_mass_[static_cast<size_t>(k)] * dlambda(0) * r.Jl[side].head<3>().transpose();
+      b.w += inv_inertia_[static_cast<size_t>(k)] * (dlambda(0) * r.Jl[side].tail<3>().transpose());
+    }
+  } else {
+    push(r.c.b, r.rb, p);
+    push(r.c.a, r.ra, -p);
+  }
   if (r.Y.rows() > 0) {
     if (!pending_any_) pending_.setZero(r.Y.rows());
     // row by row (a general product's dispatch costs more, at three columns, than its sums)
@@ -376,9 +486,26 @@ double ContactSet::collision_sweep(State& state, double tol, bool hold) {
   return worst;
 }
 
-double ContactSet::position_sweep(const Model& model, const StepLoads& loads, double h, State& state) {
+double ContactSet::position_sweep(const Model& model, const StepLoads& loads, double h, State& state, bool limits_only) {
   double worst = 0;
   for (Row& r : rows_) {
+    if (limits_only && r.limit < 0) continue;
+    if (r.limit >= 0) {
+      // the joint's coordinate after the free motion over h
+      for (const int k : {r.c.a, r.c.b}) {
+        if (k == kWorld) continue;
+        const size_t i = static_cast<size_t>(k);
+        free_motion_body(model.bodies[i], loads.force[i], loads.torque[i], h, body(state, k, va_), limit_state_.bodies[i]);
+      }
+      const double gap = limit_gap(model, limits_[static_cast<size_t>(r.limit)], limit_state_);
+      double err = 0;
+      if (!row_error(r, std::abs(gap), -gap, Eigen::Vector2d::Zero(), err)) continue;
+      worst = std::max(worst, err);
+      if (err == 0) continue;
+      couple(r);
+      apply(r, project(r, Vec3(-gap / h, 0, 0)), state);
+      continue;
+    }
     // the contact points now and after the free motion over h
     Vec3 now_a = r.c.local_a, now_b = r.c.local_b, pred_a = now_a, pred_b = now_b;
     if (r.c.a != kWorld) {
@@ -415,7 +542,8 @@ void ContactSet::begin_velocity_phase(const State& state, double slack) {
   for (Row& r : rows_) {
     r.lambda.setZero();
     r.target_n = 0;  // the velocity phase is the collision phase's sweep with no separating velocity
-    const double gap = r.c.normal.dot(body_point(state, r.c.b, r.c.local_b) - body_point(state, r.c.a, r.c.local_a));
+    const double gap = r.limit >= 0 ? limit_gap(*model_, limits_[static_cast<size_t>(r.limit)], state)
+                                    : r.c.normal.dot(body_point(state, r.c.b, r.c.local_b) - body_point(state, r.c.a, r.c.local_a));
     r.active = gap <= slack;
   }
   activate_patches();

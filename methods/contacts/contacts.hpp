@@ -17,6 +17,13 @@
 // The position and velocity phases split the contact impulse of a resting or sliding contact
 // into halves, which makes a sliding block's motion exact (x = v h + a h^2/2 with
 // a = g (sin theta - mu cos theta)) and a resting body stay where it is to round-off.
+// Joint limits (with `limits`: Joint::lower, upper) are rows of the same phases: one normal row
+// per side of a limited hinge or slider, on the joint's coordinate q (models/kinematics.hpp
+// motor_coordinate: a hinge's angle wrapped into (-pi, pi], a slider's displacement), with the gap
+// q - lower or upper - q and the velocity +-q' (J V: a hinge's u . (w_b - w_a), a slider's rate of
+// (p_b - p_a) . u). A side is a row when its gap on the preview or at the start is within the
+// margin; its impulse is >= 0 (a torque or force pair about or along the axis), it never
+// collides (inelastic: no bounce), and it is coupled to the articulation as a contact is.
 #pragma once
 #include <vector>
 
@@ -25,6 +32,7 @@
 #include "methods/bodies/free_motion.hpp"
 #include "methods/method.hpp"
 #include "models/collision.hpp"
+#include "models/kinematics.hpp"
 
 namespace mb {
 
@@ -78,7 +86,8 @@ class ContactSet {
   // from_start: a shape pair within the margin at the step's start takes its contacts (normal,
   // points) from there, and the preview adds only the pairs new over the step (docs/contacts.md,
   // "Detection at the start"); false: every contact from the preview (tomcin2014 s.7)
-  explicit ContactSet(const Model& model, double margin = 0, bool from_start = false);
+  // limits: the model's joint limits are rows too (above)
+  explicit ContactSet(const Model& model, double margin = 0, bool from_start = false, bool limits = false);
   bool enabled() const { return enabled_; }
   size_t size() const { return rows_.size(); }
   // whether the last detect() coupled the contacts to an articulation (a contact's impulse then
@@ -106,7 +115,10 @@ class ContactSet {
   bool begin_collision_phase(const State& state, double tol);
   double collision_sweep(State& state, double tol, bool hold = false);
   void begin_position_phase();
-  double position_sweep(const Model& model, const StepLoads& loads, double h, State& state);
+  // limits_only: the joint limits' rows alone
+  double position_sweep(const Model& model, const StepLoads& loads, double h, State& state, bool limits_only = false);
+  // rows of joint limits in the last detect()
+  int limit_rows() const { return limit_rows_; }
   // The velocity phase starts with the contacts whose gap at `state` is at most `slack`.
   void begin_velocity_phase(const State& state, double slack);
   double velocity_sweep(State& state, double tol, bool hold = false);
@@ -139,7 +151,24 @@ class ContactSet {
     bool coupled = false;  // Y and S formed (couple())
     bool normal_only = false;  // a member of a patch: its friction is the patch's row
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
+    int limit = -1;  // a joint limit's row (limits_ index; normal_only, P = 1), else -1
+    Eigen::Matrix<double, 1, 6> Jl[2] = {Eigen::Matrix<double, 1, 6>::Zero(), Eigen::Matrix<double, 1, 6>::Zero()};  // a limit's J on c.a, c.b
   };
+  // a side of a joint's limits: its gap at a state is sign (q - bound)
+  struct Limit {
+    int joint = 0;
+    double bound = 0, sign = 1;  // the lower side: +1, the upper: -1
+    Motor coordinate;            // the joint's coordinate (Motor::joint), read by motor_coordinate
+    MotorFrame frame;
+  };
+  double limit_gap(const Model& model, const Limit& l, const State& s) const;
+  // a limit row's Jacobian (Jl) at `state`
+  void limit_jacobian(const Model& model, const State& state, Row& r) const;
+  void add_limit_rows(const Model& model, const State& preview, const State& state);
+  std::vector<Limit> limits_;
+  int limit_rows_ = 0;
+  double margin_ = 0;
+  State limit_state_;  // a limit's bodies on the prediction (position_sweep), the others at detect()'s state
   void update_inertia(const Model& model, const State& state);
   void merge_start(const Model& model, const State& state);
   // K of a row at `state` (its lever arms set); its coupling (Y, and S in K) waits for couple()

@@ -25,7 +25,7 @@ void ImpulseMethod::do_init(const Model& model, const State& state) {
     motor_limits_ = corrector_.get() != before;
   }
   corrector_->init(model, state);
-  contacts_ = ContactSet(model, opt_.contact_margin, opt_.contacts_from_start);
+  contacts_ = ContactSet(model, opt_.contact_margin, opt_.contacts_from_start, true);  // joint limits as its rows
   StepStats unused;
   corrector_->update(model, state, unused);
   broken_ = false;
@@ -183,10 +183,23 @@ void correct_positions(Corrector& c, const Model& model, const StepLoads& loads,
   // contact's impulse of the last sweep moves its body, and the joints at it, after they were
   // measured (by up to that impulse's correction, itself within tol_p). The joints alone then
   // finish the phase, to the tolerance. (A coupled contact's impulse comes with the joint impulses
-  // that keep the joints' rows; the anytime budget ends the phase where it is.)
+  // that keep the joints' rows; the anytime budget ends the phase where it is.) Joint limits' rows
+  // take part, each sweep's first: in the last sweep they are corrected, and the joints, measured
+  // after them within tol_p, apply nothing that would move them.
   if (with_contacts && !contacts->coupled() && opt.budget == 0) {
     with_contacts = false;
-    iterate(sweep, opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
+    if (contacts->limit_rows() > 0) {
+      auto limits_then_joints = [&] {
+        const auto t0 = Clock::now();
+        double err = contacts->position_sweep(model, loads, span, state, true);
+        stats.t_contact += since(t0);
+        for (int g = 0; g < c.groups(); ++g) err = std::max(err, c.correct_position(g, model, loads, span, state, opt.tol_p, stats));
+        return err;
+      };
+      iterate(limits_then_joints, opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
+    } else {
+      iterate(sweep, opt.tol_p, opt.max_iter, stats.pos_iterations, stats.pos_residual, "position", who);
+    }
   }
   c.end_warm();
   if (warm_contacts) contacts->keep(ContactSet::Phase::Position, span);

@@ -95,7 +95,7 @@ MethodInfo impulse_method_info() {
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
                "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kContacts | kForces | kJointDampers |
-               kMotors | kBrokenJoints;
+               kMotors | kBrokenJoints | kJointLimits;
   i.timing_table = true;
   return i;
 }
