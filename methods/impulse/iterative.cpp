@@ -11,6 +11,7 @@ MethodInfo IterativeMethod::describe() {
   i.source = "schmitt2003; bender2007 s.3";
   i.paper_name = "iter.";
   i.timing_max_joints = 1023;
+  i.supports |= kRolling;  // the wheels' rows after the joints' (with_extra_rows)
   return i;
 }
 

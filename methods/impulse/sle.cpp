@@ -21,7 +21,7 @@ MethodInfo SleMethod::describe() {
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver (a loop's); solver=cholmod scales to 16383
   i.gate_time_joints = {63, 255};
-  i.supports |= kRedundant;
+  i.supports |= kRedundant | kRolling;  // the wheels' rows after A's (with_extra_rows)
   return i;
 }
 
@@ -32,7 +32,8 @@ std::unique_ptr<Method> SleMethod::make(const MethodOptions& s) {
   return std::make_unique<ImpulseMethod>(describe(), o,
                                          make_group_corrector({}, solver == "block"   ? make_block_solver
                                                                      : solver == "dense" ? make_dense_solver
-                                                                                         : make_cholmod_solver));
+                                                                                         : make_cholmod_solver,
+                                                                    MotorRows::Unbounded, WheelRows::None));
 }
 
 }  // namespace mb
