@@ -21,7 +21,7 @@ ImpulseMethod::ImpulseMethod(MethodInfo info, ImpulseOptions options, std::uniqu
 void ImpulseMethod::do_init(const Model& model, const State& state) {
   if (!extra_rows_) {  // a later init keeps the wrapper, which then holds the rows of that model
     Corrector* before = corrector_.get();
-    corrector_ = with_extra_rows(model, std::move(corrector_));
+    corrector_ = with_extra_rows(model, std::move(corrector_), opt_.rolling_slip_in_position);
     extra_rows_ = corrector_.get() != before;
   }
   corrector_->init(model, state);

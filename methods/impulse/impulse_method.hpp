@@ -81,6 +81,11 @@ struct ImpulseOptions {
   // reached in few sweeps where the impulses change little from step to step (a mechanism
   // carrying a steady load). false: every phase from zero impulses (schmitt2003, bender2007)
   bool warm_start = false;
+  // A rolling wheel's nonholonomic rows (the contact's sideways slip): true = in the look-ahead
+  // position correction too, as the slip displacement over the step by the trapezoid (its slip at
+  // the start and on the prediction), and in the velocity correction (order 2); false = in the
+  // velocity correction only, the sideways force reaching the positions a step late (order 1)
+  bool rolling_slip_in_position = true;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -107,6 +112,10 @@ bool parse_warm_start(const MethodOptions& options);
 // constraints (sle, tomcin), on by default
 OptionInfo velocity_floor_option();
 bool parse_velocity_floor(const MethodOptions& options);
+// the `rolling` option (ImpulseOptions::rolling_slip_in_position) of the methods that take rolling
+// wheels (iterative, sle, linear)
+OptionInfo rolling_slip_option();
+bool parse_rolling_slip(const MethodOptions& options);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
 bool parse_spring_treatment(const MethodOptions& options);
@@ -238,7 +247,7 @@ std::unique_ptr<Corrector> make_motor_corrector(MotorRows rows);
 // model has such rows (main itself otherwise). A wheel's rows are one group of a joint-by-joint
 // corrector: in a position sweep its holonomic row alone (the contact's height; the nonholonomic
 // rows have no position error and take no part), in a velocity sweep its three rows at once.
-std::unique_ptr<Corrector> with_extra_rows(const Model& model, std::unique_ptr<Corrector> main);
+std::unique_ptr<Corrector> with_extra_rows(const Model& model, std::unique_ptr<Corrector> main, bool slip_in_position = true);
 
 // Groups of joints each solved at once by its own LinearSolver; several groups are iterated
 // (bender2007 s.5). `parts` lists the model's joint indices per group (one group of all joints

@@ -51,11 +51,14 @@ MethodInfo LinearMethod::describe() {
   i.timing_max_joints = 16383;
   i.timing_reference = true;  // O(n): timing ratios (gate, bench) are taken to it
   i.supports |= kRolling;      // the wheels' rows after the parts (with_extra_rows)
+  i.options.push_back(rolling_slip_option());
   return i;
 }
 
 std::unique_ptr<Method> LinearMethod::make(const MethodOptions& s) {
-  return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s), make_linear_corrector());
+  ImpulseOptions o = parse_impulse_options(s);
+  o.rolling_slip_in_position = parse_rolling_slip(s);
+  return std::make_unique<ImpulseMethod>(describe(), o, make_linear_corrector());
 }
 
 }  // namespace mb
