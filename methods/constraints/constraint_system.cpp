@@ -22,8 +22,8 @@ Vec3 axis_world(const State& s, int body, const Vec3& axis) {
 
 }  // namespace
 
-ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joints, MotorRows motors) {
-  const bool only_motors = motors == MotorRows::OnlyBounded || motors == MotorRows::OnlyAll;
+ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joints, MotorRows motors, WheelRows wheels) {
+  const bool only_motors = motors == MotorRows::OnlyBounded || motors == MotorRows::OnlyAll || wheels == WheelRows::Only;
   const int nb = static_cast<int>(m.bodies.size());
   body_dim_.assign(nb, 0);
   body_col_.assign(nb, -1);
@@ -71,7 +71,7 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     const Motor& mo = m.motors[mi];
     const bool wanted = motors == MotorRows::OnlyAll || (motors == MotorRows::OnlyBounded && mo.limited()) ||
                         (motors == MotorRows::Unbounded && !mo.limited());
-    if (!wanted) continue;
+    if (!wanted || wheels == WheelRows::Only) continue;
     if (!joints.empty() && std::find(joints.begin(), joints.end(), mo.joint) == joints.end()) continue;
     const Joint& J = m.joints[static_cast<size_t>(mo.joint)];
     JointBlock b;
@@ -92,9 +92,9 @@ ConstraintSystem::ConstraintSystem(const Model& m, const std::vector<int>& joint
     blocks_.push_back(b);
     has_motors_ = true;
   }
-  // the rolling wheels' rows, after the motors' (the whole model's system only)
+  // the rolling wheels' rows, after the motors'
   if (m.rolling.size() > 32767) throw UnsupportedModel(fmt::format("{} rolling wheels: at most 32767", m.rolling.size()));
-  for (size_t ri = 0; ri < m.rolling.size() && joints.empty() && !only_motors; ++ri) {
+  for (size_t ri = 0; ri < m.rolling.size() && holds_wheels(joints.empty(), motors, wheels); ++ri) {
     const Rolling& r = m.rolling[ri];
     const Body& wheel = m.bodies[static_cast<size_t>(r.body)];
     if (wheel.particle || wheel.is_static)

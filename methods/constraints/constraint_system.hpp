@@ -32,7 +32,7 @@
 // step of span h from q0, e = q0 + h f(t - h/2) - q (0 where no span is set); velocity e = J V + r(t)
 // with r = f' (position mode) or f (velocity mode), so that e = 0 is the motor's q' = r.
 //
-// A rolling wheel (Model::rolling) adds three translational rows on its body after the motors':
+// A rolling wheel (Model::rolling) adds three translational rows on its body after the motors' (WheelRows):
 // P (v + w x r d), P = (n, e1, e2) (the plane's normal and orthogonal_basis(n)), r d the lever to
 // the contact (models/kinematics.hpp rolling_contact). Row 0 is holonomic (its position error the
 // contact's height over the plane, whose rate it is); rows 1, 2 are nonholonomic (no position error).
@@ -79,13 +79,24 @@ struct JointBlock {
 // Which rows a system holds: the joints' and the motors' without a force bound (Unbounded), the
 // joints' alone (None), or the motors' alone, those with a bound (OnlyBounded) or all (OnlyAll).
 enum class MotorRows { Unbounded, None, OnlyBounded, OnlyAll };
+// Which rolling wheels' rows a system holds: those of the whole model's system (Whole: where every
+// joint is selected and the joints' rows are held), none, or the wheels' alone (Only: no joint's or
+// motor's row).
+enum class WheelRows { Whole, None, Only };
 
 class ConstraintSystem {
  public:
   // Structure from the model (which bodies move, which rows each joint has). `joints` selects a
   // subset of the model's joints (all when empty).
-  // `motors`: which motors of the selected joints have rows (MotorRows).
-  explicit ConstraintSystem(const Model& model, const std::vector<int>& joints = {}, MotorRows motors = MotorRows::Unbounded);
+  // `motors`: which motors of the selected joints have rows (MotorRows); `wheels`: which rolling
+  // wheels have rows (WheelRows).
+  explicit ConstraintSystem(const Model& model, const std::vector<int>& joints = {}, MotorRows motors = MotorRows::Unbounded,
+                            WheelRows wheels = WheelRows::Whole);
+  // whether a system of these arguments holds the model's rolling wheels' rows (every joint selected: `all_joints`)
+  static bool holds_wheels(bool all_joints, MotorRows motors, WheelRows wheels) {
+    const bool only_motors = motors == MotorRows::OnlyBounded || motors == MotorRows::OnlyAll;
+    return wheels == WheelRows::Only || (wheels == WheelRows::Whole && all_joints && !only_motors);
+  }
   ConstraintSystem() = default;
 
   int rows() const { return nrows_; }

@@ -79,10 +79,10 @@ void HigherOrderImpulse::do_init(const Model& model, const State& state) {
       throw UnsupportedModel(fmt::format("{}: motor '{}' has a force bound (max_force); the extrapolation combines steps "
                                          "whose bounded impulses it cannot bound",
                                          info_.name, mo.name));
-  if (!motor_limits_) {  // a later init keeps the wrapper, which then holds the rows of that model
+  if (!extra_rows_) {  // a later init keeps the wrapper, which then holds the rows of that model
     Corrector* before = corrector_.get();
-    corrector_ = with_motor_limits(model, std::move(corrector_));
-    motor_limits_ = corrector_.get() != before;
+    corrector_ = with_extra_rows(model, std::move(corrector_));
+    extra_rows_ = corrector_.get() != before;
   }
   corrector_->init(model, state);
   results_.assign(opt_.k, state);

@@ -57,7 +57,7 @@ class HigherOrderImpulse final : public Method {
   MethodInfo info_;
   ImpOptions opt_;
   std::unique_ptr<Corrector> corrector_;
-  bool motor_limits_ = false;  // corrector_ went through with_motor_limits
+  bool extra_rows_ = false;  // corrector_ went through with_extra_rows
   std::vector<double> w_;
   StepLoads loads_;
   State tmp_, run_;

@@ -18,16 +18,22 @@ namespace {
 
 class GroupCorrector final : public Corrector, public ArticulationCoupling {
  public:
-  GroupCorrector(std::vector<std::vector<int>> parts, LinearSolverFactory make, MotorRows motors)
-      : parts_spec_(std::move(parts)), make_(make), motors_(motors) {}
+  GroupCorrector(std::vector<std::vector<int>> parts, LinearSolverFactory make, MotorRows motors, WheelRows wheels)
+      : parts_spec_(std::move(parts)), make_(make), motors_(motors), wheels_(wheels) {}
   MotorRows motor_rows() const override { return motors_; }
+  bool holds_wheels() const override {
+    if (parts_spec_.empty()) return ConstraintSystem::holds_wheels(true, motors_, wheels_);
+    for (const auto& joints : parts_spec_)
+      if (ConstraintSystem::holds_wheels(joints.empty(), motors_, wheels_)) return true;
+    return false;
+  }
 
   void init(const Model& model, const State&) override {
     groups_.clear();
     if (parts_spec_.empty()) parts_spec_.push_back({});
     for (const auto& joints : parts_spec_) {
       Group g;
-      g.cs = ConstraintSystem(model, joints, motors_);
+      g.cs = ConstraintSystem(model, joints, motors_, wheels_);
       g.solver = make_();
       g.cs.keep_ball_jacobians(g.solver->reads_ball_jacobians());
       if (g.cs.rows() > 0) g.solver->analyze(g.cs);  // a model without joints (contacts only) has nothing to factor
@@ -217,6 +223,7 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
   Eigen::MatrixXd B_, Yb_;  // a contact's coupling columns and their solves
   LinearSolverFactory make_;
   MotorRows motors_;
+  WheelRows wheels_;
   std::vector<Group> groups_;
   State pred_;
   bool predicts_all_ = false;         // one group, and it predicts every dynamic body
@@ -226,8 +233,9 @@ class GroupCorrector final : public Corrector, public ArticulationCoupling {
 
 }  // namespace
 
-std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make, MotorRows motors) {
-  return std::make_unique<GroupCorrector>(std::move(parts), make, motors);
+std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make, MotorRows motors,
+                                                WheelRows wheels) {
+  return std::make_unique<GroupCorrector>(std::move(parts), make, motors, wheels);
 }
 
 }  // namespace mb

@@ -19,10 +19,10 @@ ImpulseMethod::ImpulseMethod(MethodInfo info, ImpulseOptions options, std::uniqu
     : info_(std::move(info)), opt_(options), corrector_(std::move(corrector)) {}
 
 void ImpulseMethod::do_init(const Model& model, const State& state) {
-  if (!motor_limits_) {  // a later init keeps the wrapper, which then holds the rows of that model
+  if (!extra_rows_) {  // a later init keeps the wrapper, which then holds the rows of that model
     Corrector* before = corrector_.get();
-    corrector_ = with_motor_limits(model, std::move(corrector_));
-    motor_limits_ = corrector_.get() != before;
+    corrector_ = with_extra_rows(model, std::move(corrector_), opt_.rolling_slip_in_position);
+    extra_rows_ = corrector_.get() != before;
   }
   corrector_->init(model, state);
   contacts_ = ContactSet(model, opt_.contact_margin, opt_.contacts_from_start, true);  // joint limits as its rows

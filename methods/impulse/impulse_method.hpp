@@ -81,6 +81,11 @@ struct ImpulseOptions {
   // reached in few sweeps where the impulses change little from step to step (a mechanism
   // carrying a steady load). false: every phase from zero impulses (schmitt2003, bender2007)
   bool warm_start = false;
+  // A rolling wheel's nonholonomic rows (the contact's sideways slip): true = in the look-ahead
+  // position correction too, as the slip displacement over the step by the trapezoid (its slip at
+  // the start and on the prediction), and in the velocity correction (order 2); false = in the
+  // velocity correction only, the sideways force reaching the positions a step late (order 1)
+  bool rolling_slip_in_position = true;
 };
 std::vector<OptionInfo> impulse_options_info();
 // The metadata iterative, sle and linear share: family, the tolerance options, the declared order
@@ -107,6 +112,10 @@ bool parse_warm_start(const MethodOptions& options);
 // constraints (sle, tomcin), on by default
 OptionInfo velocity_floor_option();
 bool parse_velocity_floor(const MethodOptions& options);
+// the `rolling` option (ImpulseOptions::rolling_slip_in_position) of the methods that take rolling
+// wheels (iterative, sle, linear)
+OptionInfo rolling_slip_option();
+bool parse_rolling_slip(const MethodOptions& options);
 // the `springs` option (ImpulseOptions::implicit_springs), shared likewise
 OptionInfo spring_treatment_option();
 bool parse_spring_treatment(const MethodOptions& options);
@@ -201,8 +210,10 @@ class Corrector {
   virtual void begin_warm(WarmPhase phase, double span, State& state) { (void)phase, (void)span, (void)state; }
   // the phase begun by begin_warm ended (converged): its impulses are kept for the next step's
   virtual void end_warm() {}
-  // The motor rows the corrector holds (with_motor_limits adds the others)
+  // The motor rows the corrector holds (with_extra_rows adds the others)
   virtual MotorRows motor_rows() const { return MotorRows::Unbounded; }
+  // Whether it holds the rolling wheels' rows (with_extra_rows adds them where not)
+  virtual bool holds_wheels() const { return false; }
 };
 
 // Times a correction phase of a corrector that does not time its parts, as a whole, into
@@ -223,7 +234,7 @@ class PhaseTimer {
 };
 
 // Block Gauss-Seidel over single joints (schmitt2003): each joint's impulse from its own
-// dim x dim block A_ii of A.
+// dim x dim block A_ii of A. The joints' and motors' rows, no wheel's.
 std::unique_ptr<Corrector> make_joint_corrector();
 // Motor rows alone, one by one (projected Gauss-Seidel): a bounded motor's impulse over a step,
 // summed over its position and velocity corrections, stays within max_force h, and a row held at
@@ -231,15 +242,18 @@ std::unique_ptr<Corrector> make_joint_corrector();
 // beside its joint's in a tree solver, where the two would close a cycle).
 // (`rows`: OnlyBounded or OnlyAll)
 std::unique_ptr<Corrector> make_motor_corrector(MotorRows rows);
-// `main` with the motor rows it does not hold (make_motor_corrector) visited after its groups in
-// every sweep, where the model has such motors (main itself otherwise).
-std::unique_ptr<Corrector> with_motor_limits(const Model& model, std::unique_ptr<Corrector> main);
+// `main` with the motor rows it does not hold (make_motor_corrector), then the rolling wheels' rows
+// if it does not hold them, visited after its groups in every sweep (block Gauss-Seidel), where the
+// model has such rows (main itself otherwise). A wheel's rows are one group of a joint-by-joint
+// corrector: in a position sweep its holonomic row alone (the contact's height; the nonholonomic
+// rows have no position error and take no part), in a velocity sweep its three rows at once.
+std::unique_ptr<Corrector> with_extra_rows(const Model& model, std::unique_ptr<Corrector> main, bool slip_in_position = true);
 
 // Groups of joints each solved at once by its own LinearSolver; several groups are iterated
 // (bender2007 s.5). `parts` lists the model's joint indices per group (one group of all joints
-// when empty).
+// when empty); `wheels`: the rolling wheels' rows held (ConstraintSystem).
 std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> parts, LinearSolverFactory make_solver,
-                                                MotorRows motors = MotorRows::Unbounded);
+                                                MotorRows motors = MotorRows::Unbounded, WheelRows wheels = WheelRows::Whole);
 
 // The phases of the impulse step, shared by every method that corrects with impulses.
 // Position correction: impulses such that free motion over `span` from `state` satisfies every
@@ -280,7 +294,7 @@ class ImpulseMethod : public Method {
   MethodInfo info_;
   ImpulseOptions opt_;
   std::unique_ptr<Corrector> corrector_;
-  bool motor_limits_ = false;  // corrector_ went through with_motor_limits
+  bool extra_rows_ = false;  // corrector_ went through with_extra_rows
   ImplicitSprings springs_;
   StepLoads loads_;
   State next_;

@@ -109,6 +109,15 @@ OptionInfo velocity_floor_option() {
 
 bool parse_velocity_floor(const MethodOptions& s) { return s.choice("velocity_floor") == "on"; }
 
+OptionInfo rolling_slip_option() {
+  return OptionInfo::choice("rolling", "trapezoid",
+                            "rolling wheels' slip rows: trapezoid = in the position correction too (order 2); velocity = in "
+                            "the velocity correction only (order 1)",
+                            {"trapezoid", "velocity"});
+}
+
+bool parse_rolling_slip(const MethodOptions& s) { return s.choice("rolling") == "trapezoid"; }
+
 bool parse_contact_coupling(const MethodOptions& s) { return s.choice("coupling") == "on"; }
 
 ImpulseOptions parse_impulse_options(const MethodOptions& s) {

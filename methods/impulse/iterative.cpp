@@ -11,11 +11,15 @@ MethodInfo IterativeMethod::describe() {
   i.source = "schmitt2003; bender2007 s.3";
   i.paper_name = "iter.";
   i.timing_max_joints = 1023;
+  i.supports |= kRolling;  // the wheels' rows after the joints' (with_extra_rows)
+  i.options.push_back(rolling_slip_option());
   return i;
 }
 
 std::unique_ptr<Method> IterativeMethod::make(const MethodOptions& s) {
-  return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s), make_joint_corrector());
+  ImpulseOptions o = parse_impulse_options(s);
+  o.rolling_slip_in_position = parse_rolling_slip(s);
+  return std::make_unique<ImpulseMethod>(describe(), o, make_joint_corrector());
 }
 
 }  // namespace mb

@@ -15,9 +15,10 @@ namespace {
 class LinearCorrector final : public Corrector {
  public:
   void init(const Model& model, const State& state) override {
-    // a motor's row beside its joint's would close a cycle: the motors are rows of their own
-    // (with_motor_limits), block Gauss-Seidel with the parts
-    inner_ = make_group_corrector(split_acyclic(model), make_tree_solver, MotorRows::None);
+    // a motor's row beside its joint's would close a cycle, and so would a second wheel's rows (the
+    // ground closes it): the motors and the wheels are rows of their own (with_extra_rows), block
+    // Gauss-Seidel with the parts
+    inner_ = make_group_corrector(split_acyclic(model), make_tree_solver, MotorRows::None, WheelRows::None);
     inner_->init(model, state);
   }
   void update(const Model& m, const State& s, StepStats& st) override { inner_->update(m, s, st); }
@@ -49,11 +50,15 @@ MethodInfo LinearMethod::describe() {
   i.paper_name = "lin.";
   i.timing_max_joints = 16383;
   i.timing_reference = true;  // O(n): timing ratios (gate, bench) are taken to it
+  i.supports |= kRolling;      // the wheels' rows after the parts (with_extra_rows)
+  i.options.push_back(rolling_slip_option());
   return i;
 }
 
 std::unique_ptr<Method> LinearMethod::make(const MethodOptions& s) {
-  return std::make_unique<ImpulseMethod>(describe(), parse_impulse_options(s), make_linear_corrector());
+  ImpulseOptions o = parse_impulse_options(s);
+  o.rolling_slip_in_position = parse_rolling_slip(s);
+  return std::make_unique<ImpulseMethod>(describe(), o, make_linear_corrector());
 }
 
 }  // namespace mb

@@ -18,10 +18,11 @@ MethodInfo SleMethod::describe() {
                                          "Cholesky, AMD ordering; A must be definite: no redundant rows)",
                                          {"block", "dense", "cholmod"}));
   i.options.push_back(velocity_floor_option());
+  i.options.push_back(rolling_slip_option());
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver (a loop's); solver=cholmod scales to 16383
   i.gate_time_joints = {63, 255};
-  i.supports |= kRedundant;
+  i.supports |= kRedundant | kRolling;  // the wheels' rows after A's (with_extra_rows)
   return i;
 }
 
@@ -29,10 +30,12 @@ std::unique_ptr<Method> SleMethod::make(const MethodOptions& s) {
   const std::string& solver = s.choice("solver");
   ImpulseOptions o = parse_impulse_options(s);
   o.velocity_floor = parse_velocity_floor(s);
+  o.rolling_slip_in_position = parse_rolling_slip(s);
   return std::make_unique<ImpulseMethod>(describe(), o,
                                          make_group_corrector({}, solver == "block"   ? make_block_solver
                                                                      : solver == "dense" ? make_dense_solver
-                                                                                         : make_cholmod_solver));
+                                                                                         : make_cholmod_solver,
+                                                                    MotorRows::Unbounded, WheelRows::None));
 }
 
 }  // namespace mb
