@@ -16,19 +16,9 @@
 #include <Eigen/Core>
 
 #include "models/catalog.hpp"
+#include "models/modes.hpp"
 
 namespace mb {
-
-struct WhippleMatrices {
-  Eigen::Matrix2d M, C1, K0, K2;
-  double g = 9.81;
-};
-
-// The state matrix A(v) of x' = A x, x = (phi, delta, phi', delta').
-Eigen::Matrix4d whipple_state_matrix(const WhippleMatrices& w, double v);
-
-// The eigenvalues of a 4 x 4 state matrix, sorted by real part, then by imaginary part.
-std::array<std::complex<double>, 4> eigenvalues4(const Eigen::Matrix4d& A);
 
 // The largest real part of a complex pair (the weave's), -inf if every eigenvalue is real.
 double weave_real_part(const std::array<std::complex<double>, 4>& e);
@@ -52,13 +42,5 @@ double capsize_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo,
 // Jacobian at z = 0 by central differences of steps eps, eps/2, eps/4 on each coordinate,
 // Richardson-extrapolated twice (error O(eps^6)).
 Eigen::Matrix4d bicycle_linearization(const BicycleParams& p, double v, double eps = 1e-2);
-
-// The eigenvalues identified from a motion sampled every dt, z_k = (phi, delta, phi', delta') at
-// t = k dt: the transition matrix Phi fitted by least squares to z_{k+1} = Phi z_k, and
-// log(eig(Phi)) / dt (principal logarithm: |Im| dt < pi).
-std::array<std::complex<double>, 4> identified_eigenvalues(const std::vector<Eigen::Vector4d>& z, double dt);
-// The largest error of `got` against `ref`, each of ref's eigenvalues matched to the nearest of got:
-// relative, absolute where |ref| < 1.
-double eigenvalue_error(const std::array<std::complex<double>, 4>& got, const std::array<std::complex<double>, 4>& ref);
 
 }  // namespace mb

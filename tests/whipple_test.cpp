@@ -16,7 +16,9 @@
 #include "core/toml.hpp"
 #include "methods/constraints/constraint_system.hpp"
 #include "methods/lagrange/acceleration.hpp"
+#include "metrics/registry.hpp"
 #include "models/catalog.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -300,4 +302,44 @@ TEST_CASE("bicycle: LMVD4 shows the self-stability of the benchmark bicycle at v
   const mb::Model m = mb::build_model("bicycle");
   auto sparse = mb::make_method("LMVD4:solver=cholmod");
   CHECK_THROWS_WITH(sparse->init(m, mb::initial_state(m)), Catch::Contains("rolling constraints need solver=lu"));
+}
+
+TEST_CASE("bicycle: appendix A's formulas give the published matrices and the model's modes", "[whipple][bicycle]") {
+  const mb::WhippleMatrices ours = mb::whipple_matrices(mb::BicycleParams{}), pub = published();
+  const std::vector<std::pair<Eigen::Matrix2d, Eigen::Matrix2d>> pairs = {{ours.M, pub.M}, {ours.C1, pub.C1}, {ours.K0, pub.K0}, {ours.K2, pub.K2}};
+  for (const auto& [a, b] : pairs) {
+    INFO("ours\n" << a << "\npublished\n" << b);
+    CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-13);  // the published entries have 14 decimals
+  }
+  // the model carries the published linearization's eigenvalues at its speed (eig_err's reference)
+  const mb::Model m = mb::build_model("bicycle:v=3");
+  REQUIRE(m.info.modes);
+  CHECK(m.info.modes->v == 3);
+  const auto e = mb::eigenvalues4(mb::whipple_state_matrix(pub, 3));
+  for (size_t k = 0; k < 4; ++k) CHECK(std::abs(m.info.modes->eigenvalues[k] - e[k]) <= 1e-12 * std::abs(e[k]));
+}
+
+TEST_CASE("eig_err: the metric on LMVD4's motion at v = 5 and where it does not apply", "[whipple][bicycle][metrics]") {
+  const mb::Model m = mb::build_model("bicycle:v=5,lean0=1e-6,steer_rate0=1e-5");
+  mb::RunConfig cfg;
+  cfg.h = 2e-3;
+  cfg.duration = 2;
+  const mb::CaseRecord r = mb::run_case(m, "LMVD4", cfg);
+  const auto err = r.metrics.get(mb::metric::eig_err);
+  REQUIRE(err);
+  WARN("eig_err of LMVD4 at h = 2 ms, v = 5: " << *err);
+  CHECK(*err <= 1e-6);
+  // the identified weave pair is the published one (-0.775 +- 4.465i, Table 2 (b))
+  CHECK(mbtest::is_close(*r.metrics.get(mb::metric::eig_im[2]), 4.46486771378823, 1e-6));
+  CHECK(mbtest::is_close(*r.metrics.get(mb::metric::eig_re[2]), -0.775341882195850, 1e-6));
+  // a step that does not divide the 16 ms interval, a run shorter than 2 s: a note, no value
+  cfg.h = 3e-3;
+  const mb::CaseRecord odd = mb::run_case(m, "LMVD4", cfg);
+  CHECK(!odd.metrics.get(mb::metric::eig_err));
+  CHECK_THAT(*odd.metrics.note_of(mb::metric::eig_err), Catch::Contains("does not divide"));
+  cfg.h = 4e-3;
+  cfg.duration = 1;
+  CHECK_THAT(*mb::run_case(m, "LMVD4", cfg).metrics.note_of(mb::metric::eig_err), Catch::Contains("ended before"));
+  // a model without modes has no eig_err
+  CHECK(!mb::run_case(mb::build_model("pendulum90"), "LMVD4", cfg).metrics.note_of(mb::metric::eig_err));
 }
