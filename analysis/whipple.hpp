@@ -9,14 +9,18 @@
 // function, found by Boost.Math's TOMS 748 to the last bit of v.
 #pragma once
 #include <array>
+#include <optional>
 #include <complex>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "analysis/fit.hpp"
 #include "models/catalog.hpp"
 #include "models/modes.hpp"
+#include "records/record.hpp"
 
 namespace mb {
 
@@ -42,5 +46,59 @@ double capsize_speed(const std::function<Eigen::Matrix4d(double)>& A, double lo,
 // Jacobian at z = 0 by central differences of steps eps, eps/2, eps/4 on each coordinate,
 // Richardson-extrapolated twice (error O(eps^6)).
 Eigen::Matrix4d bicycle_linearization(const BicycleParams& p, double v, double eps = 1e-2);
+
+// A published linearization (meijaard2007's [matrices] and [speeds]): the benchmark bicycle's
+// matrices and its printed weave and capsize speeds (Table 2 (a)).
+struct PaperLinear {
+  WhippleMatrices matrices;
+  double weave_speed = 0, capsize_speed = 0;
+  std::string source;
+};
+
+// The benchmark bicycle beside the published linearization (the report's Meijaard 2007 section):
+// at every speed v the records ran, the eigenvalues of the published matrices and of ref's own
+// linearization (bicycle_linearization of the catalog's bicycle, Table 1's parameters); the speeds
+// v_w, v_c as printed, from the published matrices and from ref's linearization; every record's
+// identified eigenvalues (eig_err); and the verdicts, decided here.
+constexpr double kModesRefTolerance = 1e-10;   // ref's linearization against the published eigenvalues
+constexpr double kModesSpeedTolerance = 1e-9;  // m/s: v_w, v_c of ref's linearization against the printed ones
+constexpr double kModesFitTolerance = 1e-4;    // a method's eig_err at its smallest h, at every judged speed
+// A speed is judged where no published eigenvalue's real part exceeds kModesGrowth: there the
+// perturbation grows at most e^2 over the fit's 2 s and the motion stays linear (below it, v < 4 m/s,
+// the bicycle falls and every method's motion, ref's too, leaves the linearization).
+constexpr double kModesGrowth = 1;  // 1/s
+struct ModesFit {
+  std::string method;
+  double v = 0, h = 0, err = 0;
+  std::array<std::complex<double>, 4> e{};
+};
+struct ModesMethod {
+  std::string method;
+  double h = 0;         // its smallest h with eig_err (the largest over the speeds)
+  double worst = 0;     // the largest eig_err over the judged speeds, each at its smallest h
+  double worst_v = 0;   // where
+  bool within = false;  // worst <= kModesFitTolerance
+  // over h at the speed with the most steps, of several the most stable: eig_err and its least-squares
+  // order over the points above kModesFloor (the fit's own round-off: ref's motion gives 1e-10)
+  double swept_v = 0;
+  std::vector<double> hs, errs;
+  std::optional<PowerFit> order;
+};
+constexpr double kModesFloor = 1e-9;
+struct ModesAnalysis {
+  std::vector<double> v;
+  std::vector<std::array<std::complex<double>, 4>> published, ref;
+  std::vector<double> ref_err;  // eigenvalue_error(ref, published) at each v
+  std::vector<char> judged;     // at each v: every published real part <= kModesGrowth
+  double ref_err_max = 0;
+  bool ref_within = false, speeds_within = false;
+  std::vector<double> curve_v;  // 0 .. 10 m/s by 0.05: the published eigenvalues for the figure
+  std::vector<std::array<std::complex<double>, 4>> curve;
+  double weave_printed = 0, capsize_printed = 0, weave_published = 0, capsize_published = 0, weave_ref = 0, capsize_ref = 0;
+  std::vector<ModesFit> fits;       // every record with eig_err, by method, v, h
+  std::vector<ModesMethod> methods;
+};
+// none: no record has eig_err
+std::optional<ModesAnalysis> analyse_modes(const std::vector<CaseRecord>& records, const PaperLinear& paper);
 
 }  // namespace mb
