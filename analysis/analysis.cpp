@@ -26,13 +26,13 @@ Paper read_paper(const std::string& path) {
     throw InputError(path, 0, "", "this is an experiment file, not published values: run it with `mbbench sweep` (`mbbench bench` "
                                   "for kind = \"timing\"); --paper takes a file of results/paper/");
   bool sections = false;
-  for (const char* k : {"table", "figure", "timing", "claim", "speedup", "percent", "run"}) sections = sections || root.contains(k);
+  for (const char* k : {"table", "figure", "timing", "claim", "speedup", "percent", "run", "matrices"}) sections = sections || root.contains(k);
   if (!sections)
     throw InputError(path, 0, "table", "this paper file has no tables a report sets beside records ([[table]], [[figure]], "
-                                       "[[timing]], [[claim]], [[speedup]], [[percent]] or [[run]]); the tests citing it read its values");
+                                       "[[timing]], [[claim]], [[speedup]], [[percent]], [[run]] or [matrices]); the tests citing it read its values");
   // [[count]], [[statement]] and [figure3]: values the tests compare with (tests/tomcin2014_test.cpp), not the report
   TableReader r(root, path, "", {"citation", "title", "fit", "table", "figure", "context", "timing", "claim", "speedup", "percent", "run",
-                                 "count", "statement", "figure3", "settings"});
+                                 "count", "statement", "figure3", "settings", "matrices", "speeds", "eigenvalues"});
   Paper p;
   p.file = path;
   p.citation = r.str("citation");
@@ -55,6 +55,28 @@ Paper read_paper(const std::string& path) {
   if (r.has("settings")) {
     TableReader st(*r.subtable("settings"), path, "settings", {"duration", "h_min", "h_max", "source"});
     p.settings = PaperSettings{st.positive("duration"), st.positive("h_min"), st.positive("h_max"), st.str("source")};
+  }
+  // [eigenvalues]: Table 2 (b), which the tests compare with; the report takes the matrices' own
+  if (r.has("matrices")) {
+    TableReader mt(*r.subtable("matrices"), path, "matrices", {"source", "M", "C1", "K0", "K2"});
+    PaperLinear l;
+    l.source = mt.str("source", "");
+    auto matrix = [&](const char* key) {
+      const std::vector<double> x = mt.numbers(key, 4);
+      Eigen::Matrix2d m;
+      m << x[0], x[1], x[2], x[3];
+      return m;
+    };
+    l.matrices.M = matrix("M");
+    l.matrices.C1 = matrix("C1");
+    l.matrices.K0 = matrix("K0");
+    l.matrices.K2 = matrix("K2");
+    if (const toml::table* c = root["context"].as_table()) l.matrices.g = TableReader(*c, path, "context", {"g", "coordinates"}).num("g", 9.81);
+    if (!r.has("speeds")) r.fail("speeds", "published matrices need their [speeds] (weave, capsize)");
+    TableReader sp(*r.subtable("speeds"), path, "speeds", {"source", "weave", "capsize", "weave_imag"});
+    l.weave_speed = sp.positive("weave");
+    l.capsize_speed = sp.positive("capsize");
+    p.linear = std::move(l);
   }
   auto figures = r.tables("figure");
   for (size_t i = 0; i < figures.size(); ++i) {
@@ -440,6 +462,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
   d.work_precision = work_precision(d.records);
   d.contacts = contact_timing(d.records);
   if (d.paper) d.runs = compare_runs(d.records, d.paper->runs, d.metrics);
+  if (d.paper && d.paper->linear) d.modes = analyse_modes(d.records, *d.paper->linear);
   return d;
 }
 

@@ -9,6 +9,7 @@
 
 #include "analysis/fit.hpp"
 #include "analysis/work_precision.hpp"
+#include "analysis/whipple.hpp"
 #include "records/record.hpp"
 
 namespace mb {
@@ -69,6 +70,7 @@ struct PaperSettings {
 };
 struct Paper {
   std::string file, citation, title, fit;
+  std::optional<PaperLinear> linear;
   std::optional<PaperSettings> settings;
   std::vector<PaperTable> tables;
   std::vector<PaperFigure> figures;
@@ -222,6 +224,7 @@ struct ReportData {
   WorkPrecision work_precision;         // of the records whose experiment asks for mescd
   std::vector<ContactTiming> contacts;  // of the records that found contacts
   std::vector<RunComparison> runs;      // the paper's whole runs beside ours
+  std::optional<ModesAnalysis> modes;   // records with eig_err beside a published linearization
   long failed = 0;
 };
 

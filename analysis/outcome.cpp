@@ -81,6 +81,24 @@ std::vector<OutcomeRow> outcomes(const ReportData& d, const std::vector<const Ti
     }
     out.push_back(std::move(o));
   }
+  // the benchmark bicycle: ref's own linearization and its speeds, then each method's eig_err
+  if (d.modes) {
+    const ModesAnalysis& m = *d.modes;
+    auto row = [&](std::string group, std::string claim, bool within, int which) {
+      OutcomeRow o;
+      o.paper = d.paper ? d.paper->citation : "";
+      o.group = std::move(group);
+      o.claim = std::move(claim);
+      o.outcome = within ? Outcome::Reproduced : Outcome::Differs;
+      o.modes = &m;
+      o.modes_method = which;
+      out.push_back(std::move(o));
+    };
+    row("linearization", fmt::format("ref's eigenvalues at {} speeds", m.v.size()), m.ref_within, -1);
+    row("linearization", "ref's weave and capsize speeds", m.speeds_within, -2);
+    for (size_t k = 0; k < m.methods.size(); ++k)
+      row("eigenvalues from the motion", m.methods[k].method, m.methods[k].within, static_cast<int>(k));
+  }
   // the timing analyses' published statements
   for (size_t k = 0; k < timing.size(); ++k)
     for (const ClaimCheck& c : timing[k]->claims) {

@@ -30,6 +30,10 @@ struct OutcomeRow {
   const ClaimCheck* claim_check = nullptr;
   const RunComparison* run = nullptr;
   int timing = -1;  // claim_check: its timing analysis' index in `timing`
+  // the benchmark bicycle's linearization (ReportData::modes): modes_method < 0 the eigenvalues of
+  // ref's linearization (-1) or its speeds (-2), else the index of a method in modes->methods
+  const ModesAnalysis* modes = nullptr;
+  int modes_method = -1;
 };
 
 // Every outcome of `d` and of the timing analyses, in the order: the paper's tables (rows in

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include <Eigen/Dense>
@@ -12,27 +14,9 @@
 #include <fmt/format.h>
 
 #include "methods/reduced/maximal_system.hpp"
+#include "metrics/registry.hpp"
 
 namespace mb {
-
-Eigen::Matrix4d whipple_state_matrix(const WhippleMatrices& w, double v) {
-  const Eigen::Matrix2d Minv = w.M.inverse();
-  Eigen::Matrix4d A = Eigen::Matrix4d::Zero();
-  A.topRightCorner<2, 2>().setIdentity();
-  A.bottomLeftCorner<2, 2>() = -Minv * (w.g * w.K0 + v * v * w.K2);
-  A.bottomRightCorner<2, 2>() = -Minv * (v * w.C1);
-  return A;
-}
-
-std::array<std::complex<double>, 4> eigenvalues4(const Eigen::Matrix4d& A) {
-  Eigen::EigenSolver<Eigen::Matrix4d> es(A, false);
-  std::array<std::complex<double>, 4> e;
-  for (int i = 0; i < 4; ++i) e[static_cast<size_t>(i)] = es.eigenvalues()[i];
-  std::sort(e.begin(), e.end(), [](const std::complex<double>& a, const std::complex<double>& b) {
-    return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag();
-  });
-  return e;
-}
 
 double weave_real_part(const std::array<std::complex<double>, 4>& e) {
   double r = -INFINITY;
@@ -97,32 +81,90 @@ Eigen::Matrix4d bicycle_linearization(const BicycleParams& p, double v, double e
   return A;
 }
 
-std::array<std::complex<double>, 4> identified_eigenvalues(const std::vector<Eigen::Vector4d>& z, double dt) {
-  if (z.size() < 6) throw std::domain_error(fmt::format("identified_eigenvalues: {} samples, at least 6 needed", z.size()));
-  const Eigen::Index n = static_cast<Eigen::Index>(z.size()) - 1;
-  Eigen::MatrixXd X(n, 4), Y(n, 4);  // rows z_k^T and z_{k+1}^T: X Phi^T = Y
-  for (Eigen::Index k = 0; k < n; ++k) {
-    X.row(k) = z[static_cast<size_t>(k)].transpose();
-    Y.row(k) = z[static_cast<size_t>(k) + 1].transpose();
+std::optional<ModesAnalysis> analyse_modes(const std::vector<CaseRecord>& records, const PaperLinear& paper) {
+  ModesAnalysis a;
+  std::set<double> speeds;
+  for (const CaseRecord& r : records) {
+    const auto err = r.metrics.get(metric::eig_err), v = r.metrics.get(metric::eig_v);
+    if (!err || !v) continue;
+    ModesFit f;
+    f.method = r.method.spec;
+    f.v = *v;
+    f.h = r.h;
+    f.err = *err;
+    for (size_t k = 0; k < 4; ++k) f.e[k] = {r.metrics.get(metric::eig_re[k]).value_or(NAN), r.metrics.get(metric::eig_im[k]).value_or(NAN)};
+    a.fits.push_back(f);
+    speeds.insert(*v);
   }
-  const Eigen::Matrix4d Phi = X.colPivHouseholderQr().solve(Y).transpose();
-  Eigen::EigenSolver<Eigen::Matrix4d> es(Phi, false);
-  std::array<std::complex<double>, 4> e;
-  for (int i = 0; i < 4; ++i) e[static_cast<size_t>(i)] = std::log(std::complex<double>(es.eigenvalues()[i])) / dt;
-  std::sort(e.begin(), e.end(), [](const std::complex<double>& a, const std::complex<double>& b) {
-    return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag();
+  if (a.fits.empty()) return std::nullopt;
+  std::stable_sort(a.fits.begin(), a.fits.end(), [](const ModesFit& x, const ModesFit& y) {
+    return x.method != y.method ? x.method < y.method : x.v != y.v ? x.v < y.v : x.h < y.h;
   });
-  return e;
-}
-
-double eigenvalue_error(const std::array<std::complex<double>, 4>& got, const std::array<std::complex<double>, 4>& ref) {
-  double worst = 0;
-  for (const auto& r : ref) {
-    double best = INFINITY;
-    for (const auto& g : got) best = std::min(best, std::abs(g - r));
-    worst = std::max(worst, best / std::max(1.0, std::abs(r)));
+  const BicycleParams p;
+  a.v.assign(speeds.begin(), speeds.end());
+  std::vector<double> growth;  // the largest published real part at each v
+  for (double v : a.v) {
+    a.published.push_back(eigenvalues4(whipple_state_matrix(paper.matrices, v)));
+    a.ref.push_back(eigenvalues4(bicycle_linearization(p, v)));
+    a.ref_err.push_back(eigenvalue_error(a.ref.back(), a.published.back()));
+    a.ref_err_max = std::max(a.ref_err_max, a.ref_err.back());
+    double g = -INFINITY;
+    for (const auto& e : a.published.back()) g = std::max(g, e.real());
+    growth.push_back(g);
+    a.judged.push_back(g <= kModesGrowth);
   }
-  return worst;
+  a.ref_within = a.ref_err_max <= kModesRefTolerance;
+  for (int i = 0; i <= 200; ++i) {
+    a.curve_v.push_back(0.05 * i);
+    a.curve.push_back(eigenvalues4(whipple_state_matrix(paper.matrices, a.curve_v.back())));
+  }
+  auto published = [&](double v) { return whipple_state_matrix(paper.matrices, v); };
+  auto ours = [&](double v) { return bicycle_linearization(p, v); };
+  a.weave_printed = paper.weave_speed;
+  a.capsize_printed = paper.capsize_speed;
+  a.weave_published = weave_speed(published, 3, 5);
+  a.capsize_published = capsize_speed(published, 5, 7);
+  a.weave_ref = weave_speed(ours, 3, 5);
+  a.capsize_ref = capsize_speed(ours, 5, 7);
+  a.speeds_within = std::abs(a.weave_ref - a.weave_printed) <= kModesSpeedTolerance &&
+                    std::abs(a.capsize_ref - a.capsize_printed) <= kModesSpeedTolerance;
+  // each method at its smallest h: the largest eig_err over the speeds it has a value at
+  std::map<std::string, std::map<double, const ModesFit*>> smallest;  // method -> v -> the fit at the smallest h
+  for (const ModesFit& f : a.fits) {
+    const ModesFit*& at = smallest[f.method][f.v];
+    if (!at || f.h < at->h) at = &f;
+  }
+  for (const auto& [method, by_v] : smallest) {
+    ModesMethod m;
+    m.method = method;
+    for (const auto& [v, f] : by_v) {
+      const size_t i = static_cast<size_t>(std::lower_bound(a.v.begin(), a.v.end(), v) - a.v.begin());
+      if (!a.judged[i]) continue;
+      m.h = std::max(m.h, f->h);
+      if (f->err >= m.worst) m.worst = f->err, m.worst_v = v;
+    }
+    m.within = m.h > 0 && m.worst <= kModesFitTolerance;  // h > 0: a value at some judged speed
+    std::map<double, int> steps_at;
+    for (const ModesFit& f : a.fits)
+      if (f.method == method) ++steps_at[f.v];
+    // the speed with the most steps; of several, the most stable (the smallest largest real part)
+    int most = 0;
+    double least_growth = INFINITY;
+    for (const auto& [v, n] : steps_at) {
+      const double g = growth[static_cast<size_t>(std::lower_bound(a.v.begin(), a.v.end(), v) - a.v.begin())];
+      if (n > most || (n == most && g < least_growth)) most = n, m.swept_v = v, least_growth = g;
+    }
+    std::vector<double> fh, fe;
+    for (const ModesFit& f : a.fits)
+      if (f.method == method && f.v == m.swept_v) {
+        m.hs.push_back(f.h);
+        m.errs.push_back(f.err);
+        if (f.err > kModesFloor) fh.push_back(f.h), fe.push_back(f.err);
+      }
+    if (fh.size() >= 2) m.order = least_squares_fit(fh, fe);
+    a.methods.push_back(m);
+  }
+  return a;
 }
 
 }  // namespace mb

@@ -75,6 +75,24 @@ class FirstPeriodObserver final : public Observer {
   int turns_ = 0;
 };
 
+// eig_err (models with ModelInfo::modes): the coordinates sampled every kModesInterval over the
+// first kModesSpan s of the run, the eigenvalues identified from them (models/modes.hpp) against
+// the model's published ones. A step that does not divide the interval, or a run shorter than the
+// span, has a note instead.
+constexpr double kModesInterval = 0.016;  // s: every step of the default grid 0.25 * 2^i ms divides it
+constexpr double kModesSpan = 2;          // s
+class ModesObserver final : public Observer {
+ public:
+  void begin(const Model& model, const State& state, const RunContext& ctx, const StepView& v) override;
+  void observe(const Model& model, const State& state, const StepView& v) override;
+  void write(Metrics& metrics) const override;
+
+ private:
+  long every_ = 0, samples_ = 0;
+  std::vector<Eigen::Vector4d> z_;
+  const LinearModes* modes_ = nullptr;
+};
+
 // The observers that apply to a model (LD only where the model has a period).
 std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const LdReading& ld = {});
 

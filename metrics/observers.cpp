@@ -8,6 +8,7 @@
 #include "metrics/observer.hpp"
 
 #include "models/collision.hpp"
+#include "models/modes.hpp"
 
 namespace mb {
 
@@ -293,7 +294,51 @@ std::vector<std::unique_ptr<Observer>> make_observers(const Model& model, const 
   if (!model.shapes.empty()) obs.push_back(std::make_unique<ContactObserver>());
   if (!model.info.exact.empty()) obs.push_back(std::make_unique<ExactMotionObserver>());
   if (!model.motors.empty() && !model.shapes.empty() && model.info.tracked_body >= 0) obs.push_back(std::make_unique<WalkObserver>());
+  if (model.info.modes) obs.push_back(std::make_unique<ModesObserver>());
   return obs;
+}
+
+namespace {
+Eigen::Vector4d mode_coordinates(const LinearModes& modes, const State& s) {
+  const std::array<double, 4> z = modes.coordinates(s);
+  return Eigen::Vector4d(z[0], z[1], z[2], z[3]);
+}
+}  // namespace
+
+void ModesObserver::begin(const Model& model, const State& state, const RunContext& ctx, const StepView&) {
+  modes_ = &*model.info.modes;
+  every_ = SampleRecorder::grid_index(kModesInterval, ctx.h);
+  samples_ = std::lround(kModesSpan / kModesInterval) + 1;
+  z_.clear();
+  if (every_ > 0) z_.push_back(mode_coordinates(*modes_, state));
+}
+
+void ModesObserver::observe(const Model&, const State& state, const StepView& v) {
+  if (every_ <= 0 || v.step % every_ != 0 || static_cast<long>(z_.size()) >= samples_) return;
+  z_.push_back(mode_coordinates(*modes_, state));
+}
+
+void ModesObserver::write(Metrics& m) const {
+  if (every_ <= 0) {
+    m.note(metric::eig_err, fmt::format("h does not divide the sample interval {} s", kModesInterval));
+    return;
+  }
+  if (static_cast<long>(z_.size()) < samples_) {
+    m.note(metric::eig_err, fmt::format("the run ended before {} s", kModesSpan));
+    return;
+  }
+  for (const auto& z : z_)
+    if (!z.allFinite()) {
+      m.note(metric::eig_err, "the motion is not finite");
+      return;
+    }
+  const auto e = identified_eigenvalues(z_, kModesInterval);
+  m.set(metric::eig_err, eigenvalue_error(e, modes_->eigenvalues));
+  m.set(metric::eig_v, modes_->v);
+  for (size_t k = 0; k < 4; ++k) {
+    m.set(metric::eig_re[k], e[k].real());
+    m.set(metric::eig_im[k], e[k].imag());
+  }
 }
 
 void FirstPeriodObserver::begin(const Model& model, const State& s, const RunContext&, const StepView& v) {

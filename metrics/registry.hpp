@@ -36,6 +36,11 @@ inline constexpr char repair_steps[] = "repair_steps";
 inline constexpr char repair_time[] = "repair_time";  // recorded with repair_steps
 inline constexpr char walk_distance[] = "walk_distance";
 inline constexpr char slip[] = "slip";
+inline constexpr char eig_err[] = "eig_err";
+// recorded with eig_err: the identified eigenvalues, sorted by real part (models/modes.hpp)
+inline constexpr char eig_re[4][10] = {"eig_re_1", "eig_re_2", "eig_re_3", "eig_re_4"};
+inline constexpr char eig_im[4][10] = {"eig_im_1", "eig_im_2", "eig_im_3", "eig_im_4"};
+inline constexpr char eig_v[] = "eig_v";  // the model's speed (m/s), with eig_err
 }  // namespace metric
 
 // What a case must have for a metric to apply (MetricInfo::needs); a case without it has no
@@ -49,6 +54,7 @@ enum MetricNeeds : unsigned {
   kNeedsExactMotion = 1u << 5,  // a model with a closed-form motion (ModelInfo::exact)
   kNeedsBrokenStart = 1u << 6,  // joints broken at the start (kBrokenJointTolerance, models/kinematics.hpp)
   kNeedsWalking = 1u << 7,      // motors and collision shapes (a walking machine), and a tracked body
+  kNeedsModes = 1u << 8,        // known linear modes (ModelInfo::modes: the benchmark bicycle)
 };
 std::string needs_text(unsigned needs);  // "a known period, a reference"; "" for none
 

@@ -9,6 +9,7 @@
 
 #include "core/spec.hpp"
 #include "models/model.hpp"
+#include "models/modes.hpp"
 
 namespace mb {
 
@@ -155,6 +156,9 @@ State bicycle_state(const BicycleParams& p, const BicycleCoordinates& z, double 
 BicycleCoordinates bicycle_coordinates(const BicycleParams& p, const State& s);
 // (phi'', delta'') of a state s and its accelerations (acc.bodies[k].v, .w: dv/dt, dw/dt)
 std::array<double, 2> bicycle_accelerations(const BicycleParams& p, const State& s, const State& acc);
+// The linearized equations' matrices from the parameters by meijaard2007's appendix A formulas
+// (the published matrices: tests/whipple_test.cpp checks them against results/paper/meijaard2007.toml).
+WhippleMatrices whipple_matrices(const BicycleParams& p);
 Model make_bicycle(const BicycleParams& p, double v, double lean0, double steer_rate0, const std::string& name);
 Model build_bicycle(const Spec&);
 

@@ -8,6 +8,8 @@
 #pragma once
 #include <array>
 #include <cmath>
+#include <complex>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -317,6 +319,17 @@ struct MjcfContacts {
   int nconmax = -1, njmax = -1, nstack = -1;  // <size>: the contact and constraint buffers
 };
 
+struct State;
+// A model whose small motion about a steady one has known eigenvalues (the benchmark bicycle
+// about upright, straight-ahead running): four coordinates read from a state, and the eigenvalues
+// of the published linearized equations at the model's speed v (eig_err's reference).
+struct LinearModes {
+  std::string source;
+  double v = 0;
+  std::array<std::complex<double>, 4> eigenvalues{};
+  std::function<std::array<double, 4>(const State&)> coordinates;
+};
+
 // Metadata every model carries (docs/conventions.md).
 struct ModelInfo {
   std::string name;            // catalog spec ("chain:n=5") or the scene's name
@@ -334,6 +347,7 @@ struct ModelInfo {
   std::vector<ExactMotion> exact;  // bodies with a closed-form motion (none: no exact_* metrics)
   std::vector<NamedFrame> frames;  // named frames beside the bodies (a URDF's links)
   std::vector<std::string> warnings;  // what the model leaves out of its source, one line each (`mbbench run` prints them)
+  std::optional<LinearModes> modes;  // none: no eig_err
 };
 
 struct Model {

@@ -200,7 +200,9 @@ ul.notdrawn{{font-size:13px}}
   };
   s += "<nav class=\"toc\"><b>Contents</b><ul>\n";
   if (!verdicts.rows.empty()) s += "<li><a href=\"#verdicts\">Verdicts</a></li>\n";
-  s += "<li><a href=\"#summary\">Summary</a></li>\n<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#tables\">Tables</a></li>\n";
+  s += "<li><a href=\"#summary\">Summary</a></li>\n";
+  if (d.modes) s += "<li><a href=\"#meijaard2007\">Meijaard 2007</a></li>\n";
+  s += "<li><a href=\"#figures\">Figures</a></li>\n<li><a href=\"#tables\">Tables</a></li>\n";
   if (!timing_tables.empty()) s += "<li><a href=\"#timing\">Timing</a></li>\n";
   s += "<li><a href=\"#provenance\">Provenance</a></li>\n";
   if (!folded.empty()) s += "<li><a href=\"#appendix\">Appendix (folded)</a></li>\n";
@@ -248,10 +250,37 @@ ul.notdrawn{{font-size:13px}}
          " (under <a href=\"#timing\">Timing</a>)</li>\n";
   s += "</ul>\n";
 
+  std::vector<const Figure*> modes_figures;
+  for (const auto& f : figures)
+    if (f.id.rfind("meijaard2007", 0) == 0) modes_figures.push_back(&f);
+  // the benchmark bicycle (meijaard2007): its figures and tables together
+  if (d.modes) {
+    s += "<h2 id=\"meijaard2007\">Meijaard 2007: the benchmark bicycle</h2>\n<p class=\"caption\">The Whipple bicycle's "
+         "linearized lean and steer dynamics about upright, straight-ahead running (meijaard2007): the eigenvalues of the published "
+         "matrices over the speed v, those of ref's own linearization, and those each method's motion shows (eig_err, "
+         "docs/metrics.md: the transition matrix fitted to lean, steer and their rates every 16 ms over the first 2 s after a "
+         "small perturbation). Energy and constraint drift: the figures and tables of ED and CD_pos_max below.</p>\n"
+         "<div class=\"figs\">\n";
+    std::string modes_not_drawn;
+    for (const Figure* f : modes_figures) {
+      if (f->svg_file.empty()) {
+        modes_not_drawn += "<li>" + esc(f->title) + ": " + esc(f->note.empty() ? std::string("not drawn") : f->note) + "</li>\n";
+        continue;
+      }
+      s += fmt::format("<figure id=\"fig-{}\"><img class=\"figure\" width=\"{}\" height=\"{}\" alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">",
+                       esc(f->id), kFigureWidth, kFigureHeight, esc(f->title), base64(read_file(fs::path(dir) / f->svg_file)));
+      if (!f->note.empty()) s += "<figcaption><span class=\"note\">" + esc(f->note) + "</span></figcaption>";
+      s += "</figure>\n";
+    }
+    s += "</div>\n";
+    if (!modes_not_drawn.empty()) s += "<ul class=\"notdrawn\">\n" + modes_not_drawn + "</ul>\n";
+    for (const auto& t : modes_tables(d)) s += table_html(t);
+  }
   // figures, embedded, in a grid of two columns on a wide window; those not drawn one line each
   s += "<h2 id=\"figures\">Figures</h2>\n<div class=\"figs\">\n";
   std::string not_drawn, value_tables;
   for (const auto& f : figures) {
+    if (f.id.rfind("meijaard2007", 0) == 0) continue;  // in their own section
     if (!f.table.rows.empty()) {
       value_tables += "<div>" + table_html(f.table) + "</div>\n";
       continue;

@@ -335,6 +335,10 @@ std::string markdown_tables(const ReportData& d, const TextTable* verdicts) {
     s += "\n";
     s += markdown_table(t);
   }
+  for (const auto& t : modes_tables(d)) {
+    s += "\n";
+    s += markdown_table(t);
+  }
   return s;
 }
 

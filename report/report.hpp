@@ -119,6 +119,10 @@ bool run_gnuplot(const std::string& gnuplot, const std::string& plots_dir, const
 // or fig.note saying why not.
 void draw_figure(Figure& fig, const std::string& plots_dir, const std::string& data, const std::string& script,
                  const std::string& gnuplot);
+// The benchmark bicycle's section (report/modes.cpp): its tables and figures (ids meijaard2007*),
+// empty without ReportData::modes.
+std::vector<TextTable> modes_tables(const ReportData& d);
+std::vector<Figure> write_modes_plots(const ReportData& d, const std::string& dir);
 // The work-precision tables and figures, one per model (report/work_precision.cpp).
 std::vector<TextTable> work_precision_tables(const ReportData& d);
 std::vector<Figure> write_work_precision_plots(const ReportData& d, const std::string& dir);

@@ -38,6 +38,7 @@ std::string anchor(const OutcomeRow& o, const std::vector<std::string>& claims_a
   if (o.outcome == Outcome::Finding) return "findings";
   if (o.row) return fmt::format("paper-{}-{}", o.row->table->model, o.row->table->metric);
   if (o.run) return "paper-runs";
+  if (o.modes) return "meijaard2007";
   if (o.claim_check)
     return o.timing >= 0 && static_cast<size_t>(o.timing) < claims_anchor.size() ? claims_anchor[static_cast<size_t>(o.timing)]
                                                                                   : "timing-claims";
@@ -56,6 +57,19 @@ std::pair<Cell, Cell> values(const OutcomeRow& o) {
     const PaperRun& p = o.run->paper;
     paper = p.error_max ? fmt::format("{} < {}", p.metric, sig3(*p.error_max)) : p.error ? fmt::format("{} = {}", p.metric, sig3(*p.error)) : "no value";
     if (o.run->error) ours = fmt::format("{} = {}", p.metric, sig3(*o.run->error));
+  } else if (o.modes) {
+    const ModesAnalysis& m = *o.modes;
+    if (o.modes_method == -1) {
+      ours = fmt::format("largest difference {}", sig3(m.ref_err_max));
+      paper = fmt::format("the published matrices' eigenvalues (within {})", sig3(kModesRefTolerance));
+    } else if (o.modes_method == -2) {
+      ours = fmt::format("v_w = {:.12g}, v_c = {:.12g} m/s", m.weave_ref, m.capsize_ref);
+      paper = fmt::format("v_w = {:.12g}, v_c = {:.12g} m/s", m.weave_printed, m.capsize_printed);
+    } else {
+      const ModesMethod& x = m.methods[static_cast<size_t>(o.modes_method)];
+      ours = fmt::format("eig_err = {} at v = {:g} m/s, h = {:g} s", sig3(x.worst), x.worst_v, x.h);
+      paper = fmt::format("the published matrices' eigenvalues (eig_err within {})", sig3(kModesFitTolerance));
+    }
   } else if (o.claim_check) {
     paper = o.claim_check->rule;
     for (const auto& v : o.claim_check->values)
@@ -91,7 +105,7 @@ TextTable verdict_table(const std::vector<OutcomeRow>& outcomes, const std::vect
     for (size_t j = i; j < outcomes.size(); ++j) {
       const OutcomeRow& x = outcomes[j];
       if (done[j] || x.outcome != Outcome::Reproduced || x.paper != o.paper || x.group != o.group || x.timing != o.timing ||
-          (x.row == nullptr) != (o.row == nullptr) || (x.run == nullptr) != (o.run == nullptr))
+          (x.row == nullptr) != (o.row == nullptr) || (x.run == nullptr) != (o.run == nullptr) || (x.modes == nullptr) != (o.modes == nullptr))
         continue;
       done[j] = true;
       names.push_back(x.claim_check ? shortened(x.claim, 40) : x.claim);
@@ -114,6 +128,13 @@ TextTable verdict_table(const std::vector<OutcomeRow>& outcomes, const std::vect
       name = fmt::format("{} {}: {}", names.size(), names.size() == 1 ? "run" : "runs", fmt::join(models, "; "));
       ours = fmt::format("largest {} = {}", p.metric, sig3(largest));
       paper = p.error_max ? fmt::format("{} < {}", p.metric, sig3(*p.error_max)) : "its bound";
+    } else if (o.modes) {
+      name = fmt::format("{}: {}", o.group, fmt::join(names, ", "));
+      auto [one_ours, one_paper] = values(o);
+      ours = names.size() == 1 ? one_ours.text : "each within its tolerance";
+      paper = names.size() == 1 ? one_paper.text
+              : o.modes_method >= 0 ? fmt::format("the published eigenvalues (eig_err within {} at every judged speed)", sig3(kModesFitTolerance))
+                                    : "the published eigenvalues and speeds";
     } else {
       name = names.size() == 1 ? names.front() : fmt::format("{} statements", names.size());
       ours = names.size() == 1 ? "its test passes" : "each test passes";

@@ -72,6 +72,7 @@ std::string write_report(const std::vector<std::string>& record_files, const std
   auto figures = write_plots(d, dir);
   for (auto& f : write_work_precision_plots(d, dir)) figures.push_back(std::move(f));
   for (auto& f : write_step_series_plots(d, dir)) figures.push_back(std::move(f));
+  for (auto& f : write_modes_plots(d, dir)) figures.push_back(std::move(f));
   // the timing of `mbbench bench` (each bench.json analysed again): tables and plot in this report
   std::vector<TextTable> timing;
   std::string timing_line;

@@ -13,11 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis.hpp"
+#include "analysis/outcome.hpp"
 #include "analysis/whipple.hpp"
 #include "core/toml.hpp"
 #include "methods/constraints/constraint_system.hpp"
 #include "methods/lagrange/acceleration.hpp"
+#include "metrics/registry.hpp"
 #include "models/catalog.hpp"
+#include "report/report.hpp"
+#include "sim/run_case.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -399,4 +404,117 @@ TEST_CASE("bicycle: the impulse methods show the self-stability at v = 5 and not
     WARN(name << ": lean over 4..5 s / over 0..1 s at v = 5: " << max_abs_lean(fast, 40, 51) / max_abs_lean(fast, 0, 11)
               << "; over 1.5..2 s / over 0..0.5 s at v = 3: " << max_abs_lean(slow, 15, 21) / max_abs_lean(slow, 0, 6));
   }
+}
+
+TEST_CASE("bicycle: appendix A's formulas give the published matrices and the model's modes", "[whipple][bicycle]") {
+  const mb::WhippleMatrices ours = mb::whipple_matrices(mb::BicycleParams{}), pub = published();
+  const std::vector<std::pair<Eigen::Matrix2d, Eigen::Matrix2d>> pairs = {{ours.M, pub.M}, {ours.C1, pub.C1}, {ours.K0, pub.K0}, {ours.K2, pub.K2}};
+  for (const auto& [a, b] : pairs) {
+    INFO("ours\n" << a << "\npublished\n" << b);
+    CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-13);  // the published entries have 14 decimals
+  }
+  // the model carries the published linearization's eigenvalues at its speed (eig_err's reference)
+  const mb::Model m = mb::build_model("bicycle:v=3");
+  REQUIRE(m.info.modes);
+  CHECK(m.info.modes->v == 3);
+  const auto e = mb::eigenvalues4(mb::whipple_state_matrix(pub, 3));
+  for (size_t k = 0; k < 4; ++k) CHECK(std::abs(m.info.modes->eigenvalues[k] - e[k]) <= 1e-12 * std::abs(e[k]));
+}
+
+TEST_CASE("eig_err: the metric on LMVD4's motion at v = 5 and where it does not apply", "[whipple][bicycle][metrics]") {
+  const mb::Model m = mb::build_model("bicycle:v=5,lean0=1e-6,steer_rate0=1e-5");
+  mb::RunConfig cfg;
+  cfg.h = 2e-3;
+  cfg.duration = 2;
+  const mb::CaseRecord r = mb::run_case(m, "LMVD4", cfg);
+  const auto err = r.metrics.get(mb::metric::eig_err);
+  REQUIRE(err);
+  WARN("eig_err of LMVD4 at h = 2 ms, v = 5: " << *err);
+  CHECK(*err <= 1e-6);
+  // the identified weave pair is the published one (-0.775 +- 4.465i, Table 2 (b))
+  CHECK(mbtest::is_close(*r.metrics.get(mb::metric::eig_im[2]), 4.46486771378823, 1e-6));
+  CHECK(mbtest::is_close(*r.metrics.get(mb::metric::eig_re[2]), -0.775341882195850, 1e-6));
+  // a step that does not divide the 16 ms interval, a run shorter than 2 s: a note, no value
+  cfg.h = 3e-3;
+  const mb::CaseRecord odd = mb::run_case(m, "LMVD4", cfg);
+  CHECK(!odd.metrics.get(mb::metric::eig_err));
+  CHECK_THAT(*odd.metrics.note_of(mb::metric::eig_err), Catch::Contains("does not divide"));
+  cfg.h = 4e-3;
+  cfg.duration = 1;
+  CHECK_THAT(*mb::run_case(m, "LMVD4", cfg).metrics.note_of(mb::metric::eig_err), Catch::Contains("ended before"));
+  // a model without modes has no eig_err
+  CHECK(!mb::run_case(mb::build_model("pendulum90"), "LMVD4", cfg).metrics.note_of(mb::metric::eig_err));
+}
+
+namespace {
+
+// a record of `method` on the bicycle at v with eig_err = err and the published eigenvalues
+mb::CaseRecord modes_record(const std::string& method, double v, double h, double err) {
+  mb::CaseRecord r;
+  r.model.spec = r.model.name = "bicycle:v=" + std::to_string(v);
+  r.method.spec = r.method.name = method;
+  r.h = r.h_requested = h;
+  r.duration = 2;
+  r.experiment = mb::ExperimentRef{};
+  r.experiment->name = "unit";
+  r.experiment->metrics = {mb::metric::eig_err};
+  const auto e = mb::eigenvalues4(mb::whipple_state_matrix(published(), v));
+  r.metrics.set(mb::metric::eig_err, err);
+  r.metrics.set(mb::metric::eig_v, v);
+  for (size_t k = 0; k < 4; ++k) {
+    r.metrics.set(mb::metric::eig_re[k], e[k].real());
+    r.metrics.set(mb::metric::eig_im[k], e[k].imag());
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("meijaard2007 section: ref's linearization and each method's eig_err beside the published, with verdicts", "[whipple][report]") {
+  std::vector<mb::CaseRecord> recs;
+  for (double v : {4.0, 5.0})
+    for (double h : {0.004, 0.008, 0.016}) {
+      recs.push_back(modes_record("good", v, h, 1e-2 * std::pow(h / 0.016, 4)));
+      recs.push_back(modes_record("bad", v, h, v == 5 && h == 0.004 ? 2e-4 : 1e-5));
+    }
+  recs.push_back(modes_record("good", 5, 0.001, 1e-11));  // below the floor: not in the order's fit
+  const mb::ReportData d = mb::analyse(recs, mb::read_paper(kPaper));
+  REQUIRE(d.modes);
+  const mb::ModesAnalysis& m = *d.modes;
+  CHECK((m.v == std::vector<double>{4, 5}));
+  CHECK(m.ref_within);
+  CHECK(m.ref_err_max <= mb::kModesRefTolerance);
+  CHECK(m.speeds_within);
+  CHECK(std::abs(m.weave_ref - 4.29238253634111) <= 1e-9);
+  CHECK(std::abs(m.capsize_published - 6.02426201538837) <= 1e-12);
+  REQUIRE(m.methods.size() == 2);
+  const mb::ModesMethod &bad = m.methods[0], &good = m.methods[1];
+  CHECK(good.method == "good");
+  CHECK(good.within);
+  REQUIRE(good.order);
+  CHECK(std::abs(good.order->order - 4) <= 1e-9);
+  CHECK(good.order->points == 3);
+  CHECK(!bad.within);
+  CHECK(bad.worst == 2e-4);
+  CHECK(bad.worst_v == 5);
+  // the verdicts: ref's two rows reproduced, "bad" differs by name
+  const mb::TextTable v = mb::verdict_table(mb::outcomes(d, {}));
+  int differs = 0;
+  for (const auto& row : v.rows)
+    if (row[2].text == "differs") {
+      ++differs;
+      CHECK_THAT(row[1].text, Catch::Contains("bad"));
+      CHECK_THAT(row[3].text, Catch::Contains("2.00e-04"));
+    }
+  CHECK(differs == 1);
+  // the section's tables: every speed, every method, no bare "-"
+  const auto tables = mb::modes_tables(d);
+  REQUIRE(tables.size() == 3);
+  CHECK(tables[0].rows.size() == 2);
+  CHECK(tables[0].header.size() == 5);
+  for (const auto& t : tables)
+    for (const auto& row : t.rows) {
+      CHECK(row.size() == t.header.size());
+      for (const auto& c : row) CHECK((c.text != "-" && !c.text.empty()));
+    }
 }

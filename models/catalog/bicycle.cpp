@@ -154,6 +154,34 @@ std::array<double, 2> bicycle_accelerations(const BicycleParams& p, const State&
   return {lean_acc, steer_acc};
 }
 
+WhippleMatrices whipple_matrices(const BicycleParams& p) {
+  // appendix A: the whole bicycle (T), the front assembly (A: fork and front wheel) about the steer
+  // axis (l), the trail ratio mu and the wheels' gyroscopic coefficients S
+  const double sl = std::sin(p.lambda), cl = std::cos(p.lambda);
+  const double mT = p.mR + p.mB + p.mH + p.mF;
+  const double xT = (p.xB * p.mB + p.xH * p.mH + p.w * p.mF) / mT;
+  const double zT = (-p.rR * p.mR + p.zB * p.mB + p.zH * p.mH - p.rF * p.mF) / mT;
+  const double ITxx = p.IRxx + p.IBxx + p.IHxx + p.IFxx + p.mR * p.rR * p.rR + p.mB * p.zB * p.zB + p.mH * p.zH * p.zH + p.mF * p.rF * p.rF;
+  const double ITxz = p.IBxz + p.IHxz - p.mB * p.xB * p.zB - p.mH * p.xH * p.zH + p.mF * p.w * p.rF;
+  const double ITzz = p.IRxx + p.IBzz + p.IHzz + p.IFxx + p.mB * p.xB * p.xB + p.mH * p.xH * p.xH + p.mF * p.w * p.w;
+  const double mA = p.mH + p.mF, xA = (p.xH * p.mH + p.w * p.mF) / mA, zA = (p.zH * p.mH - p.rF * p.mF) / mA;
+  const double IAxx = p.IHxx + p.IFxx + p.mH * (p.zH - zA) * (p.zH - zA) + p.mF * (p.rF + zA) * (p.rF + zA);
+  const double IAxz = p.IHxz - p.mH * (p.xH - xA) * (p.zH - zA) + p.mF * (p.w - xA) * (p.rF + zA);
+  const double IAzz = p.IHzz + p.IFxx + p.mH * (p.xH - xA) * (p.xH - xA) + p.mF * (p.w - xA) * (p.w - xA);
+  const double uA = (xA - p.w - p.c) * cl - zA * sl;
+  const double IAll = mA * uA * uA + IAxx * sl * sl + 2 * IAxz * sl * cl + IAzz * cl * cl;
+  const double IAlx = -mA * uA * zA + IAxx * sl + IAxz * cl, IAlz = mA * uA * xA + IAxz * sl + IAzz * cl;
+  const double mu = p.c / p.w * cl;
+  const double SR = p.IRyy / p.rR, SF = p.IFyy / p.rF, ST = SR + SF, SA = mA * uA + mu * mT * xT;
+  WhippleMatrices m;
+  m.g = p.g;
+  m.M << ITxx, IAlx + mu * ITxz, IAlx + mu * ITxz, IAll + 2 * mu * IAlz + mu * mu * ITzz;
+  m.K0 << mT * zT, -SA, -SA, -SA * sl;
+  m.K2 << 0, (ST - mT * zT) / p.w * cl, 0, (SA + SF * sl) / p.w * cl;
+  m.C1 << 0, mu * ST + SF * cl + ITxz / p.w * cl - mu * mT * zT, -(mu * ST + SF * cl), IAlz / p.w * cl + mu * (SA + ITzz / p.w * cl);
+  return m;
+}
+
 Model make_bicycle(const BicycleParams& p, double v, double lean0, double steer_rate0, const std::string& name) {
   Model m;
   m.gravity = Vec3(0, 0, p.g);
@@ -203,6 +231,16 @@ Model make_bicycle(const BicycleParams& p, double v, double lean0, double steer_
   m.info.default_h = 1e-3;
   m.info.h_grid.clear();
   for (int i = 0; i <= 6; ++i) m.info.h_grid.push_back(2.5e-4 * std::pow(2.0, i));  // 0.25 .. 16 ms
+  // eig_err's reference: the published linearization's eigenvalues at v
+  LinearModes modes;
+  modes.source = "meijaard2007 appendix A";
+  modes.v = v;
+  modes.eigenvalues = eigenvalues4(whipple_state_matrix(whipple_matrices(p), v));
+  modes.coordinates = [p](const State& s) {
+    const BicycleCoordinates z = bicycle_coordinates(p, s);
+    return std::array<double, 4>{z.lean, z.steer, z.lean_rate, z.steer_rate};
+  };
+  m.info.modes = std::move(modes);
   check_model(m, name);
   return m;
 }
