@@ -48,9 +48,8 @@ const std::vector<MetricInfo>& metric_catalog() {
       {slip, "walking machines: the mean over the steps and the loaded feet (shapes of moving bodies touching the fixed ground) "
              "of the tangential speed of the contact point on the ground, m/s (0 if no foot touches)", true, "m/s", kNeedsWalking,
        lower, {}},
-      {eig_err, "bicycle: the largest error of the 4 eigenvalues identified from the motion (transition matrix fitted to lean, steer "
-                "and rates every 16 ms over the first 2 s) against the published linearization's at the model's v; relative (absolute "
-                "below 1)", true, "", kNeedsModes, lower,
+      {eig_err, "bicycle: the largest relative error (absolute below 1) of the 4 eigenvalues identified from the motion "
+                "(docs/metrics.md) against the published at the model's v", true, "", kNeedsModes, lower,
        {eig_re[0], eig_re[1], eig_re[2], eig_re[3], eig_im[0], eig_im[1], eig_im[2], eig_im[3], eig_v}},
   };
   return m;
