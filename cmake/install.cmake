@@ -24,7 +24,7 @@ set(MBBENCH_API_HEADERS
   methods/constraints/constraint_system.hpp
   methods/reduced/tree_model.hpp methods/reduced/tree_data.hpp methods/reduced/tree_kinematics.hpp
   methods/reduced/aba.hpp methods/reduced/crba.hpp methods/reduced/reduced_system.hpp
-  models/catalog.hpp sim/run_case.hpp sim/driver.hpp metrics/observer.hpp metrics/registry.hpp records/record.hpp)
+  models/catalog.hpp models/modes.hpp sim/run_case.hpp sim/driver.hpp metrics/observer.hpp metrics/registry.hpp records/record.hpp)
 foreach(h ${MBBENCH_API_HEADERS})
   get_filename_component(dir ${h} DIRECTORY)
   install(FILES ${h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mbbench/${dir})
