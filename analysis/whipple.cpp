@@ -93,6 +93,7 @@ std::optional<ModesAnalysis> analyse_modes(const std::vector<CaseRecord>& record
     f.h = r.h;
     f.err = *err;
     for (size_t k = 0; k < 4; ++k) f.e[k] = {r.metrics.get(metric::eig_re[k]).value_or(NAN), r.metrics.get(metric::eig_im[k]).value_or(NAN)};
+    f.within = f.err <= kModesFitTolerance;
     a.fits.push_back(f);
     speeds.insert(*v);
   }
@@ -108,6 +109,7 @@ std::optional<ModesAnalysis> analyse_modes(const std::vector<CaseRecord>& record
     a.ref.push_back(eigenvalues4(bicycle_linearization(p, v)));
     a.ref_err.push_back(eigenvalue_error(a.ref.back(), a.published.back()));
     a.ref_err_max = std::max(a.ref_err_max, a.ref_err.back());
+    a.ref_err_within.push_back(a.ref_err.back() <= kModesRefTolerance);
     double g = -INFINITY;
     for (const auto& e : a.published.back()) g = std::max(g, e.real());
     growth.push_back(g);

@@ -70,6 +70,7 @@ constexpr double kModesGrowth = 1;  // 1/s
 struct ModesFit {
   std::string method;
   double v = 0, h = 0, err = 0;
+  bool within = false;  // err <= kModesFitTolerance
   std::array<std::complex<double>, 4> e{};
 };
 struct ModesMethod {
@@ -89,6 +90,7 @@ struct ModesAnalysis {
   std::vector<double> v;
   std::vector<std::array<std::complex<double>, 4>> published, ref;
   std::vector<double> ref_err;  // eigenvalue_error(ref, published) at each v
+  std::vector<char> ref_err_within;  // at each v: ref_err <= kModesRefTolerance
   std::vector<char> judged;     // at each v: every published real part <= kModesGrowth
   double ref_err_max = 0;
   bool ref_within = false, speeds_within = false;

@@ -60,10 +60,10 @@ std::vector<TextTable> modes_tables(const ReportData& d) {
   for (const ModesMethod& x : m.methods) ev.header.push_back("eig_err " + x.method + " (smallest h)");
   for (size_t i = 0; i < m.v.size(); ++i) {
     std::vector<Cell> row = {fmt::format("{:g}", m.v[i]), eigens_text(m.published[i]),
-                             Cell(sig3(m.ref_err[i]), m.ref_err[i] <= kModesRefTolerance ? "ok" : "bad")};
+                             Cell(sig3(m.ref_err[i]), m.ref_err_within[i] ? "ok" : "bad")};
     for (const ModesMethod& x : m.methods) {
       const ModesFit* f = smallest_h(m, x.method, m.v[i]);
-      const char* style = !m.judged[i] ? "" : f && f->err <= kModesFitTolerance ? "ok" : "bad";
+      const char* style = !m.judged[i] ? "" : f && f->within ? "ok" : "bad";
       row.push_back(f ? Cell(fmt::format("{} at {:g} s", sig3(f->err), f->h), style) : Cell("not run", "na"));
     }
     ev.rows.push_back(std::move(row));
