@@ -68,7 +68,7 @@ std::pair<Cell, Cell> values(const OutcomeRow& o) {
     } else {
       const ModesMethod& x = m.methods[static_cast<size_t>(o.modes_method)];
       ours = fmt::format("eig_err = {} at v = {:g} m/s, h = {:g} s", sig3(x.worst), x.worst_v, x.h);
-      paper = fmt::format("the published matrices' eigenvalues (eig_err within {})", sig3(kModesFitTolerance));
+      paper = fmt::format("the published eigenvalues (eig_err within {} at every judged speed)", sig3(kModesFitTolerance));
     }
   } else if (o.claim_check) {
     paper = o.claim_check->rule;
