@@ -16,20 +16,23 @@ if [[ "$target" == all ]]; then
   # every target built at once, then run two at a time (a libFuzzer process runs on one core)
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j "$(nproc)" --target "${all[@]/%/_fuzz}" mbbench
-  status=0
+  failed=()
   for ((i = 0; i < ${#all[@]}; i += 2)); do
     pids=()
     for t in "${all[@]:i:2}"; do
       FUZZ_NO_BUILD=1 "$0" "$t" "$seconds" > "build/fuzz/$t.log" 2>&1 &
       pids+=($!)
     done
-    for p in "${pids[@]}"; do wait "$p" || status=1; done
+    for k in "${!pids[@]}"; do wait "${pids[$k]}" || failed+=("${all[i + k]}"); done
     for t in "${all[@]:i:2}"; do
       echo "== fuzz: $t"
       cat "build/fuzz/$t.log"
     done
   done
-  exit $status
+  # each finding once more at the end, where a truncated log still shows it
+  for t in "${failed[@]}"; do sed -n '/^== fuzz: .* failed/,$p' "build/fuzz/$t.log"; done
+  ((${#failed[@]} == 0))
+  exit
 fi
 if [[ -z ${FUZZ_NO_BUILD:-} ]]; then
   cmake --preset fuzz >/dev/null
@@ -70,5 +73,18 @@ case $target in
 esac
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp
+log=$bin/$target.out
+status=0
 "$bin/${target}_fuzz" ${FUZZ_SEED:+-seed=$FUZZ_SEED} -max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -max_len=65536 \
-  -artifact_prefix="$bin/artifacts/${target}-" -print_final_stats=1 "$corpus" "$seeds" 2>&1 | tail -25
+  -artifact_prefix="$bin/artifacts/${target}-" -print_final_stats=1 "$corpus" "$seeds" > "$log" 2>&1 || status=$?
+tail -25 "$log"
+if ((status != 0)); then
+  # the finding as a clean clone shows it: the sanitizer's report (its stack) and the input itself
+  echo "== fuzz: $target failed (exit $status); the report:"
+  sed -n '/^==[0-9]*==ERROR\|runtime error\|^==[0-9]*== ERROR/,/^SUMMARY/p' "$log" | grep -v '^  [A-Z].*: *[0-9a-f][0-9a-f]' | head -120
+  for a in $(grep -o "Test unit written to [^ ]*" "$log" | sed 's/Test unit written to //'); do
+    echo "== fuzz: the input $a ($(stat -c %s "$a") bytes), base64:"
+    head -c 16384 "$a" | base64
+  done
+fi
+exit $status

@@ -18,7 +18,12 @@
 #include "models/formats/mesh_hull.hpp"
 #include "models/formats/scene.hpp"
 #include "models/formats/urdf.hpp"
+#include "models/formats/xml_numbers.hpp"
 #include "test_util.hpp"
+
+#if __has_include(<tinyxml.h>)
+#include <tinyxml.h>
+#endif
 
 namespace {
 
@@ -623,3 +628,22 @@ TEST_CASE("urdf: a mesh block dropped on a floor rests on its hull in an impulse
     CHECK_THROWS_WITH(mbtest::simulate(m, engine, 0.001, 0.01), Catch::Contains("shape 'block' is convex"));
   }
 }
+
+#if __has_include(<tinyxml.h>)
+TEST_CASE("urdf: text that ends in a UTF-8 lead byte is read to its end by TinyXML and no further", "[urdf]") {
+  // TinyXML 2.6 steps over a character by its lead byte's length: after "\xE2\x82" it passes the
+  // text's NUL and reads on. tinyxml_text ends every such step on a NUL: the element after it in
+  // memory is never read.
+  for (const std::string lead : {"\xCC", "\xE2", "\xE2\x82", "\xF0\x9F\x98"}) {
+    const std::string text = "<robot name=\"r\"><link name=\"a\"/>text" + lead;
+    const std::string memory = mb::tinyxml_text(text) + "<link name=\"ghost\"/></robot>";
+    TiXmlDocument doc;
+    doc.Parse(memory.c_str(), nullptr, TIXML_ENCODING_UTF8);
+    REQUIRE(doc.RootElement());
+    int links = 0;
+    for (const TiXmlElement* c = doc.RootElement()->FirstChildElement(); c; c = c->NextSiblingElement()) ++links;
+    CHECK(links == 1);
+    if (urdf_built()) CHECK_THROWS_AS(mb::parse_urdf(text, "lead.urdf", mb::UrdfOptions{}), mb::InputError);
+  }
+}
+#endif

@@ -64,21 +64,28 @@ ConvexHull convex_hull(const std::vector<Vec3>& points) {
   char command[] = "qhull Qt";  // triangulated facets
   const int code = qh_new_qhull(qh, 3, static_cast<int>(points.size()), xyz.data(), False, command, nullptr, err);
   ConvexHull hull;
+  bool foreign = false;  // a hull vertex that is not an input point (qh_pointid < 0): no hull of ours
   if (code == 0) {
     std::vector<int> index(points.size(), -1);  // input point -> hull vertex
+    auto input = [&](const pointT* p) {
+      const int id = qh_pointid(qh, const_cast<pointT*>(p));
+      foreign = foreign || id < 0 || id >= static_cast<int>(points.size());
+      return foreign ? size_t{0} : static_cast<size_t>(id);
+    };
     vertexT *vertex, **vertexp;
     facetT* facet;
-    FORALLvertices index[static_cast<size_t>(qh_pointid(qh, vertex->point))] = 0;
-    for (size_t k = 0; k < points.size(); ++k)  // in the file's order
+    FORALLvertices index[input(vertex->point)] = 0;
+    for (size_t k = 0; k < points.size() && !foreign; ++k)  // in the file's order
       if (index[k] == 0) {
         index[k] = static_cast<int>(hull.vertices.size());
         hull.vertices.push_back(points[k]);
       }
     FORALLfacets {
+      if (foreign) break;
       std::array<int, 3> tri{};
       int i = 0;
-      FOREACHvertex_(facet->vertices) if (i < 3) tri[static_cast<size_t>(i++)] = index[static_cast<size_t>(qh_pointid(qh, vertex->point))];
-      if (i != 3) continue;
+      FOREACHvertex_(facet->vertices) if (i < 3) tri[static_cast<size_t>(i++)] = index[input(vertex->point)];
+      if (foreign || i != 3 || std::min({tri[0], tri[1], tri[2]}) < 0) continue;
       const Vec3 &p0 = hull.vertices[static_cast<size_t>(tri[0])], &p1 = hull.vertices[static_cast<size_t>(tri[1])],
                  &p2 = hull.vertices[static_cast<size_t>(tri[2])];
       const Vec3 outward(facet->normal[0], facet->normal[1], facet->normal[2]);
@@ -93,6 +100,7 @@ ConvexHull convex_hull(const std::vector<Vec3>& points) {
   std::string message(buffer ? buffer : "", length);
   std::free(buffer);
   if (code != 0) throw MeshError(fmt::format("Qhull computes no convex hull: {}", message.substr(0, message.find('\n'))));
+  if (foreign) throw MeshError("Qhull's hull has a vertex that is not one of the mesh's");
   return hull;
 #endif
 }

@@ -24,6 +24,7 @@
 
 #include "models/formats/mesh_hull.hpp"
 #include "models/formats/urdf_conventions.hpp"
+#include "models/formats/xml_numbers.hpp"
 #include "models/kinematics.hpp"
 #endif
 
@@ -331,7 +332,7 @@ Model read_urdf(const std::string& path, const UrdfOptions& options) {
 Model parse_urdf(const std::string& text, const std::string& path, const UrdfOptions& options) {
   const Conventions conventions = normalise(text, path, options.strict);
   std::vector<std::string> errors, messages;
-  const urdf::ModelInterfaceSharedPtr robot = parse_collecting(conventions.text, errors, messages);
+  const urdf::ModelInterfaceSharedPtr robot = parse_collecting(tinyxml_text(conventions.text), errors, messages);
   if (!robot || !errors.empty())
     throw InputError(path, 0, "", fmt::format("not a valid URDF robot: liburdfdom: {}", errors.empty() ? "(no message)" : join(errors, "; ")));
   // liburdfdom holds a link's children by shared pointers: links joined in a loop keep each other

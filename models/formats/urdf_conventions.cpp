@@ -28,7 +28,7 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   Conventions c;
   c.text = text;
   TiXmlDocument doc;
-  doc.Parse(text.c_str(), nullptr, TIXML_ENCODING_UTF8);
+  doc.Parse(tinyxml_text(text).c_str(), nullptr, TIXML_ENCODING_UTF8);
   if (doc.Error() || !doc.RootElement()) return c;  // liburdfdom names the error
   TiXmlElement& robot = *doc.RootElement();
   check_xml_numbers(robot, path);

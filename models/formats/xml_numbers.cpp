@@ -1,5 +1,15 @@
 #include "models/formats/xml_numbers.hpp"
 
+namespace mb {
+
+std::string tinyxml_text(std::string_view text) {
+  std::string padded(text);
+  padded.append(8, '\0');
+  return padded;
+}
+
+}  // namespace mb
+
 #ifdef MBBENCH_WITH_TINYXML
 #include <tinyxml.h>
 
@@ -8,6 +18,8 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <set>
 #include <string_view>
 
@@ -70,8 +82,13 @@ void check_file(const std::string& path, std::set<std::string>& seen) {
   std::error_code ec;
   const std::string key = std::filesystem::weakly_canonical(path, ec).string();
   if (!seen.insert(ec ? path : key).second) return;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::ostringstream text;
+  text << in.rdbuf();
   TiXmlDocument doc;
-  if (!doc.LoadFile(path.c_str()) || !doc.RootElement()) return;
+  doc.Parse(tinyxml_text(text.str()).c_str(), nullptr, TIXML_ENCODING_UNKNOWN);
+  if (doc.Error() || !doc.RootElement()) return;
   check_one(*doc.RootElement(), path);
   // <include> anywhere in the tree: its file relative to this file's folder
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();

@@ -5,11 +5,16 @@
 // text, never numbers.
 #pragma once
 #include <string>
+#include <string_view>
 
 class TiXmlElement;
 
 namespace mb {
 
+// The text as TinyXML 2.6 (ours, liburdfdom's) can read it whatever its bytes: it steps over a
+// UTF-8 character by its lead byte's length without looking for the end, so a lead byte among the
+// last three bytes reads past the text. Eight NUL bytes after the text end every such step on a NUL.
+std::string tinyxml_text(std::string_view text);
 // The element as a field: its tags up from the nearest named element, which shows its name, e.g.
 // "link[upper].inertial.mass", "body[arm].geom" (the document's root element is left out).
 std::string xml_field(const TiXmlElement& e);

@@ -1,6 +1,6 @@
 // Fuzz target: URDF text through liburdfdom and our importer (models/formats/urdf.cpp), with both base
-// options, strict=on and the collision shapes (meshes too); a robot that imports must write as a scene and read back to
-// the same text.
+// options, strict=on and the collision shapes (meshes too); a robot that imports must write as a
+// scene and read back to the same text.
 #include <cstdlib>
 
 #include "fuzz_common.hpp"
@@ -16,8 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       o.free_base = variant == 1;
       o.strict = variant == 2;
       o.collisions = true;
-      o.meshes = variant == 0;  // mesh paths resolved from the working folder (a file read if one is there)
-      const mb::Model m = mb::parse_urdf(text, "fuzz.urdf", o);
+      o.meshes = variant == 0;
+      // as if the file were in the test package's urdf folder (scripts/fuzz.sh runs in the
+      // repository's root): relative and package://mesh_robot/ paths reach its meshes
+      const mb::Model m = mb::parse_urdf(text, "tests/data/mesh_robot/urdf/fuzz.urdf", o);
       const std::string scene = mb::scene_to_toml(m);
       if (mb::scene_to_toml(mb::parse_scene(scene, "fuzz-roundtrip.toml")) != scene) std::abort();
     });
