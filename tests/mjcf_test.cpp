@@ -22,6 +22,7 @@
 #include "methods/reduced/tree_model.hpp"
 #include "models/actuators.hpp"
 #include "models/catalog.hpp"
+#include "models/collision.hpp"
 #include "models/formats/mjcf.hpp"
 #include "models/formats/scene.hpp"
 #include "models/formats/urdf.hpp"
@@ -782,6 +783,38 @@ TEST_CASE("mjcf: frames=light, its change to humanoid.xml's motion against massl
   }
   CHECK(worst[0] > 0);
   CHECK(worst[0] < 5e-3);  // measured 1.4 mm at 0.05 s, 3.0 mm at 0.1 s; the noise-driven motion is chaotic after
+}
+
+TEST_CASE("mjcf: humanoid.xml's shape pairs are MuJoCo's - no parent-child pair through light or massless frames", "[mjcf][contacts]") {
+  // MuJoCo's filter (mj_collision, filterparent on): two geoms collide unless their bodies share a
+  // weld body or one's weld body is the other's weld body's parent (the world exempt), and their
+  // contype and conaffinity bits meet
+  if (!std::filesystem::exists(kHumanoid)) {
+    WARN("no " << kHumanoid << " (libmujoco-samples): skipped");
+    return;
+  }
+  const Native n(kHumanoid);
+  const mjModel* mm = n.m.get();
+  auto weld_parent = [&](int w) { return mm->body_weldid[mm->body_parentid[w]]; };
+  for (const char* options : {"", ":frames=light"}) {
+    INFO(options);
+    const mb::Model m = mb::load_model(kHumanoid + options);
+    const mb::ShapePairRule rule(m);
+    int pairs = 0;
+    for (size_t i = 0; i < m.shapes.size(); ++i)
+      for (size_t j = i + 1; j < m.shapes.size(); ++j) {
+        const int g1 = mj_name2id(mm, mjOBJ_GEOM, m.shapes[i].name.c_str()), g2 = mj_name2id(mm, mjOBJ_GEOM, m.shapes[j].name.c_str());
+        REQUIRE(g1 >= 0);
+        REQUIRE(g2 >= 0);
+        const int w1 = mm->body_weldid[mm->geom_bodyid[g1]], w2 = mm->body_weldid[mm->geom_bodyid[g2]];
+        const bool bits = (mm->geom_contype[g1] & mm->geom_conaffinity[g2]) || (mm->geom_contype[g2] & mm->geom_conaffinity[g1]);
+        const bool mujoco = bits && w1 != w2 && !(w1 != 0 && w2 != 0 && (weld_parent(w1) == w2 || weld_parent(w2) == w1));
+        INFO(m.shapes[i].name << " - " << m.shapes[j].name);
+        CHECK(rule.tested(m, m.shapes[i].body, m.shapes[j].body) == mujoco);
+        pairs += mujoco;
+      }
+    CHECK(pairs == 161);  // of the 20 geoms' 190 pairs, MuJoCo skips 29: one weld body's own, parent and child
+  }
 }
 
 #else

@@ -27,6 +27,8 @@ class LinearCorrector final : public Corrector {
     return inner_->correct_position(g, m, l, h, s, tol, st);
   }
   double correct_velocity(int g, State& s, double tol, StepStats& st) override { return inner_->correct_velocity(g, s, tol, st); }
+  // one acyclic part (a tree): its contacts and limits are coupled to it as sle's are (contacts.hpp)
+  ArticulationCoupling* coupling() override { return inner_->coupling(); }
   ArticulationCoupling* response() override { return inner_->response(); }
   bool take_prediction(const State& s, State& out) override { return inner_->take_prediction(s, out); }
   void begin_step(const Model& m, const State& s, double h) override { inner_->begin_step(m, s, h); }
