@@ -22,7 +22,7 @@ MethodInfo SleMethod::describe() {
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver (a loop's); solver=cholmod scales to 16383
   i.gate_time_joints = {63, 255};
-  i.supports |= kRedundant | kRolling;  // the wheels' rows after A's (with_extra_rows)
+  i.supports |= kRedundant | kRolling | kCoupledJoints;  // the wheels' and couplings' rows after A's (with_extra_rows)
   return i;
 }
 

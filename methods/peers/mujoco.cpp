@@ -378,8 +378,8 @@ MethodInfo describe_mujoco() {
                OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree; contacts=file: the file's unless given)", 1, 1e6),
                point_inertia_option("1e-12"),
                OptionInfo::number("eq_timeconst", "0.02",
-                                  "loops and motors: the time constant of the equality constraints that close them and hold the motors' "
-                                  "joints, s (MuJoCo's solref, damping ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
+                                  "loops, motors and couplings: the time constant of the equality constraints holding them, s "
+                                  "(MuJoCo's solref, damping ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
                                   1e-9, 1e3),
                OptionInfo::number("contact_timeconst", "0.02",
                                   "contacts: MuJoCo's soft contacts as springs of natural frequency 1 / contact_timeconst, s, damped to "
@@ -387,7 +387,7 @@ MethodInfo describe_mujoco() {
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits |
-               kMotors;
+               kMotors | kCoupledJoints;
   i.fixed_step = true;
   return i;
 }
