@@ -104,7 +104,6 @@ const std::vector<std::string> kActuatorKeys = {"name", "joint", "kind", "gear",
 const std::vector<std::string> kExactKeys = {"body", "acceleration"};
 const std::vector<std::string> kNamedFrameKeys = {"name", "body", "position", "orientation"};
 const std::vector<std::string> kRollingKeys = {"name", "body", "axle", "radius", "point", "normal"};
-const std::vector<std::string> kCouplingKeys = {"name", "joint", "follows", "multiplier", "offset"};
 const std::vector<std::string> kSpringKeys = {"name", "a", "b", "anchor_a", "anchor_b", "stiffness", "rest_length", "damping"};
 const std::vector<std::string> kJointKeys = {"name", "type", "a", "b", "anchor_a", "anchor_b", "length", "extensibility",
                                              "axis_a", "axis_b", "rel_orientation", "damping", "lower", "upper"};
@@ -632,37 +631,6 @@ void SceneBuilder::rolling(const toml::table& t) {
   w.point = vec3(r, "point", Vec3::Zero());
   w.normal = vec3(r, "normal");
   m.rolling.push_back(std::move(w));
-}
-
-void SceneBuilder::coupling(const toml::table& t) {
-  const size_t i = m.couplings.size();
-  TableReader r(t, file, fmt::format("coupling[{}]", i), kCouplingKeys);
-  JointCoupling c;
-  c.name = r.str("name", fmt::format("coupling{}", i + 1));
-  unique_name(r, coupling_names, c.name, "coupling");
-  if (joint_index.size() != m.joints.size()) {  // the joints are all read before the couplings
-    joint_index.clear();
-    for (size_t k = 0; k < m.joints.size(); ++k) joint_index.emplace(m.joints[k].name, static_cast<int>(k));
-  }
-  const auto coupled = [&](const char* key) {
-    const std::string name = r.str(key);
-    const auto it = joint_index.find(name);
-    if (it == joint_index.end()) r.fail(key, fmt::format("no joint named '{}'", name));
-    const Joint& j = m.joints[static_cast<size_t>(it->second)];
-    if (j.type != JointType::Hinge && j.type != JointType::Slider)
-      r.fail(key, fmt::format("joint '{}' is a {} joint; a coupling joins hinges and sliders", name, joint_type_name(j.type)));
-    return it->second;
-  };
-  c.a = coupled("joint");
-  c.b = coupled("follows");
-  if (c.a == c.b) r.fail("follows", "a joint coupled to itself");
-  for (const JointCoupling& o : m.couplings)
-    if (o.a == c.a) r.fail("joint", fmt::format("joint '{}' follows another joint already (coupling '{}')", r.str("joint"), o.name));
-  c.multiplier = r.num("multiplier", 1.0);
-  c.offset = r.num("offset", 0.0);
-  if (!(std::abs(c.offset) <= kCouplingStartTolerance))
-    r.fail("offset", fmt::format("offset {} breaks the coupling at the initial state, where both coordinates are 0; it must be 0", c.offset));
-  m.couplings.push_back(std::move(c));
 }
 
 Model SceneBuilder::finish() {

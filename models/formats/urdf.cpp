@@ -7,7 +7,6 @@
 
 #ifdef MBBENCH_WITH_URDF
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -25,6 +24,7 @@
 
 #include "models/formats/mesh_hull.hpp"
 #include "models/formats/urdf_conventions.hpp"
+#include "models/formats/xml_numbers.hpp"
 #include "models/kinematics.hpp"
 #endif
 
@@ -93,21 +93,6 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
 #ifndef MBBENCH_WITH_URDF
 
 bool urdf_supported() { return false; }
-namespace {
-// the line of the element <tag ... name="name" in text (0 when it is not found)
-int element_line(const std::string& text, const std::string& tag, const std::string& name) {
-  for (const char q : {'"', '\''}) {
-    const std::string key = "name=" + std::string(1, q) + name + q;
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-      const size_t open = text.rfind('<', at);
-      if (open != std::string::npos && text.compare(open + 1, tag.size(), tag) == 0 && std::isspace(static_cast<unsigned char>(text[open + 1 + tag.size()])))
-        return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-    }
-  }
-  return 0;
-}
-}  // namespace
-
 Model read_urdf(const std::string& path, const UrdfOptions& options) { return parse_urdf("", path, options); }
 Model parse_urdf(const std::string&, const std::string& path, const UrdfOptions&) {
   throw InputError(path, 0, "model", "this mbbench was built without liburdfdom (MBBENCH_WITH_URDF): it cannot read URDF");
@@ -540,12 +525,11 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   // joint is at 0 at the start, so the offset is 0)
   for (const std::string& a : mimic) {
     const auto& mi = robot->getJoint(a)->mimic;
-    const int line = element_line(text, "joint", a);
+    const int line = xml_element_line(text, "joint", a);
     const std::string f = fmt::format("joint[{}].mimic", a);
     auto index = [&](const std::string& name) {
-      for (size_t k = 0; k < m.joints.size(); ++k)
-        if (m.joints[k].name == name) return static_cast<int>(k);
-      return -1;
+      const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == name; });
+      return it == m.joints.end() ? -1 : static_cast<int>(it - m.joints.begin());
     };
     JointCoupling c;
     c.name = a + ":mimic";
