@@ -120,3 +120,21 @@ TEST_CASE("the mujoco engine holds a coupling as a joint equality and follows th
   CHECK(std::abs(qa + 2 * qb) < 4e-6);
   CHECK(std::abs(qb - theta) < 4e-6);
 }
+
+TEST_CASE("two sliders coupled -1 in a scene file are Atwood's machine", "[coupling]") {
+  const mb::Model m = mb::read_scene(kData + "/coupling/atwood.toml");
+  REQUIRE(m.couplings.size() == 1);
+  CHECK(m.couplings[0].multiplier == -1);
+  const double qb = 0.5 * (9.81 / 2) * 1.0;  // g (M_a - M_b) / (M_a + M_b) = g / 2, from rest, t = 1 s
+  for (const char* method : {"iterative", "sle", "linear", "mujoco"}) {
+    if (std::string(method) == "mujoco" && !mbtest::peer_built("mujoco")) continue;
+    const bool soft = std::string(method) == "mujoco";
+    const mb::State s = mbtest::simulate(m, soft ? std::string(method) : std::string(method) + ":tol_p=1e-12,tol_v=1e-12", 1e-3, 1.0);
+    const double a = coordinate(m, s, "rail_a"), b = coordinate(m, s, "rail_b");
+    INFO(method << ": a + b " << a + b << ", b - q_b " << b - qb);
+    // the impulse rows: constant accelerations, to round-off; mujoco's soft equality: within about 1e-6
+    CHECK(std::abs(a + b) < (soft ? 5e-6 : 1e-10));
+    CHECK(std::abs(b - qb) < (soft ? 5e-6 : 1e-10));
+    CHECK(std::abs(s.bodies[1].x.y() - qb) < (soft ? 5e-6 : 1e-10));  // b moves along +y by its coordinate
+  }
+}
