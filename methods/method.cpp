@@ -21,7 +21,7 @@ std::string features_text(unsigned f) {
       {kForces, "force elements"}, {kAppliedForces, "applied forces"}, {kMasslessFrames, "massless frames"},
       {kJointDampers, "joint dampers"}, {kMotors, "motors"}, {kBrokenJoints, "broken joints"}, {kActuators, "actuators"},
       {kJointLimits, "joint limits"}, {kSingularInertia, "singular inertias"},
-      {kRolling, "rolling constraints"}};
+      {kRolling, "rolling constraints"}, {kCoupledJoints, "coupled joints"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (f & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -45,6 +45,7 @@ unsigned model_features(const Model& model) {
   if (!model.actuators.empty()) f |= kActuators;
   if (has_joint_limits(model)) f |= kJointLimits;
   if (!model.rolling.empty()) f |= kRolling;
+  if (!model.couplings.empty()) f |= kCoupledJoints;
   // a cycle in the joint graph, the world (and every static body) as one node: union-find
   const int n = static_cast<int>(model.bodies.size());
   std::vector<int> parent(static_cast<size_t>(n) + 1);

@@ -41,6 +41,7 @@ enum Feature : unsigned {
   // initial pose)
   kSingularInertia = 1u << 15,
   kRolling = 1u << 16,  // wheels rolling without slipping (Model::rolling): nonholonomic rows
+  kCoupledJoints = 1u << 17,  // joints whose coordinates are coupled (Model::couplings): a row on four bodies
 };
 std::string features_text(unsigned features);  // "particles, rigid bodies, trees"
 unsigned model_features(const Model& model);

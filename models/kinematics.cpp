@@ -261,6 +261,22 @@ double motor_rate(const Model& m, const State& s, const Motor& motor) {
   return -(dv.dot(u) + d.dot(body_w(s, j.a).cross(u)));
 }
 
+namespace {
+Motor motor_of(int joint) {
+  Motor mo;
+  mo.joint = joint;
+  return mo;
+}
+}  // namespace
+
+double coupling_error(const Model& m, const State& s, const JointCoupling& c) {
+  return motor_coordinate(m, s, motor_of(c.a)) - c.multiplier * motor_coordinate(m, s, motor_of(c.b)) - c.offset;
+}
+
+double coupling_rate(const Model& m, const State& s, const JointCoupling& c) {
+  return motor_rate(m, s, motor_of(c.a)) - c.multiplier * motor_rate(m, s, motor_of(c.b));
+}
+
 RollingContact rolling_contact(const Rolling& r, const BodyState& b) {
   // u the world axle, mu = u . n, d = (mu u - n) / s with s = |u x n| = sqrt(1 - mu^2); with
   // u' = w x u: mu' = u' . n, s' = -mu mu' / s, d' = (mu' u + mu u') / s + d mu mu' / s^2

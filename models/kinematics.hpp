@@ -85,6 +85,10 @@ struct MotorFrame {
 };
 MotorFrame motor_frame(const Model& m, const Motor& motor);
 double motor_coordinate(const Model& m, const State& s, const Motor& motor, const MotorFrame& frame);
+// A coupling's error q_a - multiplier q_b - offset at s (Model::couplings; the coordinates as
+// motor_coordinate's, a hinge's wrapped into (-pi, pi]) and its rate q_a' - multiplier q_b'.
+double coupling_error(const Model& m, const State& s, const JointCoupling& c);
+double coupling_rate(const Model& m, const State& s, const JointCoupling& c);
 // x - 2 pi k wrapped into (-pi, pi]
 double wrap_angle(double x);
 

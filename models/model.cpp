@@ -347,6 +347,27 @@ void check_model(const Model& m, const std::string& src) {
   }
   std::vector<bool> driven(m.joints.size(), false);
   for (size_t i = 0; i < m.motors.size(); ++i) check_motor(m, i, src, driven);
+  unique_names(m.couplings, "coupling");
+  std::vector<bool> follows(m.joints.size(), false);
+  for (size_t i = 0; i < m.couplings.size(); ++i) {
+    const JointCoupling& c = m.couplings[i];
+    const std::string f = fmt::format("coupling[{}] '{}'", i, c.name);
+    for (const int k : {c.a, c.b}) {
+      const char* key = k == c.a ? ".a" : ".b";
+      if (k < 0 || k >= static_cast<int>(m.joints.size())) throw InputError(src, 0, f + key, "no such joint");
+      const Joint& j = m.joints[static_cast<size_t>(k)];
+      if (j.type != JointType::Hinge && j.type != JointType::Slider)
+        throw InputError(src, 0, f + key, fmt::format("joint '{}' is a {} joint; a coupling joins hinges and sliders", j.name, joint_type_name(j.type)));
+    }
+    if (c.a == c.b) throw InputError(src, 0, f + ".b", "a joint coupled to itself");
+    if (follows[static_cast<size_t>(c.a)])
+      throw InputError(src, 0, f + ".a", fmt::format("joint '{}' follows another joint already", m.joints[static_cast<size_t>(c.a)].name));
+    follows[static_cast<size_t>(c.a)] = true;
+    if (!std::isfinite(c.multiplier)) throw InputError(src, 0, f + ".multiplier", fmt::format("multiplier must be finite, got {}", c.multiplier));
+    if (!(std::abs(c.offset) <= kCouplingStartTolerance))
+      throw InputError(src, 0, f + ".offset",
+                       fmt::format("offset {} breaks the coupling at the initial state, where both coordinates are 0; it must be 0", c.offset));
+  }
   unique_names(m.actuators, "actuator");
   for (size_t i = 0; i < m.actuators.size(); ++i)
     if (const ActuatorProblem p = actuator_problem(m, i); !p.field.empty())

@@ -115,6 +115,20 @@ struct Rolling {
   Vec3 normal = Vec3::UnitY(); // unit, world
 };
 
+// A coupling of two joints (docs/robots.md "Coupled joints"): joint a's coordinate follows joint
+// b's, q_a = multiplier q_b + offset, q the motor coordinate of each (models/kinematics.hpp: a
+// hinge's angle about axis_a, a slider's displacement along it, both 0 at the initial state). Both
+// joints are hinges or sliders, distinct; the initial state holds the coupling, so |offset| <=
+// kCouplingStartTolerance (a source whose start breaks it is refused by its importer). URDF's
+// <mimic>, MJCF's joint equality with a linear polycoef (the feature "coupled joints").
+struct JointCoupling {
+  std::string name;
+  int a = 0, b = 0;  // model joint indices: a follows b
+  double multiplier = 1;
+  double offset = 0;  // rad or m
+};
+constexpr double kCouplingStartTolerance = 1e-9;
+
 // An applied load on one body during [t_begin, t_end): a torque (world frame, N m) and a force
 // (world frame, N, at the centre of mass). A step that straddles an end applies it for its share
 // of the step (methods average it over the step). t_end = +inf: a constant load from t_begin on
@@ -365,6 +379,7 @@ struct Model {
   ControlSource control;            // the actuators' controls
   MjcfContacts mjcf_contacts;       // an MJCF file's own contact model (format data)
   std::vector<Rolling> rolling;     // wheels rolling without slipping on planes
+  std::vector<JointCoupling> couplings;  // joints whose coordinates are coupled
 
   int body_index(const std::string& name) const;  // -1 if absent
   int dynamic_body_count() const;

@@ -83,6 +83,7 @@ const Row kRows[] = {
     {"urdf/mesh_flat.urdf", "run {}:collisions=all GC4 --duration 1",
      "field 'link[upper].collision[0].geometry.mesh': mesh 'package://mesh_robot/meshes/flat.stl': it is flat", 11},
     {"urdf/missing_link.urdf", "run {} GC4 --duration 1", "liburdfdom: Failed to build tree: child link [forearm] of joint [elbow] not found", 0},
+    {"urdf/mimic_offset.urdf", "run {} sle --duration 1", "field 'joint[ja].mimic.offset': offset 0.3 breaks the mimic at the start", 7},
     {"urdf/nan_mass.urdf", "run {} GC4 --duration 1", "field 'link[upper].inertial.mass': attribute value=\"nan\": numbers must be finite", 11},
     {"urdf/nan_origin.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].origin': attribute xyz=\"0 nan 1\": numbers must be finite", 8},
     {"urdf/inf_limit.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].limit': attribute lower=\"-inf\": numbers must be finite", 8},
@@ -99,6 +100,7 @@ const Row kRows[] = {
     // MJCF models (docs/robots.md): `mbbench run MODEL.xml ref`
     {"mjcf/joint_and_equality_same_name.xml", "run {} ref --duration 1", "field 'joint': two joints are named 'j' here", 4},
     {"mjcf/nan_axis.xml", "run {} ref --duration 1", "field 'joint[hinge]': attribute axis=\"nan 0 1\": numbers must be finite", 4},
+    {"mjcf/nonlinear_polycoef.xml", "run {} sle --duration 1", "field 'equality.polycoef': equality 'cam': nonlinear polycoef (0 1 0.5 0 0)", 13},
     {"mjcf/nan_position.xml", "run {} ref --duration 1", "field 'body[link]': attribute pos=\"0 nan 0\": numbers must be finite", 3},
     {"mjcf/inf_size.xml", "run {} ref --duration 1", "field 'body[link].geom': attribute size=\"inf\": numbers must be finite", 5},
     {"mjcf/newer_keyword.xml", "run {} ref --duration 1", "does not know the keyword 'implicitfast' (a newer MuJoCo's", 2},
@@ -161,6 +163,7 @@ const Row kRows[] = {
     {"", "run pendulum10 GC4:", "", 0},
     {"scenes/motor_unknown_joint.toml", "run {} iterative --duration 1", "field 'motor[0].joint': no joint named 'nope'", 28},
     {"scenes/motor_on_ball.toml", "run {} iterative --duration 1", "field 'motor[0].joint': joint 'pivot' is a ball joint; a motor drives a hinge or a slider", 26},
+    {"scenes/coupling_ball_joint.toml", "run {} iterative --duration 1", "field 'coupling[0].follows': joint 'jb' is a ball joint; a coupling joins hinges and sliders", 41},
     {"scenes/motor_duplicate_name.toml", "run {} iterative --duration 1", "field 'motor[1].name': duplicated motor name 'drive'", 52},
     {"scenes/motor_two_on_joint.toml", "run {} iterative --duration 1", "field 'motor[1].joint': joint 'pivot' has a motor already ('drive')", 35},
     {"scenes/motor_table_not_increasing.toml", "run {} iterative --duration 1", "field 'motor[0].times': times must increase strictly: time 2 is 0.5, after 1", 31},

@@ -246,7 +246,8 @@ std::unique_ptr<Corrector> make_motor_corrector(MotorRows rows);
 // if it does not hold them, visited after its groups in every sweep (block Gauss-Seidel), where the
 // model has such rows (main itself otherwise). A wheel's rows are one group of a joint-by-joint
 // corrector: in a position sweep its holonomic row alone (the contact's height; the nonholonomic
-// rows have no position error and take no part), in a velocity sweep its three rows at once.
+// rows have no position error and take no part), in a velocity sweep its three rows at once. The
+// coupled joints' rows (methods/constraints/coupling_rows.hpp) come last, one group each.
 std::unique_ptr<Corrector> with_extra_rows(const Model& model, std::unique_ptr<Corrector> main, bool slip_in_position = true);
 
 // Groups of joints each solved at once by its own LinearSolver; several groups are iterated

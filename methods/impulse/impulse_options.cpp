@@ -12,15 +12,14 @@ std::vector<OptionInfo> impulse_options_info() {
                               0, 1e9),
           OptionInfo::choice("adaptive", "off",
                              "on = a step whose corrections fail is taken again as two of half the size (down to h / 1024), "
-                             "and the size doubles back after 8 good internal steps (stats internal_steps, rejected_steps, "
+                             "the size doubling back after 8 good internal steps (stats internal_steps, rejected_steps, "
                              "h_min, h_max); off = a failed correction fails the run",
                              {"off", "on"}),
           OptionInfo::choice("repair", "project",
                              "joints broken at the start (broken-chain): project = each step first moves the bodies onto the "
-                             "joints by at most max_iter position sweeps (budget's, if set) with the velocities kept (no energy "
-                             "added), and while they are still open beyond tol_p the step is the free motion and a velocity "
-                             "correction of as many sweeps; "
-                             "step = the step's look-ahead correction closes them at once, the gap over h becoming velocity",
+                             "joints in at most max_iter position sweeps (budget's, if set), velocities kept (no energy added); "
+                             "while still open beyond tol_p the step is the free motion and a velocity correction of as many "
+                             "sweeps; step = the look-ahead correction closes them at once, the gap over h becoming velocity",
                              {"project", "step"}),
           warm_start_option(),
           contact_coupling_option(), contact_iterations_option(), contact_margin_option(), contact_detection_option(),
@@ -29,10 +28,10 @@ std::vector<OptionInfo> impulse_options_info() {
 
 OptionInfo warm_start_option() {
   return OptionInfo::choice("warm_start", "off",
-                            "on = the preview's and the step's position correction and the velocity correction each begin with "
-                            "the impulses the same phase of the step before ended with (joints, unbounded motors, the contacts "
-                            "found again on the same shape pair), applied to the velocities, and iterate from there to the same "
-                            "tolerances; off = every phase from zero impulses (schmitt2003, bender2007)",
+                            "on = each correction phase (the preview's, the step's position, the velocity) begins with the "
+                            "impulses that phase ended with a step before (joints, unbounded motors, contacts found again on the "
+                            "same shape pair), applied to the velocities, and iterates to the same tolerances; off = every phase "
+                            "from zero impulses (schmitt2003, bender2007)",
                             {"off", "on"});
 }
 
@@ -41,9 +40,8 @@ bool parse_warm_start(const MethodOptions& s) { return s.choice("warm_start") ==
 OptionInfo contact_detection_option() {
   return OptionInfo::choice("contact_detection", "start",
                             "contacts: start = a shape pair within contact_margin at the step's start keeps the contacts found "
-                            "there (normal and points), the preview adds the pairs new over the step (a block resting on a "
-                            "thin rod at h = 0.25 s, whose preview passes through it, stays); preview = every contact from the "
-                            "preview of the step (tomcin2014 s.7)",
+                            "there (normal and points), the preview adds new pairs (a block resting on a thin rod at h = 0.25 s, "
+                            "whose preview passes through it, stays); preview = every contact from the preview (tomcin2014 s.7)",
                             {"start", "preview"});
 }
 
@@ -51,9 +49,9 @@ bool parse_contact_detection(const MethodOptions& s) { return s.choice("contact_
 
 OptionInfo contact_margin_option() {
   return OptionInfo::number("contact_margin", "1e-4",
-                            "contacts: the pairs closer than this on the preview are found too, m (speculative contacts: they act only "
-                            "if the step would close them; a body resting on another that the floor holds is then never missed); "
-                            "0: only the pairs that penetrate on the preview",
+                            "contacts: pairs closer than this on the preview are found too, m (speculative contacts: they act only "
+                            "if the step would close them; a body resting on another that the floor holds is never missed); "
+                            "0: only pairs penetrating on the preview",
                             0, 1);
 }
 
@@ -61,8 +59,8 @@ double parse_contact_margin(const MethodOptions& s) { return s.number("contact_m
 
 OptionInfo spring_treatment_option() {
   return OptionInfo::choice("springs", "explicit",
-                            "force elements: explicit = each spring-damper's force at the start of the step, held over it (stable "
-                            "for h below about 2 m / c); implicit = its tension at the end of the step by a linearly implicit "
+                            "force elements: explicit = each spring-damper's force at the step's start, held over it (stable "
+                            "for h below about 2 m / c); implicit = its tension at the step's end by a linearly implicit "
                             "Euler step through the free bodies (stable at any h, first order; docs/method-notes.md)",
                             {"explicit", "implicit"});
 }
@@ -71,9 +69,9 @@ bool parse_spring_treatment(const MethodOptions& s) { return s.choice("springs")
 
 OptionInfo contact_iterations_option() {
   return OptionInfo::integer("contact_iterations", "0",
-                             "contacts: 0 = contacts and joints converge together or the step fails; N > 0 = the sweeps with "
-                             "contacts stop after N (tomcin2014 s.3, s.7), keeping the contact impulses, and the joints alone "
-                             "are then corrected to the tolerance (the contacts' residual shows as penetration)",
+                             "contacts: 0 = contacts and joints converge together or the step fails; N > 0 = sweeps with "
+                             "contacts stop after N (tomcin2014 s.3, s.7), keeping the contact impulses, then the joints alone "
+                             "are corrected to the tolerance (the contacts' residual shows as penetration)",
                              0, 1000000);
 }
 
@@ -93,7 +91,7 @@ MethodInfo impulse_method_info() {
   // O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 the order is lost once
   // the error nears the tolerance, so the declaration holds with tight ones
   i.orders = {{"position", "pendulum90", 2, 0.0025, 0.04, 1, "tol_p=1e-12,tol_v=1e-12",
-               "O(h^3) local error (schmitt2005 s.2); with the default tolerances 1e-6 only while the error is above about 1e-5"}};
+               "O(h^3) local error (schmitt2005 s.2); at the default tolerances 1e-6 only while the error exceeds about 1e-5"}};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kContacts | kForces | kJointDampers |
                kMotors | kBrokenJoints | kJointLimits;
   i.timing_table = true;
@@ -102,7 +100,7 @@ MethodInfo impulse_method_info() {
 
 OptionInfo velocity_floor_option() {
   return OptionInfo::choice("velocity_floor", "on",
-                            "on: a velocity correction whose error stops falling within 10x its tolerance ends there (redundant "
+                            "on: a velocity correction whose error stops falling within 10x its tolerance ends (redundant "
                             "rows agree only to the joint errors' order; docs/method-notes.md); off: the step fails",
                             {"on", "off"});
 }

@@ -11,7 +11,7 @@ MethodInfo IterativeMethod::describe() {
   i.source = "schmitt2003; bender2007 s.3";
   i.paper_name = "iter.";
   i.timing_max_joints = 1023;
-  i.supports |= kRolling;  // the wheels' rows after the joints' (with_extra_rows)
+  i.supports |= kRolling | kCoupledJoints;  // the wheels' and couplings' rows after the joints' (with_extra_rows)
   i.options.push_back(rolling_slip_option());
   return i;
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "methods/constraints/coupling_rows.hpp"
 #include "methods/stopwatch.hpp"
 
 namespace mb {
@@ -261,34 +262,82 @@ class JointCorrector final : public Corrector {
   ImpulseMemory memory_;  // warm start (ImpulseOptions::warm_start)
 };
 
+// The coupled joints' rows (CouplingRows), one group each, Gauss-Seidel: a row's impulse from its
+// 1 x 1 block of A, on the prediction of its bodies (position) or on J V (velocity).
+class CouplingCorrector final : public Corrector {
+ public:
+  void init(const Model& model, const State& state) override {
+    rows_ = CouplingRows(model, state);
+    pred_ = state;
+    predict_.reset(state.bodies.size());
+  }
+  void update(const Model& model, const State& state, StepStats& stats) override {
+    const auto t0 = Clock::now();
+    rows_.update(model, state);
+    stats.t_assembly += since(t0);
+  }
+  int groups() const override { return rows_.rows(); }
+  double correct_position(int g, const Model& model, const StepLoads& loads, double h, State& state, double tol, StepStats&) override {
+    if (pred_.bodies.size() != state.bodies.size()) {
+      pred_ = state;
+      predict_.reset(state.bodies.size());
+    }
+    for (const int k : rows_.bodies(g))
+      predict_.predict(model.bodies[static_cast<size_t>(k)], k, loads.force[static_cast<size_t>(k)], loads.torque[static_cast<size_t>(k)], h,
+                       state.bodies[static_cast<size_t>(k)], pred_.bodies[static_cast<size_t>(k)]);
+    const double e = rows_.position_error(g, model, pred_);
+    if (std::abs(e) > tol) rows_.apply_impulse(g, -rows_.inverse_block(g) * e / h, state);
+    return std::abs(e);
+  }
+  double correct_velocity(int g, State& state, double tol, StepStats&) override {
+    const double e = rows_.velocity_error(g, state);
+    if (std::abs(e) > tol) rows_.apply_impulse(g, -rows_.inverse_block(g) * e, state);
+    return std::abs(e);
+  }
+  bool times_parts() const override { return false; }
+
+ private:
+  CouplingRows rows_;
+  State pred_;  // its static bodies: the state's (never predicted)
+  RememberedFreeMotion predict_;
+};
+
 // the main corrector's groups, then the motors' rows it does not hold (limits_), then the wheels'
-// rows it does not hold (wheels_): each part a JointCorrector, nullptr where the model has no such rows
+// rows it does not hold (wheels_), then the coupled joints' rows (couplings_): nullptr where the
+// model has no such rows
 class WithExtraRows final : public Corrector {
  public:
-  WithExtraRows(std::unique_ptr<Corrector> main, std::unique_ptr<JointCorrector> limits, std::unique_ptr<JointCorrector> wheels)
-      : main_(std::move(main)), limits_(std::move(limits)), wheels_(std::move(wheels)) {}
+  WithExtraRows(std::unique_ptr<Corrector> main, std::unique_ptr<JointCorrector> limits, std::unique_ptr<JointCorrector> wheels,
+                std::unique_ptr<CouplingCorrector> couplings)
+      : main_(std::move(main)), limits_(std::move(limits)), wheels_(std::move(wheels)), couplings_(std::move(couplings)) {}
   void init(const Model& m, const State& s) override {
     main_->init(m, s);
     if (limits_) limits_->init(m, s);
     if (wheels_) wheels_->init(m, s);
+    if (couplings_) couplings_->init(m, s);
   }
   void update(const Model& m, const State& s, StepStats& st) override {
     main_->update(m, s, st);
     if (limits_) limits_->update(m, s, st);
     if (wheels_) wheels_->update(m, s, st);
+    if (couplings_) couplings_->update(m, s, st);
   }
-  int groups() const override { return main_->groups() + limit_groups() + (wheels_ ? wheels_->groups() : 0); }
+  int groups() const override { return main_->groups() + limit_groups() + wheel_groups() + (couplings_ ? couplings_->groups() : 0); }
   double correct_position(int g, const Model& m, const StepLoads& l, double h, State& s, double tol, StepStats& st) override {
     if (g < main_->groups()) return main_->correct_position(g, m, l, h, s, tol, st);
     g -= main_->groups();
     if (g < limit_groups()) return limits_->correct_position(g, m, l, h, s, tol, st);
-    return wheels_->correct_position(g - limit_groups(), m, l, h, s, tol, st);
+    g -= limit_groups();
+    if (g < wheel_groups()) return wheels_->correct_position(g, m, l, h, s, tol, st);
+    return couplings_->correct_position(g - wheel_groups(), m, l, h, s, tol, st);
   }
   double correct_velocity(int g, State& s, double tol, StepStats& st) override {
     if (g < main_->groups()) return main_->correct_velocity(g, s, tol, st);
     g -= main_->groups();
     if (g < limit_groups()) return limits_->correct_velocity(g, s, tol, st);
-    return wheels_->correct_velocity(g - limit_groups(), s, tol, st);
+    g -= limit_groups();
+    if (g < wheel_groups()) return wheels_->correct_velocity(g, s, tol, st);
+    return couplings_->correct_velocity(g - wheel_groups(), s, tol, st);
   }
   // the contacts couple to the main corrector's rows (contacts_keep_joints: not all of them)
   ArticulationCoupling* coupling() override { return main_->coupling(); }
@@ -316,8 +365,10 @@ class WithExtraRows final : public Corrector {
 
  private:
   int limit_groups() const { return limits_ ? limits_->groups() : 0; }
+  int wheel_groups() const { return wheels_ ? wheels_->groups() : 0; }
   std::unique_ptr<Corrector> main_;
   std::unique_ptr<JointCorrector> limits_, wheels_;
+  std::unique_ptr<CouplingCorrector> couplings_;
 };
 
 }  // namespace
@@ -332,8 +383,10 @@ std::unique_ptr<Corrector> with_extra_rows(const Model& model, std::unique_ptr<C
   if (std::any_of(model.motors.begin(), model.motors.end(), [&](const Motor& mo) { return all || mo.limited(); }))
     limits = std::make_unique<JointCorrector>(rows);
   if (!model.rolling.empty() && !main->holds_wheels()) wheels = std::make_unique<JointCorrector>(MotorRows::None, WheelRows::Only, slip_in_position);
-  if (!limits && !wheels) return main;
-  return std::make_unique<WithExtraRows>(std::move(main), std::move(limits), std::move(wheels));
+  std::unique_ptr<CouplingCorrector> couplings;
+  if (!model.couplings.empty()) couplings = std::make_unique<CouplingCorrector>();
+  if (!limits && !wheels && !couplings) return main;
+  return std::make_unique<WithExtraRows>(std::move(main), std::move(limits), std::move(wheels), std::move(couplings));
 }
 
 }  // namespace mb

@@ -52,7 +52,7 @@ MethodInfo LinearMethod::describe() {
   i.paper_name = "lin.";
   i.timing_max_joints = 16383;
   i.timing_reference = true;  // O(n): timing ratios (gate, bench) are taken to it
-  i.supports |= kRolling;      // the wheels' rows after the parts (with_extra_rows)
+  i.supports |= kRolling | kCoupledJoints;  // the wheels' and couplings' rows after the parts (with_extra_rows)
   i.options.push_back(rolling_slip_option());
   return i;
 }

@@ -13,16 +13,16 @@ MethodInfo SleMethod::describe() {
   i.description = "impulse-based: all joint impulses at once from A x = dv, A factored once per step";
   i.source = "bender2007 s.3";
   i.options.push_back(OptionInfo::choice("solver", "block",
-                                         "block (Cholesky by joint blocks, leaves first; dense LDL^T where the joints close a loop), "
-                                         "dense (Eigen LDL^T; the null pivots of redundant rows count as zero) or cholmod (sparse "
-                                         "Cholesky, AMD ordering; A must be definite: no redundant rows)",
+                                         "block (Cholesky by joint blocks, leaves first; dense LDL^T where joints close a loop), "
+                                         "dense (Eigen LDL^T; redundant rows' null pivots count as zero) or cholmod (sparse "
+                                         "Cholesky, AMD ordering; A definite: no redundant rows)",
                                          {"block", "dense", "cholmod"}));
   i.options.push_back(velocity_floor_option());
   i.options.push_back(rolling_slip_option());
   i.paper_name = "SLE";
   i.timing_max_joints = 1023;  // the dense solver (a loop's); solver=cholmod scales to 16383
   i.gate_time_joints = {63, 255};
-  i.supports |= kRedundant | kRolling;  // the wheels' rows after A's (with_extra_rows)
+  i.supports |= kRedundant | kRolling | kCoupledJoints;  // the wheels' and couplings' rows after A's (with_extra_rows)
   return i;
 }
 

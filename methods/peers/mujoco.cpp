@@ -371,23 +371,23 @@ MethodInfo describe_mujoco() {
   i.source = "todorov2012 (MuJoCo)";
   i.options = {OptionInfo::choice("integrator", "rk4", "rk4: MuJoCo's RK4 (order 4); euler: its semi-implicit Euler (order 1)", {"rk4", "euler"}),
                OptionInfo::choice("contacts", "ours",
-                                  "ours: an explicit pair (condim 3, elliptic cone) for each two shapes our detector tests, as every method "
-                                  "has; file: an MJCF model's own (geoms' contype, conaffinity, condim, friction, solref, solimp; pairs, "
+                                  "ours: an explicit pair (condim 3, elliptic cone) for each two shapes our detector tests, as in every "
+                                  "method; file: an MJCF model's own (geoms' contype, conaffinity, condim, friction, solref, solimp; pairs, "
                                   "excludes; <option> cone, solver, iterations; <size>); other models are refused",
                                   {"ours", "file"}),
                OptionInfo::integer("iterations", "100", "constraint solver iterations (MuJoCo's default; no constraint rows on a tree; contacts=file: the file's unless given)", 1, 1e6),
                point_inertia_option("1e-12"),
                OptionInfo::number("eq_timeconst", "0.02",
-                                  "loops and motors: the time constant of the equality constraints that close them and hold the motors' "
-                                  "joints, s (MuJoCo's solref, damping ratio 1; MuJoCo's default 0.02; it raises any value below 2 h to 2 h)",
+                                  "loops, motors and couplings: the time constant of the equality constraints holding them, s "
+                                  "(MuJoCo's solref, damping ratio 1; its default 0.02; a value below 2 h is raised to 2 h)",
                                   1e-9, 1e3),
                OptionInfo::number("contact_timeconst", "0.02",
-                                  "contacts: MuJoCo's soft contacts as springs of natural frequency 1 / contact_timeconst, s, damped to "
-                                  "rebound at the pair's restitution e (solref -k -b; at e = 0 MuJoCo's default solref 0.02 1); at least 2 h",
+                                  "contacts: MuJoCo's soft contacts as springs of natural frequency 1 / contact_timeconst, s, damped "
+                                  "to rebound at the pair's restitution e (solref -k -b; e = 0: MuJoCo's default 0.02 1); at least 2 h",
                                   1e-9, 1e3)};
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "MuJoCo's RK4"}};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kAppliedForces | kContacts | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits |
-               kMotors;
+               kMotors | kCoupledJoints;
   i.fixed_step = true;
   return i;
 }

@@ -175,7 +175,7 @@ struct Writer {
     if (!loops.tendons.empty()) x += "<tendon>\n" + loops.tendons + "</tendon>\n";
     if (!geoms.pairs.empty()) x += "<contact>\n" + geoms.pairs + "</contact>\n";
     if (!loops.equalities.empty()) x += fmt::format("<default><equality solref=\"{} 1\"/></default>\n", num(eq_timeconst_));
-    const std::string motors = motor_equalities(model, joints, tree);
+    const std::string motors = motor_equalities(model, joints, tree) + coupling_equalities(model, joints, tree);
     if (!loops.equalities.empty() || !motors.empty()) x += "<equality>\n" + loops.equalities + motors + "</equality>\n";
     x += "</mujoco>\n";
     return x;
@@ -264,6 +264,31 @@ struct Writer {
       x += fmt::format("<joint name=\"motor{}\" joint1=\"j{}\" polycoef=\"0 0 0 0 0\" solref=\"{} 1\" solimp=\"{} {} 0.001 0.5 2\"/>\n", mi,
                        child, num(eq_timeconst_), num(kMujocoMotorImpedance), num(kMujocoMotorImpedance));
       motors_.push_back({static_cast<int>(mi), -1, sign, 0});
+    }
+    return x;
+  }
+
+  // The couplings as MuJoCo joint equalities, joint1 = polycoef[1] joint2 (both from qpos0, the
+  // initial state, where the coupling holds: polycoef[0] = 0), soft as the motors' (solref
+  // eq_timeconst, impedance kMujocoMotorImpedance), MuJoCo's coordinates signed as ours
+  std::string coupling_equalities(const Model& model, const std::vector<PeerJoint>& joints, const PeerTree& tree) {
+    std::string x;
+    for (size_t ci = 0; ci < model.couplings.size(); ++ci) {
+      const JointCoupling& c = model.couplings[ci];
+      int child[2];
+      double sign[2];
+      for (int side = 0; side < 2; ++side) {
+        const int k = side == 0 ? c.a : c.b;
+        child[side] = tree_child_of_joint(joints, tree, k);
+        if (child[side] < 0)
+          throw UnsupportedModel(fmt::format("mujoco: coupling '{}' joins joint '{}', which closes a loop; a MuJoCo joint equality needs "
+                                             "a joint of the tree", c.name, model.joints[static_cast<size_t>(k)].name));
+        const size_t u = static_cast<size_t>(child[side]);
+        sign[side] = peer_coordinate_sign(joints[static_cast<size_t>(tree.joint[u])], tree.flip[u]);
+      }
+      x += fmt::format("<joint name=\"coupling{}\" joint1=\"j{}\" joint2=\"j{}\" polycoef=\"0 {} 0 0 0\" solref=\"{} 1\" solimp=\"{} {} 0.001 0.5 2\"/>\n",
+                       ci, child[0], child[1], num(sign[0] * c.multiplier * sign[1]), num(eq_timeconst_), num(kMujocoMotorImpedance),
+                       num(kMujocoMotorImpedance));
     }
     return x;
   }

@@ -189,7 +189,7 @@ void Reader::unmapped(std::vector<std::string>& ignored) const {
   if (limited > limits_applied)
     parts.push_back(opt.limits ? fmt::format("limits on {} ball, free or merged joint(s)", limited - limits_applied)
                                : fmt::format("limits on {} joint(s) (limits=ignore)", limited));
-  if (m->ntendon) parts.push_back(fmt::format("{} tendon(s)", m->ntendon));
+  if (m->ntendon) parts.push_back(fmt::format("{} tendon(s){}", m->ntendon, tendon_couplings ? " (but their equalities, couplings)" : ""));
   if (m->nkey) parts.push_back(fmt::format("{} keyframe(s) (the initial state is qpos0)", m->nkey));
   ignored.insert(ignored.begin(), parts.begin(), parts.end());
 }

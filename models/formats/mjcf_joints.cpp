@@ -239,9 +239,13 @@ void Reader::equalities(std::vector<std::string>& ignored) {
       continue;
     }
     const int type = m->eq_type[e];
+    if (type == mjEQ_JOINT || type == mjEQ_TENDON) {
+      coupling(e, name);
+      continue;
+    }
     if (type != mjEQ_CONNECT && type != mjEQ_WELD)
-      fail(field, name, fmt::format("equality '{}' is a {} constraint: only connect (a ball joint) and weld (a fixed joint) are mapped", name,
-                              type == mjEQ_JOINT ? "joint" : type == mjEQ_TENDON ? "tendon" : "distance"));
+      fail(field, name, fmt::format("equality '{}' is a {} constraint: only connect (a ball joint), weld (a fixed joint), joint and "
+                                    "tendon (a coupling) are mapped", name, "distance"));
     const int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
     const int a = rep[static_cast<size_t>(b1)], b = rep[static_cast<size_t>(b2)];
     if (a == b)
@@ -267,6 +271,65 @@ void Reader::equalities(std::vector<std::string>& ignored) {
     }
   }
   if (inactive) ignored.push_back(fmt::format("{} inactive equality constraint(s)", inactive));
+}
+
+void Reader::coupling(int e, const std::string& name) {
+  const mjtNum* c = m->eq_data + mjNEQDATA * e;
+  const int line = element_line("equality", name);
+  const bool joints = m->eq_type[e] == mjEQ_JOINT;
+  const std::string what = joints ? "joint" : "tendon";
+  if (c[2] != 0 || c[3] != 0 || c[4] != 0)
+    throw InputError(path, line, "equality.polycoef",
+                     fmt::format("equality '{}': nonlinear polycoef ({} {} {} {} {}): only a linear coupling (c2 = c3 = c4 = 0) is mapped",
+                                 name, c[0], c[1], c[2], c[3], c[4]));
+  // the relation as sum over joints k_j (q_j - qpos0_j) = c0: joint1 - c1 joint2, or tendon1 - c1 tendon2 with a
+  // fixed tendon's length sum coef_j q_j (the references cancel: qpos0, and the tendons' lengths there)
+  std::vector<std::pair<int, double>> terms;  // MuJoCo joint, coefficient
+  auto add = [&](int joint, double k) {
+    for (auto& t : terms)
+      if (t.first == joint) return void(t.second += k);
+    terms.emplace_back(joint, k);
+  };
+  for (int side = 0; side < 2; ++side) {
+    const int id = side == 0 ? m->eq_obj1id[e] : m->eq_obj2id[e];
+    if (id < 0) continue;
+    const double sign = side == 0 ? 1 : -c[1];
+    if (joints) {
+      add(id, sign);
+      continue;
+    }
+    for (int w = m->tendon_adr[id]; w < m->tendon_adr[id] + m->tendon_num[id]; ++w) {
+      if (m->wrap_type[w] != mjWRAP_JOINT)
+        throw InputError(path, line, "equality.tendon1",
+                         fmt::format("equality '{}' holds tendon '{}', a spatial tendon: only a fixed tendon's equality between two joints is a coupling",
+                                     name, name_of(m, mjOBJ_TENDON, id, "tendon")));
+      add(m->wrap_objid[w], sign * m->wrap_prm[w]);
+    }
+  }
+  terms.erase(std::remove_if(terms.begin(), terms.end(), [](const auto& t) { return t.second == 0; }), terms.end());
+  if (terms.size() != 2)
+    throw InputError(path, line, "equality." + what + "2",
+                     fmt::format("equality '{}' relates {} joint coordinate(s): a coupling relates two ({} equality{})", name, terms.size(), what,
+                                 m->eq_obj2id[e] < 0 ? fmt::format(" without {}2 holds its {} at qpos0 + polycoef[0]", what, what) : ""));
+  if (!(std::abs(c[0] / terms[0].second) <= kCouplingStartTolerance))
+    throw InputError(path, line, "equality.polycoef",
+                     fmt::format("equality '{}': polycoef[0] = {} breaks the coupling at qpos0, where the model starts; only 0 is mapped", name, c[0]));
+  std::map<std::string, int> ours;  // our hinges and sliders by name
+  for (size_t k = 0; k < out.joints.size(); ++k)
+    if (out.joints[k].type == JointType::Hinge || out.joints[k].type == JointType::Slider) ours.emplace(out.joints[k].name, static_cast<int>(k));
+  JointCoupling cp;
+  cp.name = name;
+  for (int side = 0; side < 2; ++side) {
+    const std::string jn = joint_name(terms[static_cast<size_t>(side)].first);
+    const auto it = ours.find(jn);
+    if (it == ours.end())
+      throw InputError(path, line, "equality." + what + (side == 0 ? "1" : "2"),
+                       fmt::format("equality '{}' couples joint '{}', which is not a hinge or slide here", name, jn));
+    (side == 0 ? cp.a : cp.b) = it->second;
+  }
+  cp.multiplier = -terms[1].second / terms[0].second;
+  out.couplings.push_back(cp);
+  if (!joints) ++tendon_couplings;
 }
 
 void Reader::actuators(std::vector<std::string>& ignored) {

@@ -151,8 +151,15 @@ struct Reader {
 
   void bodies();
 
-  // connect: a ball joint at its anchor; weld: a fixed joint (both close loops)
+  // connect: a ball joint at its anchor; weld: a fixed joint (both close loops); joint and tendon: a
+  // coupling (coupling())
   void equalities(std::vector<std::string>& ignored);
+  // Equality e of type joint or tendon as a JointCoupling, where it is linear (polycoef c2 = c3 = c4 =
+  // 0), holds at qpos0 (c0 = 0) and relates two hinges or slides: MuJoCo's joint1 - qpos0_1 = c0 +
+  // c1 (joint2 - qpos0_2), or the same of two fixed tendons' lengths less their lengths at qpos0;
+  // anything else is refused by name.
+  void coupling(int e, const std::string& name);
+  int tendon_couplings = 0;  // couplings made of tendon equalities
 
   // The colliding geoms as Shapes. Materials: MuJoCo mixes two geoms' friction by the maximum (the
   // sliding coefficient, friction[0]) and uses the larger condim (1: frictionless); one material per

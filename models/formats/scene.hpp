@@ -11,6 +11,7 @@
 //   [[force]], [[spring]], [[motor]], [[actuator]], [[material]], [[material_pair]], [[shape]],
 //   [[exact]] body, acceleration; [[named_frame]] name, body, position?, orientation?
 //   [[rolling]] name?, body, axle, radius, point?, normal
+//   [[coupling]] name?, joint, follows (hinges or sliders), multiplier?, offset?
 // Every problem is an InputError naming the file, the line and the field.
 #pragma once
 #include <string>

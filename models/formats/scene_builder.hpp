@@ -79,6 +79,9 @@ class SceneBuilder {
   // [[rolling]]: a wheel rolling without slipping on a plane (models/model.hpp Rolling): name?, body,
   // axle (body frame), radius, point? (a point of the plane, world), normal (unit, world)
   void rolling(const toml::table& t);
+  // [[coupling]]: joint a's coordinate follows joint b's (models/model.hpp JointCoupling): name?,
+  // joint (a), follows (b), multiplier (1), offset (0)
+  void coupling(const toml::table& t);
 
   Model finish();
 
@@ -113,7 +116,7 @@ class SceneBuilder {
   NameIndex index, joint_names;  // the bodies and the joints read so far, by name
   std::unordered_map<std::string, int> materials, joint_index;
   std::unordered_map<int, std::string> driven;  // joint index -> the name of its motor
-  std::unordered_set<std::string> shape_names, spring_names, motor_names, actuator_names;
+  std::unordered_set<std::string> shape_names, spring_names, motor_names, actuator_names, coupling_names;
   std::string tracked;
   int tracked_line = 0;
   // [model] ctrl (the control source, applied once the actuators are read) and whether

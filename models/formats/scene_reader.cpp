@@ -25,7 +25,7 @@ namespace mb {
 namespace {
 
 const std::vector<std::string> kTopKeys = {"model", "body", "joint", "torque", "force", "material", "material_pair", "shape", "spring", "motor", "actuator", "rolling",
-                                        "exact", "named_frame"};
+                                        "exact", "named_frame", "coupling"};
 
 // The parts path: the model, or nothing when the file must be parsed whole. A part goes through the
 // line reader (scene_lexer.hpp) when it reads every line of it, else through toml++; either way its
@@ -48,7 +48,7 @@ std::optional<Model> parse_in_parts(const std::vector<ScenePart>& parts, const S
   } catch (const toml::parse_error&) {
     return std::nullopt;
   }
-  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator", "exact", "named_frame", "rolling"})
+  for (const char* k : {"body", "joint", "torque", "spring", "material", "material_pair", "shape", "motor", "actuator", "exact", "named_frame", "rolling", "coupling"})
     if (head.contains(k)) return std::nullopt;  // contact scenes are read whole
   b.model_table(TableReader(head, file, "", kTopKeys));
   bool bodies_done = false;
@@ -143,6 +143,7 @@ Model parse_scene(std::string_view text, const std::string& file, SceneParse how
   for (const toml::table* t : top.tables("exact")) b.exact(*t);
   for (const toml::table* t : top.tables("named_frame")) b.named_frame(*t);
   for (const toml::table* t : top.tables("rolling")) b.rolling(*t);
+  for (const toml::table* t : top.tables("coupling")) b.coupling(*t);
   return b.finish();
 }
 

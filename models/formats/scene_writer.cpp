@@ -158,6 +158,10 @@ std::string scene_to_toml(const Model& m) {
   for (const Rolling& r : m.rolling)
     o += fmt::format("\n[[rolling]]\nname = {}\nbody = {}\naxle = {}\nradius = {}\npoint = {}\nnormal = {}\n", str(r.name),
                      str(m.bodies[static_cast<size_t>(r.body)].name), vec(r.axle), num(r.radius), vec(r.point), vec(r.normal));
+  for (const JointCoupling& c : m.couplings)
+    o += fmt::format("\n[[coupling]]\nname = {}\njoint = {}\nfollows = {}\nmultiplier = {}\noffset = {}\n", str(c.name),
+                     str(m.joints[static_cast<size_t>(c.a)].name), str(m.joints[static_cast<size_t>(c.b)].name), num(c.multiplier),
+                     num(c.offset));
   for (const Motor& mo : m.motors) {
     const MotorTarget& tg = mo.target;
     o += fmt::format("\n[[motor]]\nname = {}\njoint = {}\nmode = \"{}\"\ntarget = \"{}\"\n", str(mo.name),

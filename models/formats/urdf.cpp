@@ -321,6 +321,21 @@ struct LinkFrame {
 
 }  // namespace
 
+namespace {
+// the line of the element <tag ... name="name" in text (0 when it is not found)
+int element_line(const std::string& text, const std::string& tag, const std::string& name) {
+  for (const char q : {'"', '\''}) {
+    const std::string key = "name=" + std::string(1, q) + name + q;
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      const size_t open = text.rfind('<', at);
+      if (open != std::string::npos && text.compare(open + 1, tag.size(), tag) == 0 && std::isspace(static_cast<unsigned char>(text[open + 1 + tag.size()])))
+        return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    }
+  }
+  return 0;
+}
+}  // namespace
+
 Model read_urdf(const std::string& path, const UrdfOptions& options) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "model", "cannot read the URDF file");
@@ -506,6 +521,37 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
     if (j->mimic) mimic.push_back(j->name);
   }
+  // <mimic joint="b" multiplier="m" offset="o"/> on joint a: q_a = m q_b + o, a coupling (every
+  // joint is at 0 at the start, so the offset is 0)
+  for (const std::string& a : mimic) {
+    const auto& mi = robot->getJoint(a)->mimic;
+    const int line = xml_element_line(text, "joint", a);
+    const std::string f = fmt::format("joint[{}].mimic", a);
+    auto index = [&](const std::string& name) {
+      const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == name; });
+      return it == m.joints.end() ? -1 : static_cast<int>(it - m.joints.begin());
+    };
+    JointCoupling c;
+    c.name = a + ":mimic";
+    c.a = index(a);
+    c.b = index(mi->joint_name);
+    c.multiplier = mi->multiplier;
+    c.offset = mi->offset;
+    if (c.a < 0) throw InputError(path, line, f, fmt::format("joint '{}' is fixed: only a moving joint mimics another", a));
+    if (c.b < 0)
+      throw InputError(path, line, f + ".joint",
+                       robot->getJoint(mi->joint_name) ? fmt::format("joint '{}' mimics '{}', a fixed joint", a, mi->joint_name)
+                                                       : fmt::format("joint '{}' mimics '{}': no such joint", a, mi->joint_name));
+    if (c.a == c.b) throw InputError(path, line, f + ".joint", fmt::format("joint '{}' mimics itself", a));
+    if (!std::isfinite(c.multiplier)) throw InputError(path, line, f + ".multiplier", fmt::format("multiplier must be finite, got {}", c.multiplier));
+    if (!(std::abs(c.offset) <= kCouplingStartTolerance))
+      throw InputError(path, line, f + ".offset",
+                       fmt::format("offset {} breaks the mimic at the start, where every joint is at 0; only offset 0 is mapped", c.offset));
+    for (const JointCoupling& o : m.couplings)
+      if (o.a == c.b && o.b == c.a)
+        throw InputError(path, line, f + ".joint", fmt::format("joints '{}' and '{}' mimic each other", a, mi->joint_name));
+    m.couplings.push_back(c);
+  }
 
   if (singular) check_mass_matrix(m, options.free_base, path);
 
@@ -636,7 +682,6 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
                                               : fmt::format("{}: joint damping and friction are not modelled (damping=on applies the damping): {}",
                                                             path, join(dynamics, ", ")));
   if (has_joint_dampers(m)) m.info.energy_conserved = false;
-  if (!mimic.empty()) m.info.warnings.push_back(fmt::format("{}: mimic joints move independently: {}", path, join(mimic, ", ")));
   for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
   m.info.warnings.insert(m.info.warnings.end(), conventions.warnings.begin(), conventions.warnings.end());
   if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root; base=free floats it)");

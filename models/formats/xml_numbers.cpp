@@ -13,6 +13,7 @@ std::string tinyxml_text(std::string_view text) {
 #ifdef MBBENCH_WITH_TINYXML
 #include <tinyxml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -121,6 +122,19 @@ void check_xml_numbers(const TiXmlElement& e, const std::string& path) { check_o
 void check_mjcf_numbers(const std::string& path) {
   std::set<std::string> seen;
   check_file(path, seen);
+}
+
+int xml_element_line(const std::string& text, const std::string& tag, const std::string& name) {
+  for (const char q : {'"', '\''}) {
+    const std::string key = "name=" + std::string(1, q) + name + q;
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+      const size_t open = text.rfind('<', at);
+      if (open != std::string::npos && text.compare(open + 1, tag.size(), tag) == 0 &&
+          std::isspace(static_cast<unsigned char>(text[open + 1 + tag.size()])))
+        return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    }
+  }
+  return 0;
 }
 
 }  // namespace mb

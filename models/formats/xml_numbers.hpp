@@ -24,5 +24,8 @@ void check_xml_numbers(const TiXmlElement& e, const std::string& path);
 // The same on an MJCF file and the files it includes (<include file>, relative to the including
 // file's folder). A file TinyXML cannot read is left to MuJoCo, which names the error.
 void check_mjcf_numbers(const std::string& path);
+// The line of the first element <tag ... name="name" (either quote) in an XML file's text; 0 when
+// there is none.
+int xml_element_line(const std::string& text, const std::string& tag, const std::string& name);
 
 }  // namespace mb
