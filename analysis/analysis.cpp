@@ -245,10 +245,11 @@ void pair_fits(Series& s) {
     }
 }
 
-ProvenanceSummary provenance_summary(const std::vector<CaseRecord>& recs, long failed) {
+ProvenanceSummary provenance_summary(const std::vector<CaseRecord>& recs, long failed, long unsupported) {
   ProvenanceSummary p;
   p.records = static_cast<long>(recs.size());
   p.failed = failed;
+  p.unsupported = unsupported;
   std::map<std::string, ProvenanceSummary::Exp> experiments;
   for (const auto& r : recs) {
     p.git_commits.insert(r.provenance.git_commit);
@@ -307,8 +308,10 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
   std::set<std::string> seen;
   for (auto& r : records)
     if (seen.insert(content_key(r)).second) d.records.push_back(std::move(r));
-  for (const auto& r : d.records)
-    if (!r.ok()) ++d.failed;
+  for (const auto& r : d.records) {
+    d.failed += r.status == Status::Failed;
+    d.unsupported += r.status == Status::Unsupported;
+  }
 
   // the metrics asked for (records without an experiment: the paper's)
   for (const auto& r : d.records) {
@@ -458,7 +461,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
           d.readings.push_back({&t, &s, f == &s.fit ? s.fit_h : other(s.fit_h), f, compare_fit(*f, p)});
       }
   }
-  d.provenance = provenance_summary(d.records, d.failed);
+  d.provenance = provenance_summary(d.records, d.failed, d.unsupported);
   d.work_precision = work_precision(d.records);
   d.contacts = contact_timing(d.records);
   if (d.paper) d.runs = compare_runs(d.records, d.paper->runs, d.metrics);

@@ -155,8 +155,10 @@ struct NotApplicable {
   int cases = 0;
 };
 
+// failed: records whose run failed; unsupported: recorded refusals (the method does not take the
+// model), a separate count: a refusal is no failure of the run
 struct ProvenanceSummary {
-  long records = 0, failed = 0;
+  long records = 0, failed = 0, unsupported = 0;
   struct Exp {
     std::string name, file, reproduces;
   };
@@ -225,7 +227,7 @@ struct ReportData {
   std::vector<ContactTiming> contacts;  // of the records that found contacts
   std::vector<RunComparison> runs;      // the paper's whole runs beside ours
   std::optional<ModesAnalysis> modes;   // records with eig_err beside a published linearization
-  long failed = 0;
+  long failed = 0, unsupported = 0;     // records by status (a refusal is not a failure)
 };
 
 ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& paper);

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.hpp"
@@ -74,6 +75,9 @@ struct MethodInfo {
   // differs from it; 0: the measured order is the stated one
   double stated_order = 0;
   unsigned supports = kParticles | kRigidBodies | kTrees;  // Feature bits
+  // why the method lacks a feature whose cause is its engine's (a refusal by name with its cause):
+  // unsupported_reason adds the text when the model needs that feature
+  std::vector<std::pair<unsigned, std::string>> refusals;
   bool fixed_step = true;   // false: adaptive; may step to any time
   bool reference = false;   // a reference method: the error of the others is measured against it
   bool timing_table = false;       // timed by the timing experiments and the gate

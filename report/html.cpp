@@ -228,7 +228,9 @@ ul.notdrawn{{font-size:13px}}
   for (const Finding& f : d.findings)
     if (f.reproduced > 0) ++findings;
   s += "<h2 id=\"summary\">Summary</h2>\n<ul class=\"summary\">\n";
-  s += fmt::format("<li>{} records, {} failed (a failure is data: its reason is in the records and the figures)</li>\n", p.records, p.failed);
+  s += fmt::format("<li>{} records, {} failed, {} unsupported (a failure is data: its reason is in the records and the figures; "
+                   "an unsupported case is a method's recorded refusal of a model)</li>\n",
+                   p.records, p.failed, p.unsupported);
   if (published > 0) {
     s += fmt::format("<li>published rows: {} of the {} run reproduced by the main reading (order within 0.02, factor within 1 %); "
                      "{} published rows not run by these experiments</li>\n",
@@ -316,7 +318,7 @@ ul.notdrawn{{font-size:13px}}
   prov.header = {"", ""};
   for (const auto& e : p.experiments)
     prov.rows.push_back({"experiment " + e.name, fmt::format("{} (reproduces {})", repository_path(e.file), e.reproduces.empty() ? "nothing stated" : e.reproduces)});
-  prov.rows.push_back({"records", fmt::format("{} ({} failed)", p.records, p.failed)});
+  prov.rows.push_back({"records", fmt::format("{} ({} failed, {} unsupported)", p.records, p.failed, p.unsupported)});
   prov.rows.push_back({"mbbench", list_text(p.versions)});
   prov.rows.push_back({"git commit", list_text(p.git_commits)});
   prov.rows.push_back({"build type", list_text(p.build_types)});

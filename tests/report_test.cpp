@@ -80,6 +80,21 @@ TEST_CASE("report data: a metric without a value is not applicable, a series who
   CHECK(na_table);
 }
 
+TEST_CASE("report summary: a recorded refusal counts as unsupported and not as failed", "[report]") {
+  std::vector<mb::CaseRecord> recs = {record("pendulum10", "GC4", 0.01, false, 2.0), record("pendulum10", "LM4", 0.01, true, 2.0),
+                                      record("pendulum10", "LM4", 0.02, true, 2.0), record("bicycle", "ode", 0.01, false, std::nullopt)};
+  recs.back().status = mb::Status::Unsupported;
+  recs.back().reason = "ode: the model has rolling constraints";
+  const mb::ReportData d = mb::analyse(recs, std::nullopt);
+  CHECK(d.failed == 2);
+  CHECK(d.unsupported == 1);
+  CHECK(d.provenance.records == 4);
+  CHECK(d.provenance.failed == 2);
+  CHECK(d.provenance.unsupported == 1);
+  const std::string html = mb::report_html(d, {}, "");
+  CHECK_THAT(html, Catch::Contains("4 records, 2 failed, 1 unsupported"));
+}
+
 TEST_CASE("timing analysis: the paper's times and claims beside ours, as data - tables without '-'", "[report][timing]") {
   json b;
   b["context"] = {{"host_name", "unit"}};

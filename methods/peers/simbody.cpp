@@ -543,6 +543,10 @@ MethodInfo describe_simbody() {
   i.options[2].applies_with = "fixed=no";
   i.orders = {{"position", "double-pendulum", 4, 0.0025, 0.01, 1, "", "Runge-Kutta-Merson at fixed steps"}};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kContacts | kSingularInertia | kJointDampers | kMotors;
+  // a knife-edge wheel would be a Constraint::Custom of three rows (one holonomic, two
+  // nonholonomic) at the moving contact point: not built, so the refusal says why
+  i.refusals = {{kRolling, "rolling: Simbody's no-slip constraints (NoSlip1D, PointOnPlaneContact) act on body-fixed points and "
+                           "SphereOnPlaneContact rolls a sphere, while a knife edge's contact point moves around its rim"}};
   i.fixed_step = true;
   return i;
 }

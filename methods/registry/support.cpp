@@ -19,6 +19,8 @@ std::string unsupported_reason(const MethodInfo& info, const Model& model) {
   if (!missing) return "";
   std::string why = fmt::format("{} does not support {} (it supports: {})", info.name, features_text(missing), features_text(info.supports));
   if (redundant > 0) why += fmt::format("; the model has {} redundant constraint rows", redundant);
+  for (const auto& [bit, cause] : info.refusals)
+    if (missing & bit) why += "; " + cause;
   return why;
 }
 

@@ -5,6 +5,8 @@
 // roll (yaw-roll-pitch), right side down positive; steer delta: the fork's rotation relative to the
 // rear frame about the steer axis pointing down, front turning right positive.
 #include <cmath>
+#include <numbers>
+#include <tuple>
 
 #include <Eigen/Dense>
 #include <boost/math/tools/toms748_solve.hpp>
@@ -245,9 +247,51 @@ Model make_bicycle(const BicycleParams& p, double v, double lean0, double steer_
   return m;
 }
 
+namespace {
+
+// wheels=cylinder|ellipsoid: the two rolling constraints replaced by collision shapes on a floor
+// half-space (z >= 0) with friction 1 and no restitution, everything else (bodies, hinges, initial
+// state with both wheels touching the floor) as with rolling wheels. Both shapes are 2 cm wide:
+// a cylinder (its axis the axle) touches the floor along a segment across its width, so its
+// contact moves to a rim edge as it leans; an ellipsoid of semi-axes (r, 1 cm, r) has a crown of
+// radius (1 cm)^2 / r in the wheel's cross-section: at lean phi its contact point is 0.33 mm
+// sin(phi) (r = 0.3 m) off the wheel's plane, where a knife edge's is.
+void contact_wheels(Model& m, const BicycleParams& p, ShapeType type) {
+  constexpr double kHalfWidth = 0.01;
+  const Quat y_to_minus_z(Eigen::AngleAxisd(-std::numbers::pi / 2, Vec3::UnitX()));  // also z to y
+  m.rolling.clear();
+  m.materials = {Material{"tyre", 0, 1, 1}};
+  Shape floor;
+  floor.name = "floor";
+  floor.type = ShapeType::HalfSpace;
+  floor.orientation = y_to_minus_z;  // the half-space's normal, its y, up (-z)
+  m.shapes.push_back(floor);
+  for (const auto& [name, body, r] : {std::tuple{"rear-tyre", kRearWheel, p.rR}, std::tuple{"front-tyre", kFrontWheel, p.rF}}) {
+    Shape w;
+    w.name = name;
+    w.type = type;
+    w.body = body;
+    if (type == ShapeType::Cylinder) w.radius = r, w.length = 2 * kHalfWidth, w.orientation = y_to_minus_z;
+    else w.half_extents = Vec3(r, kHalfWidth, r);
+    m.shapes.push_back(w);
+  }
+}
+
+}  // namespace
+
 Model build_bicycle(const Spec& spec) {
   const double v = spec.get_double("v", 5), lean0 = spec.get_double("lean0", 0), steer_rate0 = spec.get_double("steer_rate0", 0);
-  return make_bicycle(BicycleParams{}, v, lean0, steer_rate0, spec.text());
+  const std::string wheels = spec.get_string("wheels", "rolling");
+  const BicycleParams p;
+  Model m = make_bicycle(p, v, lean0, steer_rate0, spec.text());
+  if (wheels == "rolling") return m;
+  contact_wheels(m, p, wheels == "cylinder" ? ShapeType::Cylinder : ShapeType::Ellipsoid);
+  m.info.description = fmt::format(
+      "the benchmark bicycle (Whipple model) on {} wheels 2 cm wide with friction 1 on a floor (x forward, z down); forward "
+      "speed {} m/s, lean {} rad, steer rate {} rad/s at the start, both wheels touching the floor",
+      wheels, v, lean0, steer_rate0);
+  check_model(m, spec.text());
+  return m;
 }
 
 }  // namespace mb
