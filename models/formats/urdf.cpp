@@ -321,21 +321,6 @@ struct LinkFrame {
 
 }  // namespace
 
-namespace {
-// the line of the element <tag ... name="name" in text (0 when it is not found)
-int element_line(const std::string& text, const std::string& tag, const std::string& name) {
-  for (const char q : {'"', '\''}) {
-    const std::string key = "name=" + std::string(1, q) + name + q;
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
-      const size_t open = text.rfind('<', at);
-      if (open != std::string::npos && text.compare(open + 1, tag.size(), tag) == 0 && std::isspace(static_cast<unsigned char>(text[open + 1 + tag.size()])))
-        return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-    }
-  }
-  return 0;
-}
-}  // namespace
-
 Model read_urdf(const std::string& path, const UrdfOptions& options) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, "model", "cannot read the URDF file");
