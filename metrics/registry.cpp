@@ -40,8 +40,7 @@ const std::vector<MetricInfo>& metric_catalog() {
        {}},
       {self_mescd, "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true,
        "", kNeedsFineRun, higher, {}},
-      {agree_err, "max over the steps in [0, agree_time] and bodies of |x - x_other|, x_other of the agree_with method at the "
-                  "same h, m", true, "m", kNeedsOtherRun, lower, {}},
+      {agree_err, "max over the steps to agree_time and bodies of |x - x_other|, against the agree_with method at the same h, m", true, "m", kNeedsOtherRun, lower, {}},
       {repair_steps, "models whose joints start broken (broken-chain): the first step after which every joint is within 1e-9 m "
                      "and rad (with repair_time, its time in s); none: not repaired within the run", true, "", kNeedsBrokenStart,
        lower, {repair_time}},
