@@ -26,7 +26,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"name", "description", "reproduces", "paper", "models", "methods",
                                            "h", "duration", "metrics", "fit", "readings", "step_series",
-                                           "x_option"};
+                                           "x_option", "agree_with", "agree_time"};
 const std::vector<std::string> kFitKeys = {"h1", "h2", "h"};
 const std::vector<std::string> kReadingKeys = {"steps", "ld_periods"};
 
@@ -154,6 +154,17 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
       throw InputError(file, metric_lines[i], fmt::format("metrics[{}]", i),
                        fmt::format("unknown metric '{}'; valid metrics: {}", e.metrics[i], fmt::join(valid, ", ")));
 
+  // agree_with, agree_time: the other method of agree_err (its run is checked by every case's plan below)
+  if (r.has("agree_with")) {
+    e.agree_with = r.str("agree_with");
+    at_field(file, r.at(r.need("agree_with")), "agree_with", [&] { return make_method(e.agree_with, file, r.at(r.need("agree_with"))); });
+  }
+  if (r.has("agree_time")) e.agree_time = r.positive("agree_time");
+  for (size_t i = 0; i < e.metrics.size(); ++i)
+    if (metric_needs(e.metrics[i], kNeedsOtherRun) && e.agree_with.empty())
+      throw InputError(file, metric_lines[i], "agree_with",
+                       fmt::format("metric '{}' needs agree_with = \"METHOD\", the method spec to compare with", e.metrics[i]));
+
   // [fit]
   if (const toml::table* ft = r.subtable("fit")) {
     TableReader f(*ft, file, "fit", kFitKeys);
@@ -176,7 +187,9 @@ Experiment parse_experiment(const std::string& text, const std::string& file) {
     while (hi < e.h.size() && e.h[hi] != c.h_nominal) ++hi;
     int line = e.h.empty() ? model_lines[mi] : toml_line(r.array("h")[hi]);
     std::string field = e.h.empty() ? fmt::format("models[{}]", mi) : fmt::format("h[{}]", hi);
-    at_field(file, line, field, [&] { return plan_steps(*c.built, c.cfg); });
+    const StepPlan plan = at_field(file, line, field, [&] { return plan_steps(*c.built, c.cfg); });
+    if (!c.cfg.agree_with.empty() && (e.agree_time > plan.duration * (1 + 1e-12) || e.agree_time < plan.h * (1 - 1e-12)))
+      r.fail("agree_time", fmt::format("{} s is not within [h, duration] = [{}, {}] s of {}", e.agree_time, plan.h, plan.duration, c.id));
   }
   return e;
 }
@@ -232,6 +245,11 @@ std::vector<Case> expand_cases(const Experiment& e) {
             c.cfg.sample_end = any_needs(kNeedsEndSample);
             // the self-consistency error: the same method at h / 64, compared at the end
             c.cfg.self_consistency = any_needs(kNeedsFineRun);
+            // the agreement with another method: its run at this h
+            if (any_needs(kNeedsOtherRun)) {
+              c.cfg.agree_with = e.agree_with;
+              c.cfg.agree_time = e.agree_time;
+            }
             c.id = fmt::format("{} {} h={} steps={} ld={}", model_spec, method, h, to_string(steps), to_string(ld));
             cases.push_back(std::move(c));
           }

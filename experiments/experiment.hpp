@@ -34,6 +34,9 @@ struct Experiment {
   double duration = 0;      // s; 0: each model's default
   bool step_series = false; // every record keeps each step's iterations and condition (records' step_series)
   std::vector<std::string> metrics;  // record metrics to tabulate and plot
+  // agree_err: the method spec every case is compared with, over the first agree_time s
+  std::string agree_with;
+  double agree_time = kAgreeTime;
   // a numeric method option (budget): the report draws each metric over its value too, one line
   // per method spec without it (empty: figures over h only)
   std::string x_option;

@@ -187,4 +187,26 @@ class SelfConsistencyObserver final : public Observer {
   std::optional<double> error_, digits_;
 };
 
+// The agreement with another method (agree_err): the run's positions at the steps 0..n of the first
+// agree_time s against the other method's at the same h and steps (run_case makes that run and
+// hands its positions over; the observer never knows either method). agree_err: max over those
+// steps and the dynamic bodies of |x - x_other|, m. None, with a note: the other run is missing
+// (`why`), or this run stopped before step n.
+constexpr double kAgreeTime = 0.2;  // s: agree_time's default
+class AgreementObserver final : public Observer {
+ public:
+  // other[i]: every body's position after step i of the other run, i = 0..n
+  AgreementObserver(std::vector<std::vector<Vec3>> other, std::string why = "")
+      : other_(std::move(other)), why_(std::move(why)) {}
+  void begin(const Model& model, const State& state, const RunContext&, const StepView& v) override { observe(model, state, v); }
+  void observe(const Model& model, const State& state, const StepView& v) override;
+  void write(Metrics& metrics) const override;
+
+ private:
+  std::vector<std::vector<Vec3>> other_;
+  std::string why_;
+  double error_ = 0;
+  long compared_ = 0;  // steps compared
+};
+
 }  // namespace mb

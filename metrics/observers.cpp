@@ -449,6 +449,21 @@ void SelfConsistencyObserver::write(Metrics& metrics) const {
   metrics.note(metric::self_mescd, why);
 }
 
+void AgreementObserver::observe(const Model& model, const State& state, const StepView& v) {
+  if (v.step < 0 || v.step >= static_cast<long>(other_.size())) return;
+  const std::vector<Vec3>& x = other_[static_cast<size_t>(v.step)];
+  for (size_t i = 0; i < state.bodies.size() && i < x.size(); ++i)
+    if (!model.bodies[i].is_static) error_ = std::max(error_, (state.bodies[i].x - x[i]).norm());
+  ++compared_;
+}
+
+void AgreementObserver::write(Metrics& metrics) const {
+  if (!why_.empty()) metrics.note(metric::agree_err, why_);
+  else if (other_.empty() || compared_ < static_cast<long>(other_.size()))
+    metrics.note(metric::agree_err, "the run stopped before the end of agree_time");
+  else metrics.set(metric::agree_err, error_);
+}
+
 void ReferenceErrorObserver::write(Metrics& metrics) const {
   const std::vector<Sample>& samples = recorder_.samples();
   // a run that stopped before its first sample time has no error to state (0 would read as exact)

@@ -40,6 +40,7 @@ const std::vector<MetricInfo>& metric_catalog() {
        {}},
       {self_mescd, "mixed significant correct digits of the end positions against the same method at h/64 (with self_error)", true,
        "", kNeedsFineRun, higher, {}},
+      {agree_err, "max over the steps to agree_time and bodies of |x - x_other|, against the agree_with method at the same h, m", true, "m", kNeedsOtherRun, lower, {}},
       {repair_steps, "models whose joints start broken (broken-chain): the first step after which every joint is within 1e-9 m "
                      "and rad (with repair_time, its time in s); none: not repaired within the run", true, "", kNeedsBrokenStart,
        lower, {repair_time}},
@@ -82,7 +83,7 @@ std::string needs_text(unsigned needs) {
       {kNeedsEndSample, "a sample at the end"},   {kNeedsFineRun, "a run at h/64"},
       {kNeedsContacts, "contacts"},               {kNeedsExactMotion, "a closed-form motion"},
       {kNeedsBrokenStart, "joints broken at the start"},   {kNeedsWalking, "motors, contacts and a tracked body"},
-      {kNeedsModes, "known linear modes"},
+      {kNeedsModes, "known linear modes"},        {kNeedsOtherRun, "another method's run"},
   };
   std::string s;
   for (const auto& [bit, text] : kText)

@@ -32,6 +32,7 @@ inline constexpr char scd[] = "scd";
 inline constexpr char mescd[] = "mescd";
 inline constexpr char self_error[] = "self_error";
 inline constexpr char self_mescd[] = "self_mescd";
+inline constexpr char agree_err[] = "agree_err";
 inline constexpr char repair_steps[] = "repair_steps";
 inline constexpr char repair_time[] = "repair_time";  // recorded with repair_steps
 inline constexpr char walk_distance[] = "walk_distance";
@@ -55,6 +56,7 @@ enum MetricNeeds : unsigned {
   kNeedsBrokenStart = 1u << 6,  // joints broken at the start (kBrokenJointTolerance, models/kinematics.hpp)
   kNeedsWalking = 1u << 7,      // motors and collision shapes (a walking machine), and a tracked body
   kNeedsModes = 1u << 8,        // known linear modes (ModelInfo::modes: the benchmark bicycle)
+  kNeedsOtherRun = 1u << 9,     // another method's run of the model at the same h (RunConfig::agree_with)
 };
 std::string needs_text(unsigned needs);  // "a known period, a reference"; "" for none
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "gate/gate.hpp"
+#include "metrics/observer.hpp"
 
 namespace mb::cli {
 
@@ -15,8 +16,8 @@ std::vector<std::string> split_list(const std::string& text);
 
 // mbbench run MODEL METHOD: the options as given on the command line
 struct RunArgs {
-  std::string model, method, out, append, samples;
-  double h = 0, duration = 0, fail_threshold = 1.0;
+  std::string model, method, out, append, samples, agree_with;
+  double h = 0, duration = 0, fail_threshold = 1.0, agree_time = mb::kAgreeTime;
   bool h_given = false, duration_given = false;
   bool no_round = false, no_ref = false, quiet = false, self_consistency = false, step_series = false, force = false;
 };

@@ -317,6 +317,9 @@ int main(int argc, char** argv) {
   run->add_flag("--step-series", run_args.step_series, "keep each step's correction iterations and condition in the record (step_series)");
   run->add_flag("--self-consistency", run_args.self_consistency,
                 "also run the same method at h/64 and report the end states' difference (self_error, self_mescd)");
+  run->add_option("--agree-with", run_args.agree_with,
+                  "also run this method spec at the same h and report the largest position difference (agree_err)");
+  run->add_option("--agree-time", run_args.agree_time, "s of agree_err's comparison from the start (default 0.2)");
   run->add_flag("--quiet", run_args.quiet, "print nothing on success");
   run->add_flag("--force", run_args.force, "run even above 10^8 steps (without it such a run states its step count and estimated time, exit 2)");
 

@@ -78,6 +78,7 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
                              m.get(metric::self_mescd).value_or(0));
   else if (const std::string* why = m.note_of(metric::self_error))
     std::cout << "self-consistency: " << *why << "\n";
+  if (const std::string* why = m.note_of(metric::agree_err)) std::cout << "no " << metric::agree_err << ": " << *why << "\n";
   // the model's own metrics (its observers': walk_distance, PEN_max, ...) and the rest of the record's
   static const std::set<std::string> shown = {metric::ED, metric::EID, metric::LD, metric::LD_periods, metric::LD_steps_per_period,
                                               metric::CD_pos_mean, metric::CD_pos_max, metric::CD_vel_mean, metric::CD_vel_max,
@@ -186,6 +187,15 @@ int cmd_run(const RunArgs& a, bool large_scene) {
   cfg.ref_error = !a.no_ref;
   cfg.self_consistency = a.self_consistency;
   cfg.step_series = a.step_series;
+  cfg.agree_with = a.agree_with;
+  cfg.agree_time = a.agree_time;
+  if (!a.agree_with.empty()) {
+    try {
+      mb::make_method(a.agree_with);
+    } catch (const mb::InputError& e) {
+      throw mb::InputError("command line", 0, "agree_with", e.message);
+    }
+  }
   cfg.fail_threshold = a.fail_threshold;
   cfg.sample_end = model.info.published_end;  // scd and mescd at t_end, where the source publishes the end
   // a large scene: the method's memory faulted in on a second thread while its setup runs

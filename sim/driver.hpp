@@ -56,8 +56,12 @@ struct RunConfig {
   double fail_threshold = 1.0;  // m: the largest joint position error before a case fails
   bool ref_error = true;        // with samples: the error against the reference at the sample times
   std::string ref_spec;         // the reference method; empty: the registry's reference method
-  bool self_consistency = false;
-  bool step_series = false;     // record each step's iterations and condition (tomcin2014 Figure 3)  // also run the method at h / 64 and compare the end states (self_error)
+  bool self_consistency = false;  // also run the method at h / 64 and compare the end states (self_error)
+  bool step_series = false;     // record each step's iterations and condition (tomcin2014 Figure 3)
+  // agree_err: also run this method spec at the same h over the first agree_time s and compare
+  // the positions at every step (empty: no such run)
+  std::string agree_with;
+  double agree_time = kAgreeTime;  // s
   StepCount steps = StepCount::Floor;
   LdPeriods ld_periods = LdPeriods::Whole;
   // called every kProgressEvery steps with the steps done and the total (the fine run of the

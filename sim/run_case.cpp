@@ -76,6 +76,54 @@ std::optional<double> motion_period(const Model& model, const std::string& ref_s
   return cache.emplace(key, p).first->second;
 }
 
+// Every body's position at the steps 0..n of a run.
+class PositionRecorder final : public Observer {
+ public:
+  explicit PositionRecorder(long n) : n_(n) {}
+  void begin(const Model& model, const State& state, const RunContext&, const StepView& v) override { observe(model, state, v); }
+  void observe(const Model&, const State& state, const StepView& v) override {
+    if (v.step > n_) return;
+    std::vector<Vec3>& x = x_.emplace_back();
+    for (const BodyState& b : state.bodies) x.push_back(b.x);
+  }
+  void write(Metrics&) const override {}
+  std::vector<std::vector<Vec3>> take() { return std::move(x_); }
+
+ private:
+  long n_;
+  std::vector<std::vector<Vec3>> x_;
+};
+
+// agree_err's observer: the method `spec` run on the model at plan.h over the first n steps, its
+// positions handed over; a method that refuses the model or a run that fails leaves the note why.
+AgreementObserver agreement(const Model& model, const std::string& spec, const StepPlan& plan, long n, const RunConfig& cfg,
+                            const std::string& source, int line) {
+  auto other = make_method(spec, source, line);
+  const std::string who = fmt::format("agree_with {}", spec);
+  if (std::string why = unsupported_reason(other->info(), model); !why.empty())
+    return AgreementObserver({}, fmt::format("{} does not take the model: {}", who, why));
+  StepPlan p = plan;
+  p.steps = n;
+  p.duration = p.h * static_cast<double>(n);
+  p.steps_per_period.reset();
+  DriverOptions opt;
+  opt.fail_threshold = cfg.fail_threshold;
+  PositionRecorder recorder(n);
+  try {
+    State state = initial_state(model);
+    other->init(model, state);
+    const RunOutcome out = simulate(model, *other, state, p, {&recorder}, opt);
+    if (out.failure) return AgreementObserver({}, fmt::format("{} failed at t = {} s: {}", who, out.fail_time, *out.failure));
+  } catch (const UnsupportedModel& e) {
+    return AgreementObserver({}, fmt::format("{} does not take the model: {}", who, e.what()));
+  } catch (const SimulationError& e) {
+    return AgreementObserver({}, fmt::format("{} failed: {}", who, e.what()));
+  } catch (const std::bad_alloc&) {
+    return AgreementObserver({}, fmt::format("{} ran out of memory", who));
+  }
+  return AgreementObserver(recorder.take());
+}
+
 }  // namespace
 
 CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg, const std::string& source,
@@ -184,6 +232,16 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
     else self_observer.emplace(plan.steps, std::nullopt, why);
     observers.push_back(&*self_observer);
   }
+  // the agreement with another method: its positions over the first agree_time s at this h
+  std::optional<AgreementObserver> agree_observer;
+  if (!cfg.agree_with.empty()) {
+    if (!(cfg.agree_time > 0) || cfg.agree_time > plan.duration * (1 + 1e-12) || cfg.agree_time < plan.h * (1 - 1e-12))
+      throw InputError(source, line, "agree_time",
+                       fmt::format("agree_time {} s must lie in [h, duration] = [{}, {}] s", cfg.agree_time, plan.h, plan.duration));
+    const long n = std::min(plan.steps, static_cast<long>(std::floor(cfg.agree_time / plan.h * (1 + 1e-12))));
+    agree_observer.emplace(agreement(model, cfg.agree_with, plan, n, cfg, source, line));
+    observers.push_back(&*agree_observer);
+  }
   if (progress) observers.push_back(&*progress);
   const RunOutcome out = simulate(model, *method, state, plan, observers, opt);
 
@@ -203,6 +261,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   }
   for (const auto& o : metrics) o->write(r.metrics);
   if (self_observer) self_observer->write(r.metrics);
+  if (agree_observer) agree_observer->write(r.metrics);
   if (ref_observer) {
     ref_observer->write(r.metrics);
     r.ref_error = ref_observer->error();

@@ -117,6 +117,11 @@ const Row kRows[] = {
     {"experiments/x_option_unset.toml", "sweep {} --out {out}", "field 'x_option': no method sets the option 'budget'", 5},
     {"experiments/x_option_not_number.toml", "sweep {} --out {out}", "field 'x_option': method 'iterative:adaptive=on' sets adaptive to a value that is not a number", 5},
     {"experiments/negative_duration.toml", "sweep {} --out {out}", "field 'duration': must be positive", 5},
+    // agree_err: the method compared with, and the time it is compared over
+    {"experiments/agree_missing.toml", "sweep {} --out {out}", "field 'agree_with': metric 'agree_err' needs agree_with = \"METHOD\"", 5},
+    {"experiments/agree_unknown_method.toml", "sweep {} --out {out}", "field 'agree_with': unknown method 'NoSuchMethod'", 5},
+    {"experiments/agree_time_long.toml", "sweep {} --out {out}", "field 'agree_time': 2 s is not within [h, duration] = [", 6},
+    {"experiments/agree_time_negative.toml", "sweep {} --out {out}", "field 'agree_time': must be positive, got -0.1", 6},
     {"experiments/out_of_range_option.toml", "sweep {} --out {out}", "option 'tol_p' of method 'iterative': out of range", 3},
     {"experiments/repeated_h.toml", "sweep {} --out {out}", "field 'h[2]': step size 0.01 listed twice", 5},
     {"experiments/repeated_method.toml", "sweep {} --out {out}", "method 'GC4' listed twice", 3},
@@ -156,6 +161,8 @@ const Row kRows[] = {
     // more than 10^8 steps: the count, an estimated time, and the flag that runs it anyway
     {"", "run pendulum10 GC4 --h 1e-7", "steps (h = 1e-07 s over 60 s) take about ", 0},
     {"", "run pendulum10 GC4 --h 1e-7", "add --force to run them", 0},
+    {"", "run pendulum10 GC4 --duration 1 --agree-with NoSuchMethod", "field 'agree_with': unknown method 'NoSuchMethod'", 0},
+    {"", "run pendulum10 GC4 --duration 1 --agree-with ref --agree-time 2", "field 'agree_time': agree_time 2 s must lie in [h, duration]", 0},
     {"", "run pendulum10 NoSuchMethod", "unknown method 'NoSuchMethod'; known methods: GC4", 0},
     {"", "run pendulum10 ref:tolerance=1", "unknown option 'tolerance' for method 'ref'; valid options: tol, stepper", 0},
     {"", "run pendulum10 iterative:max_iter=0", "option 'max_iter' of method 'iterative': out of range", 0},
