@@ -45,17 +45,19 @@ bin=build/fuzz
 seeds=$bin/seeds/$target
 corpus=$bin/corpus/$target
 mkdir -p "$seeds" "$corpus" "$bin/artifacts"
+# each file under its path with / as _: two files of one name in different folders are two seeds
+seed() { for f in "$@"; do cp "$f" "$seeds/${f//\//_}"; done; }
 case $target in
   scene)
-    cp tests/data/bad/scenes/*.toml tests/data/motors/*.toml "$seeds/"
+    seed tests/data/bad/scenes/*.toml tests/data/motors/*.toml
     for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8 bouncing-ball incline-cubes:cubes=2 heavy-rod \
              walker strandbeest:legs=2,motor=on; do
       "$bin/mbbench" export-scene "$m" -o "$seeds/${m//[:=,]/_}.toml"
     done ;;
   experiment)
-    cp results/experiments/*.toml tests/data/experiments/small.toml tests/data/bad/experiments/*.toml "$seeds/" ;;
+    seed results/experiments/*.toml tests/data/experiments/small.toml tests/data/bad/experiments/*.toml ;;
   record)
-    cp tests/data/bad/records/*.jsonl results/baselines/gate.json "$seeds/"
+    seed tests/data/bad/records/*.jsonl results/baselines/gate.json
     "$bin/mbbench" run double-pendulum GC4 --h 0.01 --duration 0.1 --samples 0.1 --quiet --out "$seeds/run.json" ;;
   spec)
     i=0
@@ -64,11 +66,11 @@ case $target in
       printf '%s' "$s" > "$seeds/seed$((i++))"
     done ;;
   urdf)
-    cp tests/data/robots/*.urdf tests/data/urdf/*.urdf tests/data/bad/urdf/*.urdf tests/fuzz/corpus/urdf/* "$seeds/" ;;
+    seed tests/data/robots/*.urdf tests/data/urdf/*.urdf tests/data/bad/urdf/*.urdf tests/fuzz/corpus/urdf/* ;;
   mjcf)
-    cp tests/data/mjcf/*.xml tests/data/mjcf/bad/*.xml tests/data/bad/mjcf/*.xml tests/fuzz/corpus/mjcf/* "$seeds/" ;;
+    seed tests/data/mjcf/*.xml tests/data/mjcf/bad/*.xml tests/data/bad/mjcf/*.xml tests/fuzz/corpus/mjcf/* ;;
   history)
-    cp tests/data/bad/history/*.jsonl tests/fuzz/corpus/history/* "$seeds/" ;;
+    seed tests/data/bad/history/*.jsonl tests/fuzz/corpus/history/* ;;
   *) echo "fuzz: unknown target '$target'" >&2; exit 2 ;;
 esac
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
