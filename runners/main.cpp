@@ -72,15 +72,18 @@ void set_progress(mb::SweepOptions& opt, bool terminal) {
   opt.log_every = terminal || opt.quiet ? 0 : opt.log_every > 0 ? opt.log_every : 10;
 }
 
+// ", N unsupported" (cases a method refused by name: not failures) when there are any
+std::string refused(long unsupported) { return unsupported ? fmt::format(", {} unsupported", unsupported) : ""; }
+
 int cmd_sweep(const std::string& file, mb::SweepOptions opt, const std::string& shard) {
   if (shard.size()) mb::parse_shard(shard, opt.shard, opt.shards);
   if (opt.jobs < 1) throw mb::InputError("command line", 0, "jobs", fmt::format("must be at least 1, got {}", opt.jobs));
   mb::Experiment e = mb::read_experiment(mb::data_file(file));  // everything validated before any case runs
   set_progress(opt, ::isatty(STDERR_FILENO) != 0);
   auto sum = mb::run_sweep(e, opt);
-  std::cout << fmt::format("sweep {}: {} cases{}: {} run now ({} failed), {} already done; records in {}\n", e.name, sum.cases,
+  std::cout << fmt::format("sweep {}: {} cases{}: {} run now ({} failed{}), {} already done; records in {}\n", e.name, sum.cases,
                            opt.shards > 1 ? fmt::format(" (shard {}/{})", opt.shard, opt.shards) : "", sum.ran, sum.failed,
-                           sum.resumed, sum.records);
+                           refused(sum.unsupported), sum.resumed, sum.records);
   return 0;
 }
 
@@ -116,9 +119,9 @@ int cmd_sweep_mpi(const std::string& file, mb::SweepOptions opt, const std::stri
   set_progress(opt, ::isatty(STDERR_FILENO) != 0);
   auto sum = mb::run_sweep_mpi(mpi, e, opt);
   if (sum)
-    std::cout << fmt::format("sweep {}: {} cases{} over {} MPI rank(s): {} run now ({} failed), {} already done; records in {}\n",
+    std::cout << fmt::format("sweep {}: {} cases{} over {} MPI rank(s): {} run now ({} failed{}), {} already done; records in {}\n",
                              e.name, sum->cases, opt.shards > 1 ? fmt::format(" (shard {}/{})", opt.shard, opt.shards) : "",
-                             mpi.size(), sum->ran, sum->failed, sum->resumed, sum->records)
+                             mpi.size(), sum->ran, sum->failed, refused(sum->unsupported), sum->resumed, sum->records)
               << fmt::format("cases run by rank 0, 1, ...: {}\n", fmt::join(sum->ran_by_rank, ", "));
   return 0;
 }

@@ -172,7 +172,8 @@ void record_finished(SweepPlan& plan, const CaseRecord& r) {
   SweepSummary& sum = plan.summary;
   append_record(sum.records, r);
   ++sum.ran;
-  if (!r.ok()) ++sum.failed;
+  if (r.status == Status::Failed) ++sum.failed;
+  if (r.status == Status::Unsupported) ++sum.unsupported;
   plan.meter.update(sum.resumed + sum.ran, sum.failed);
 }
 

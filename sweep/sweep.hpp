@@ -29,7 +29,7 @@ struct SweepSummary {
   std::string records;      // the records file written
   long cases = 0;           // cases of this shard
   long resumed = 0;         // already finished, skipped
-  long ran = 0, failed = 0; // run now, and of those failed
+  long ran = 0, failed = 0, unsupported = 0;  // run now, and of those failed and refused by name
   std::vector<long> ran_by_rank;  // --mpi: of `ran`, how many each rank ran (sweep/mpi.hpp)
 };
 

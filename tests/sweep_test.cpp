@@ -258,3 +258,15 @@ TEST_CASE("an experiment may name a scene file, relative to the experiment file"
   CHECK(r.metrics.get("ED") == direct.metrics.get("ED"));
   fs::remove_all(d);
 }
+
+TEST_CASE("a sweep's summary counts refusals by name apart from failures", "[sweep]") {
+  const fs::path d = mbtest::temp_dir("sweep_refused");
+  // GC4 refuses a loop by name; linear runs it
+  std::ofstream(d / "exp.toml") << "name = \"refusals\"\nmodels = [\"loop:n=4\"]\nmethods = [\"GC4\", \"linear\"]\n"
+                                   "h = [0.01]\nduration = 0.1\nmetrics = [\"ED\"]\n";
+  const auto r = mbtest::run_cli("sweep " + (d / "exp.toml").string() + " --quiet --out " + (d / "out").string());
+  INFO(r.output);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("2 run now (0 failed, 1 unsupported)"));
+  fs::remove_all(d);
+}
