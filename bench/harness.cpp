@@ -8,7 +8,8 @@
 namespace mb {
 
 StepTimer::StepTimer(const Model& model, const std::string& method_spec, double h, int warm_steps, int run_steps)
-    : model_(model), method_(make_method(method_spec)), h_(h), warm_(warm_steps), run_steps_(run_steps) {
+    : method_(make_method(method_spec)), model_(method_model(method_->info(), model, particle_form_)), h_(h), warm_(warm_steps),
+      run_steps_(run_steps) {
   if (std::string why = unsupported_reason(method_->info(), model); !why.empty()) throw UnsupportedModel(why);
   if (run_steps_ <= warm_) throw Error(fmt::format("StepTimer: run_steps {} must exceed warm_steps {}", run_steps_, warm_));
 }

@@ -6,6 +6,7 @@
 // every window times the same scenario (a tree flailing far beyond the paper's 2 s is not timed).
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "methods/method.hpp"
@@ -31,8 +32,9 @@ class StepTimer {
 
  private:
   double run(int k, bool timed);
-  const Model& model_;
   std::unique_ptr<Method> method_;
+  std::optional<Model> particle_form_;
+  const Model& model_;  // the model the method runs (methods/method.hpp method_model)
   State state_;
   double h_;
   int warm_, run_steps_;

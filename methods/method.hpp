@@ -4,6 +4,7 @@
 // after each step, so every metric works with every method.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +79,9 @@ struct MethodInfo {
   // why the method lacks a feature whose cause is its engine's (a refusal by name with its cause):
   // unsupported_reason adds the text when the model needs that feature
   std::vector<std::pair<unsigned, std::string>> refusals;
+  // takes a singular body as a particle where it has that form (models/particle_form.hpp): a method
+  // that claims particles but not singular inertias runs such a model's particle form, exact
+  bool particle_form = false;
   bool fixed_step = true;   // false: adaptive; may step to any time
   bool reference = false;   // a reference method: the error of the others is measured against it
   bool timing_table = false;       // timed by the timing experiments and the gate
@@ -100,6 +104,11 @@ struct MethodInfo {
 // that supports loops but not redundant constraints, on a model with a loop. Defined with the
 // registry (methods/registry/support.cpp), above the constraint system it asks for the rank.
 std::string unsupported_reason(const MethodInfo& info, const Model& model);
+// The model `info`'s method runs for `model`: `model` itself, or its particle form (MethodInfo::
+// particle_form) made in `storage`, with a line per body made a particle in `changes`; `model`
+// where it has none (unsupported_reason says why).
+const Model& method_model(const MethodInfo& info, const Model& model, std::optional<Model>& storage,
+                          std::vector<std::string>* changes = nullptr);
 // The line a run prints and records when the model has joint limits and the method does not claim
 // them ("GC4 runs without the joint limits of 4 joints"); empty otherwise.
 std::string limits_note(const MethodInfo& info, const Model& model);

@@ -177,8 +177,14 @@ int cmd_run(const RunArgs& a, bool large_scene) {
   const mb::SharedModel shared = mb::build_shared_model(a.model);
   const mb::Model& model = *shared;
   for (const std::string& w : model.info.warnings) std::cerr << "mbbench: warning: " << w << "\n";
-  if (const std::string note = mb::limits_note(mb::make_method(a.method)->info(), model); !note.empty())
-    std::cerr << "mbbench: warning: " << note << "\n";
+  const mb::MethodInfo info = mb::make_method(a.method)->info();
+  if (const std::string note = mb::limits_note(info, model); !note.empty()) std::cerr << "mbbench: warning: " << note << "\n";
+  if (mb::unsupported_reason(info, model).empty()) {
+    std::optional<mb::Model> particle_form;
+    std::vector<std::string> changes;
+    mb::method_model(info, model, particle_form, &changes);
+    for (const std::string& c : changes) std::cerr << "mbbench: " << info.name << " runs " << c << "\n";
+  }
   mb::RunConfig cfg;
   cfg.h = a.h;
   cfg.duration = a.duration;

@@ -40,6 +40,8 @@ ReferenceTrajectory::ReferenceTrajectory(const Model& model, std::string ref_spe
   // would silently leave out what the method does not model
   if (std::string why = unsupported_reason(method->info(), model_); !why.empty())
     throw UnsupportedModel(fmt::format("the reference method {}", why));
+  std::optional<Model> particle_form;  // a reference method that runs the particle form keeps it
+  if (const Model& m = method_model(method->info(), model_, particle_form); &m != &model_) model_ = m;
   State s = initial_state(model_);
   method->init(model_, s);
   StepPlan plan;

@@ -110,9 +110,11 @@ AgreementObserver agreement(const Model& model, const std::string& spec, const S
   opt.fail_threshold = cfg.fail_threshold;
   PositionRecorder recorder(n);
   try {
-    State state = initial_state(model);
-    other->init(model, state);
-    const RunOutcome out = simulate(model, *other, state, p, {&recorder}, opt);
+    std::optional<Model> particle_form;
+    const Model& m = method_model(other->info(), model, particle_form);
+    State state = initial_state(m);
+    other->init(m, state);
+    const RunOutcome out = simulate(m, *other, state, p, {&recorder}, opt);
     if (out.failure) return AgreementObserver({}, fmt::format("{} failed at t = {} s: {}", who, out.fail_time, *out.failure));
   } catch (const UnsupportedModel& e) {
     return AgreementObserver({}, fmt::format("{} does not take the model: {}", who, e.what()));
@@ -126,12 +128,16 @@ AgreementObserver agreement(const Model& model, const std::string& spec, const S
 
 }  // namespace
 
-CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg, const std::string& source,
+CaseRecord run_case(const Model& given, const std::string& method_spec, const RunConfig& cfg, const std::string& source,
                     int line) {
   auto method = make_method(method_spec, source, line);
   const MethodInfo& info = method->info();
-  const StepPlan plan = plan_steps(model, cfg, source, line);
-  if (std::string why = unsupported_reason(info, model); !why.empty()) throw UnsupportedModel(why);
+  const StepPlan plan = plan_steps(given, cfg, source, line);
+  if (std::string why = unsupported_reason(info, given); !why.empty()) throw UnsupportedModel(why);
+  // the model the method runs (its particle form, where it takes one); the reference and the
+  // agreement run the model as given
+  std::optional<Model> particle_form;
+  const Model& model = method_model(info, given, particle_form);
 
   // sample times: on the step grid for fixed-step methods; anywhere in the run for adaptive ones
   std::vector<double> samples = cfg.samples;
@@ -175,7 +181,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   // the observers: the model's metrics, the samples, and the error against the reference
   const std::string ref_spec = cfg.ref_spec.empty() ? reference_method_name() : cfg.ref_spec;
   auto metrics = make_observers(model, {cfg.ld_periods == LdPeriods::Half, cfg.ld_periods == LdPeriods::WholeWithStart,
-                                        motion_period(model, ref_spec)});
+                                        motion_period(given, ref_spec)});
   SampleRecorder recorder(samples);
   std::vector<Observer*> observers;
   for (auto& o : metrics) observers.push_back(o.get());
@@ -184,7 +190,7 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
   std::string no_reference;
   if (!samples.empty() && cfg.ref_error && !info.reference) {
     try {
-      reference = ReferenceTrajectory::get(model, ref_spec, plan.duration);
+      reference = ReferenceTrajectory::get(given, ref_spec, plan.duration);
     } catch (const UnsupportedModel& e) {
       no_reference = std::string("no reference: ") + e.what();
     } catch (const SimulationError& e) {
@@ -239,15 +245,15 @@ CaseRecord run_case(const Model& model, const std::string& method_spec, const Ru
       throw InputError(source, line, "agree_time",
                        fmt::format("agree_time {} s must lie in [h, duration] = [{}, {}] s", cfg.agree_time, plan.h, plan.duration));
     const long n = std::min(plan.steps, static_cast<long>(std::floor(cfg.agree_time / plan.h * (1 + 1e-12))));
-    agree_observer.emplace(agreement(model, cfg.agree_with, plan, n, cfg, source, line));
+    agree_observer.emplace(agreement(given, cfg.agree_with, plan, n, cfg, source, line));
     observers.push_back(&*agree_observer);
   }
   if (progress) observers.push_back(&*progress);
   const RunOutcome out = simulate(model, *method, state, plan, observers, opt);
 
   CaseRecord r;
-  r.model = {model.info.name, model.info.name, model.info.source, static_cast<long>(model.bodies.size()),
-             static_cast<long>(model.joints.size()), model.info.period};
+  r.model = {given.info.name, given.info.name, given.info.source, static_cast<long>(given.bodies.size()),
+             static_cast<long>(given.joints.size()), given.info.period};
   r.method = {method_spec, info.name, info.order()};
   r.h_requested = plan.h_requested;
   r.h = plan.h;

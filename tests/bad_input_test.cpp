@@ -50,7 +50,7 @@ const Row kRows[] = {
     {"scenes/contact_size_of_other_type.toml", "run {} sle --duration 1", "field 'shape[0].half_extents': a sphere has no half_extents", 19},
     {"scenes/no_body.toml", "run {} GC4 --duration 1", "a scene needs at least one [[body]]", 0},
     {"scenes/no_model.toml", "run {} GC4 --duration 1", "field 'model': missing required field", 1},
-    {"scenes/non_spd_inertia.toml", "run {} GC4 --duration 1", "not symmetric positive definite", 9},
+    {"scenes/non_spd_inertia.toml", "run {} GC4 --duration 1", "not symmetric positive semi-definite", 9},
     {"scenes/non_unit_quaternion.toml", "run {} GC4 --duration 1", "not a unit quaternion", 11},
     {"scenes/nonfinite.toml", "run {} GC4 --duration 1", "number must be finite, got nan", 9},
     {"scenes/not_toml.toml", "run {} GC4 --duration 1", "not valid TOML", 1},

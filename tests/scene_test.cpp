@@ -78,7 +78,7 @@ TEST_CASE("bad scene files name the file, the line and the field", "[scene][erro
       {"nonfinite.toml", 9, "body[0].position", "finite"},
       {"unknown_body.toml", 14, "joint[0].b", "no body named 'm9'"},
       {"zero_length_rod.toml", 15, "joint[0].length", "must be positive"},
-      {"non_spd_inertia.toml", 9, "body[0].inertia", "not symmetric positive definite"},
+      {"non_spd_inertia.toml", 9, "body[0].inertia", "not symmetric positive semi-definite"},
       {"duplicate_body.toml", 12, "body[1].name", "duplicated body name"},
       {"not_toml.toml", 1, "", "not valid TOML"},
   };

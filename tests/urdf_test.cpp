@@ -247,7 +247,7 @@ TEST_CASE("urdf: every bad value is an InputError naming the file and the link o
       {head + hinge("0 0 0") + link("1") + "</robot>", "field 'joint[shoulder].axis': axis must be non-zero"},
       {head + hinge("0 1 0") + link("-1") + "</robot>", "field 'link[upper].inertial.mass': mass must be finite and non-negative, got -1"},
       {head + hinge("0 1 0") + link("1", "-0.1") + "</robot>", "field 'link[upper].inertial.inertia': inertia is not positive definite"},
-      {head + hinge("0 1 0") + link("0") + "</robot>", "field 'link[upper].inertial.inertia': a link of mass 0"},
+      {head + hinge("0 1 0") + link("0") + "</robot>", "field 'link[upper]': the link moved by joint 'shoulder' has no mass"},
       {head + hinge("0 1 0") + R"(<link name="upper"/></robot>)", "field 'link[upper]': the link moved by joint 'shoulder' has no mass"},
       {head + hinge("0 1 0") + link("1", "0.1", R"(<collision><geometry><mesh filename="upper.stl"/></geometry></collision>)") + "</robot>",
        "field 'link[upper].collision[0].geometry': a mesh ('upper.stl') is not mapped"},
@@ -647,3 +647,71 @@ TEST_CASE("urdf: text that ends in a UTF-8 lead byte is read to its end by TinyX
   }
 }
 #endif
+
+TEST_CASE("urdf: base=auto floats a file without moving joints and bolts a robot", "[urdf]") {
+  if (!urdf_built()) return;
+  const std::string data = MBBENCH_TEST_DATA;
+  const mb::Model box = mb::load_model(data + "/urdf/lone_box.urdf");
+  REQUIRE(box.bodies.size() == 1);
+  REQUIRE_FALSE(box.info.warnings.empty());
+  CHECK_THAT(box.info.warnings.back(), Catch::Contains("base=auto: no joint moves a link, so the robot floats"));
+  // free fall from z = 0.5: z(1 s) = 0.5 - g / 2
+  const mb::State s = mbtest::simulate(box, "GC4", 1e-3, 1.0);
+  CHECK(s.bodies[0].x.z() == Approx(0.5 - 9.81 / 2).margin(1e-9));
+  CHECK_THROWS_WITH(mb::load_model(data + "/urdf/lone_box.urdf:base=fixed"), Catch::Contains("the robot has no moving link"));
+  // a robot with a moving joint stays bolted; a lone massless link or PyBullet's fixed-base mark
+  // (a root of mass 0 with an inertia) does not float
+  CHECK(mb::load_model(data + "/urdf/arm.urdf").info.description.find("the root link fixed") != std::string::npos);
+  mb::UrdfOptions automatic;
+  automatic.auto_base = true;
+  CHECK_THAT(error_of(R"(<robot name="p"><link name="plane"/></robot>)", automatic), Catch::Contains("the robot has no moving link: no joint moves a link and no link has a mass (a static object)"));
+  CHECK_THAT(error_of(R"(<robot name="p"><link name="plane"><inertial><mass value="0"/>)"
+                      R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link></robot>)",
+                      automatic),
+             Catch::Contains("the robot has no moving link"));
+}
+
+TEST_CASE("urdf: a mimic that couples nothing is ignored and an unnamed robot is named after its file", "[urdf]") {
+  if (!urdf_built()) return;
+  const std::string text =
+      R"(<robot><link name="base"/>)"
+      R"(<joint name="a" type="continuous"><parent link="base"/><child link="l1"/><axis xyz="0 1 0"/><mimic joint="ghost"/></joint>)"
+      R"(<link name="l1"><inertial><origin xyz="0.5 0 0"/><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>)"
+      R"(<joint name="weld" type="fixed"><parent link="l1"/><child link="l2"/><mimic joint="a"/></joint><link name="l2"/></robot>)";
+  const mb::Model m = mb::parse_urdf(text, "dir/arm.urdf");
+  CHECK(m.info.name == "arm");
+  CHECK(m.couplings.empty());
+  std::string all;
+  for (const std::string& w : m.info.warnings) all += w + "\n";
+  CHECK_THAT(all, Catch::Contains("dir/arm.urdf: a <robot> without a name is named after its file: 'arm'; strict=on refuses it"));
+  CHECK_THAT(all, Catch::Contains("a <mimic> that couples no two moving joints is ignored: joint 'a' mimics 'ghost': no such joint; "
+                                  "joint 'weld' is fixed: only a moving joint mimics another; strict=on refuses it"));
+  mb::UrdfOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(text, strict), Catch::Contains("No name given for the robot"));
+  std::string named = text;
+  named.replace(0, 7, R"(<robot name="r">)");
+  CHECK_THAT(error_of(named, strict), Catch::Contains("field 'joint[a].mimic.joint': joint 'a' mimics 'ghost': no such joint"));
+}
+
+TEST_CASE("urdf: a massless link with an inertia adds its moments to its body", "[urdf]") {
+  if (!urdf_built()) return;
+  const std::string text =
+      R"(<robot name="r"><link name="base"/>)"
+      R"(<joint name="a" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>)"
+      R"(<link name="arm"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>)"
+      R"(<joint name="weld" type="fixed"><parent link="arm"/><child link="wheel"/><origin xyz="1 0 0"/></joint>)"
+      R"(<link name="wheel"><inertial><mass value="0"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0.5"/></inertial></link></robot>)";
+  const mb::Model m = mb::parse_urdf(text, "r.urdf");
+  REQUIRE(m.bodies.size() == 1);
+  // no mass moves the centre; the moments add without a parallel-axis term
+  CHECK(m.bodies[0].mass == 1);
+  CHECK(m.bodies[0].position.norm() < 1e-15);
+  CHECK(m.bodies[0].inertia(2, 2) == Approx(0.8).epsilon(1e-14));
+  CHECK(m.bodies[0].inertia(0, 0) == Approx(0.1).epsilon(1e-14));
+  REQUIRE_FALSE(m.info.warnings.empty());
+  CHECK_THAT(m.info.warnings.back(), Catch::Contains("links of mass 0 with an inertia: the inertia joins their body's") && Catch::Contains("wheel"));
+  mb::UrdfOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(text, strict), Catch::Contains("field 'link[wheel].inertial.inertia': a link of mass 0 (a massless frame) must have inertia 0"));
+}

@@ -94,6 +94,7 @@ MethodInfo impulse_method_info() {
                "O(h^3) local error (schmitt2005 s.2); at the default tolerances 1e-6 only while the error exceeds about 1e-5"}};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kContacts | kForces | kJointDampers |
                kMotors | kBrokenJoints | kJointLimits;
+  i.particle_form = true;
   i.timing_table = true;
   return i;
 }

@@ -357,6 +357,7 @@ MethodInfo Lagrange::describe() {
   i.orders = {kFamilyOrder};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors |
                kRolling;
+  i.particle_form = true;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
   i.gate_time_joints = {63};  // the dense solve LM4, LMBS4, LMV4 and LMVD4 compose
@@ -389,6 +390,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   // Baraff's O(n) factorization needs an acyclic constraint graph
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers |
                (name == "baraff" ? 0u : kLoops | kMotors | kRolling);
+  i.particle_form = true;
   i.timing_table = name == "baraff";
   i.timing_max_joints = name == "baraff" ? 16383 : 63;
   if (name == "baraff") i.gate_time_joints = {255};  // the family's O(n) factorization

@@ -14,7 +14,8 @@ MethodInfo Gc4::describe() {
   i.family = "reduced";
   i.paper_name = "GC4";
   i.orders = {{"position", "pendulum90", 4, 0.0025, 0.01, 1, "", "classic RK4 (pre-asymptotic above h = 0.01 on pendulum90)"}};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kMotors;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kMotors |
+               kCoupledJoints;
   i.fixed_step = true;
   i.timing_table = true;
   i.timing_max_joints = 16383;
@@ -32,6 +33,7 @@ const MethodInfo& Gc4::info() const {
 void Gc4::do_init(const Model& model, const State& state) {
   sys_ = ReducedSystem::extract(model);
   sys_.read(state, x_);
+  sys_.check_couplings(model, x_);
   sys_.prescribe(x_, state.t);
 }
 

@@ -3,6 +3,12 @@
 #include "models/actuators.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include <Eigen/LU>
+#include <fmt/format.h>
+
+#include "core/error.hpp"
 
 namespace mb {
 
@@ -46,12 +52,48 @@ void ReducedSystem::drive_derivative(const std::vector<double>& x, std::vector<d
   tree_derivative(model_, data_, xs_, dxdt);
 }
 
-void ReducedSystem::derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t) {
-  if (control_model_) controls_at(*control_model_, t, data_.ctrl);
+void ReducedSystem::free_derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t) {
   if (drives_.empty())
     tree_derivative(model_, data_, x, dxdt);
   else
     drive_derivative(x, dxdt, t, nullptr);
+}
+
+void ReducedSystem::derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t) {
+  if (control_model_) controls_at(*control_model_, t, data_.ctrl);
+  free_derivative(x, dxdt, t);
+  if (!model_.couplings.empty()) couple(x, dxdt, t);
+}
+
+void ReducedSystem::couple(const std::vector<double>& x, std::vector<double>& dxdt, double t) {
+  const std::vector<TreeCoupling>& cs = model_.couplings;
+  const int n = static_cast<int>(cs.size());
+  const size_t nq = static_cast<size_t>(model_.nq);
+  auto vel = [&](int link) { return nq + static_cast<size_t>(model_.link[static_cast<size_t>(link)].iv); };
+  response_.resize(cs.size());
+  for (int k = 0; k < n; ++k) {
+    const TreeCoupling& c = cs[static_cast<size_t>(k)];
+    data_.coupling_force[static_cast<size_t>(c.a)] += 1;
+    data_.coupling_force[static_cast<size_t>(c.b)] -= c.multiplier;
+    free_derivative(x, response_[static_cast<size_t>(k)], t);
+    std::fill(data_.coupling_force.begin(), data_.coupling_force.end(), 0.0);
+    std::vector<double>& r = response_[static_cast<size_t>(k)];
+    for (size_t i = nq; i < r.size(); ++i) r[i] -= dxdt[i];
+  }
+  Eigen::MatrixXd S(n, n);
+  Eigen::VectorXd rhs(n);
+  for (int i = 0; i < n; ++i) {
+    const TreeCoupling& c = cs[static_cast<size_t>(i)];
+    rhs(i) = -(dxdt[vel(c.a)] - c.multiplier * dxdt[vel(c.b)]);
+    for (int k = 0; k < n; ++k) {
+      const std::vector<double>& r = response_[static_cast<size_t>(k)];
+      S(i, k) = r[vel(c.a)] - c.multiplier * r[vel(c.b)];
+    }
+  }
+  // S = G M^-1 G^T: positive definite where the couplings are independent
+  const Eigen::VectorXd lambda = S.fullPivLu().solve(rhs);
+  for (int k = 0; k < n; ++k)
+    for (size_t i = nq; i < dxdt.size(); ++i) dxdt[i] += lambda(k) * response_[static_cast<size_t>(k)][i];
 }
 
 void ReducedSystem::prescribe(std::vector<double>& x, double t) {
@@ -78,6 +120,17 @@ void ReducedSystem::prescribe(std::vector<double>& x, double t) {
     double q, v, a;
     target(d, t, q, v, a);
     x[static_cast<size_t>(model_.nq + model_.link[static_cast<size_t>(d.link)].iv)] = v;
+  }
+}
+
+void ReducedSystem::check_couplings(const Model& model, const std::vector<double>& x) const {
+  for (const TreeCoupling& c : model_.couplings) {
+    const double va = x[static_cast<size_t>(model_.nq + model_.link[static_cast<size_t>(c.a)].iv)];
+    const double vb = c.multiplier * x[static_cast<size_t>(model_.nq + model_.link[static_cast<size_t>(c.b)].iv)];
+    if (!(std::abs(va - vb) <= 1e-9 * (1 + std::abs(va) + std::abs(vb))))
+      throw UnsupportedModel(fmt::format("coupling '{}': the initial velocities break it by {:.3g}; reduced coordinates hold a coupling "
+                                         "from a start that keeps it",
+                                         model.couplings[static_cast<size_t>(c.index)].name, va - vb));
   }
 }
 

@@ -25,7 +25,12 @@ class ReducedSystem {
   void write(const std::vector<double>& x, State& s) { write_state(model_, data_, x, s); }
   // applied torques averaged over [t, t + h] (average_torques), held until the next call
   void set_loads(const Model& model, double t, double h);
-  // x' at (x, t); a motor's coordinate, rate and acceleration are its target's at t
+  // x' at (x, t); a motor's coordinate, rate and acceleration are its target's at t. Couplings
+  // (TreeCoupling) are held at the acceleration level: the accelerations are affine in the
+  // couplings' generalized forces G^T lambda (G_k = e_a - m e_b), so one evaluation more a coupling
+  // gives each force's response r_k, and (G r) lambda = -G a_free makes G a = 0. Every Runge-Kutta
+  // method keeps a linear invariant, so G v and G q keep their initial values (0: the couplings hold
+  // at the start) to round-off.
   void derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t);
   // With a model (`ref`, for a control source that varies within any step: sine), the controls are
   // evaluated at each derivative's t instead of held from set_loads; nullptr: held. The model must
@@ -47,6 +52,9 @@ class ReducedSystem {
   // with qdd_p = dv_p and 0 (the velocity terms cancel). After every step and at the start (an
   // initial rate other than the target's). At a table's point the rate is the next segment's.
   void prescribe(std::vector<double>& x, double t);
+  // Throws UnsupportedModel naming a coupling whose velocities x breaks (the acceleration-level
+  // coupling keeps G v at its initial value).
+  void check_couplings(const Model& model, const std::vector<double>& x) const;
 
  private:
   struct Drive {
@@ -59,11 +67,14 @@ class ReducedSystem {
   void target(const Drive& d, double t, double& q, double& v, double& a) const;
   // x with the drives' coordinates set at t, and their qdd; the derivative of that
   void drive_derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t, const double* qdd);
+  void free_derivative(const std::vector<double>& x, std::vector<double>& dxdt, double t);
+  void couple(const std::vector<double>& x, std::vector<double>& dxdt, double t);
 
   TreeModel model_;
   TreeData data_;
   std::vector<Drive> drives_;
   std::vector<double> xs_, d0_, d1_, qdd_;
+  std::vector<std::vector<double>> response_;  // (couplings) r_k, the accelerations' response
   const Model* control_model_ = nullptr;
   double segment_t_ = 0;
 };

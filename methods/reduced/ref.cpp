@@ -35,7 +35,8 @@ MethodInfo Ref::describe() {
                                    "internal steps (taken and rejected) of a run at most; past them the run fails, naming the step "
                                    "size reached (a stiff model); 0: no budget",
                                    0, 1e15)};
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kSingularInertia | kJointDampers | kMotors | kRolling;
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kRedundant | kAppliedTorques | kForces | kMasslessFrames | kSingularInertia | kJointDampers | kMotors | kRolling |
+               kCoupledJoints;
   i.reference = true;
   i.fixed_step = false;
   return i;
@@ -55,6 +56,8 @@ void Ref::do_init(const Model& model, const State& state) {
   loops_.reset();
   steps_taken_ = 0;
   if (model_features(model) & (kLoops | kForces | kRolling)) {
+    if (!model.couplings.empty())
+      throw UnsupportedModel("ref: couplings are held in reduced coordinates, which take no closed loops or force elements");
     if (!model.motors.empty())
       throw UnsupportedModel("ref: motors are prescribed motion in reduced coordinates, which take no closed loops or force elements");
     if (model_features(model) & kMasslessFrames)
@@ -74,6 +77,7 @@ void Ref::do_init(const Model& model, const State& state) {
   }
   sys_ = ReducedSystem::extract(model);
   sys_.read(state, x_);
+  sys_.check_couplings(model, x_);
   sys_.prescribe(x_, state.t);
   tol_ = tol_option_ > 0 ? tol_option_ : (sys_.point_masses() ? 1e-13 : 1e-12);
   dt_ = 1e-3;

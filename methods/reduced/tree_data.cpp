@@ -15,6 +15,7 @@ TreeData::TreeData(const TreeModel& model) {
   blocks.assign(nblocks, 0.0);
   tau.assign(static_cast<size_t>(model.nbody), Vec3::Zero());
   if (model.joint_forces) joint_force.assign(model.link.size(), 0.0);
+  if (!model.couplings.empty()) coupling_force.assign(model.link.size(), 0.0);
   ctrl.assign(model.actuators.size(), 0.0);
 }
 

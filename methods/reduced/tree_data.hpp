@@ -39,6 +39,9 @@ struct TreeData {
   // (links, when the model has joint forces) a hinge's or slider's joint force, -damping qd plus
   // its actuator's force, at the evaluated state (tree_kinematics), which pass 2 adds to u
   std::vector<double> joint_force;
+  // (links, with couplings) the couplings' generalized forces of the evaluation, added to
+  // joint_force (ReducedSystem::derivative)
+  std::vector<double> coupling_force;
 };
 
 // The sizes of a link's blocks in TreeData::blocks.

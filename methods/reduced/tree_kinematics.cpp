@@ -134,6 +134,8 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
       const double coord = (L.kind == TreeJoint::Hinge ? wrap_angle(qj) : qj) + A.actuator.offset;
       data.joint_force[static_cast<size_t>(A.link)] += A.sign * actuator_force(A.actuator, data.ctrl[static_cast<size_t>(A.index)], coord, A.sign * v[L.iv]);
     }
+  if (dynamics && !data.coupling_force.empty())
+    for (size_t i = 0; i < data.coupling_force.size(); ++i) data.joint_force[i] += data.coupling_force[i];
 }
 
 void write_state(const TreeModel& model, TreeData& data, const std::vector<double>& x, State& s) {

@@ -18,6 +18,7 @@ static void attach_motors(const Model& m, TreeModel& t);
 static void attach_actuators(const Model& m, TreeModel& t);
 // the joint limits on the tree's hinges and sliders (TreeModel::limits)
 static void attach_limits(const Model& m, TreeModel& t);
+static void attach_couplings(const Model& m, TreeModel& t);
 
 int joint_dofs(TreeJoint k) {
   switch (k) {
@@ -272,7 +273,8 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
   if (!m.motors.empty()) attach_motors(m, t);
   attach_actuators(m, t);
   attach_limits(m, t);
-  t.joint_forces = t.damped || !t.actuators.empty();
+  attach_couplings(m, t);
+  t.joint_forces = t.damped || !t.actuators.empty() || !t.couplings.empty();
   return t;
 }
 
@@ -348,6 +350,23 @@ static void attach_limits(const Model& m, TreeModel& t) {
     const double offset = t.link[static_cast<size_t>(li)].kind == TreeJoint::Slider ? motor_frame(m, probe).initial_slide : 0.0;
     const double lo = J.lower + offset, hi = J.upper + offset;
     t.limits.push_back(sign > 0 ? TreeLimit{li, lo, hi} : TreeLimit{li, -hi, -lo});
+  }
+}
+
+static void attach_couplings(const Model& m, TreeModel& t) {
+  std::vector<int> link_of(m.bodies.size(), -1);
+  for (int i = 0; i < t.links(); ++i) link_of[static_cast<size_t>(t.link[i].body)] = i;
+  for (size_t k = 0; k < m.couplings.size(); ++k) {
+    const JointCoupling& c = m.couplings[k];
+    const Joint &Ja = m.joints[static_cast<size_t>(c.a)], &Jb = m.joints[static_cast<size_t>(c.b)];
+    const auto [la, sa] = joint_link(m, t, link_of, Ja);
+    const auto [lb, sb] = joint_link(m, t, link_of, Jb);
+    if (la < 0 || lb < 0)
+      throw UnsupportedModel(fmt::format("coupling '{}': joint '{}' is not a hinge or slider of the tree", c.name, la < 0 ? Ja.name : Jb.name));
+    if (!t.is_prescribed.empty() && (t.is_prescribed[static_cast<size_t>(la)] || t.is_prescribed[static_cast<size_t>(lb)]))
+      throw UnsupportedModel(fmt::format("coupling '{}': a motor prescribes the motion of joint '{}' or '{}'", c.name, Ja.name, Jb.name));
+    // q_a = m q_b in the motor coordinates; the links' coordinates are sign times them
+    t.couplings.push_back({la, lb, sa * sb * c.multiplier, static_cast<int>(k)});
   }
 }
 

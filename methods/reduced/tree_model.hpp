@@ -128,6 +128,15 @@ struct TreeLimit {
   double lower = -INFINITY, upper = INFINITY;
 };
 
+// A coupling of two tree hinges or sliders (Model::couplings): link a's velocity follows link b's,
+// v_a = multiplier v_b, in the links' coordinates (the joints' signs applied). ReducedSystem holds
+// it by a generalized force on both links, solved at each evaluation.
+struct TreeCoupling {
+  int a = 0, b = 0;  // links
+  double multiplier = 1;
+  int index = 0;  // Model::couplings
+};
+
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
   // free/ball/hinge/slider/fixed/cardan joints nor a tree of point masses on rods. pair_balls: ball
@@ -153,6 +162,7 @@ struct TreeModel {
   std::vector<char> is_prescribed;         // (links, or empty without motors) the link's motion is prescribed
   std::vector<TreeActuator> actuators;     // Model::actuators on the tree's hinges and sliders
   std::vector<TreeLimit> limits;           // the limited joints that are the tree's hinges and sliders
+  std::vector<TreeCoupling> couplings;     // Model::couplings of the tree's hinges and sliders
 
 
   int size() const { return nq + nv; }

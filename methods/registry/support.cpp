@@ -4,10 +4,25 @@
 
 #include "methods/constraints/constraint_system.hpp"
 #include "methods/method.hpp"
+#include "models/particle_form.hpp"
 
 namespace mb {
 
+namespace {
+bool takes_particle_form(const MethodInfo& info, const Model& model) {
+  return info.particle_form && !(info.supports & kSingularInertia) && has_singular_inertia(model);
+}
+}  // namespace
+
 std::string unsupported_reason(const MethodInfo& info, const Model& model) {
+  std::string no_form;  // why the model has no particle form, where that decides
+  if (takes_particle_form(info, model)) {
+    try {
+      return unsupported_reason(info, particle_form(model).model);
+    } catch (const UnsupportedModel& e) {
+      no_form = e.what();
+    }
+  }
   unsigned features = model_features(model);
   // only a loop can make rows dependent (a tree's joints constrain independent relative motions);
   // the rank is computed only when it decides whether the method runs
@@ -21,7 +36,21 @@ std::string unsupported_reason(const MethodInfo& info, const Model& model) {
   if (redundant > 0) why += fmt::format("; the model has {} redundant constraint rows", redundant);
   for (const auto& [bit, cause] : info.refusals)
     if (missing & bit) why += "; " + cause;
+  if ((missing & kSingularInertia) && !no_form.empty()) why += "; " + no_form;
   return why;
+}
+
+const Model& method_model(const MethodInfo& info, const Model& model, std::optional<Model>& storage,
+                          std::vector<std::string>* changes) {
+  if (!takes_particle_form(info, model)) return model;
+  try {
+    ParticleForm f = particle_form(model);
+    if (changes) *changes = std::move(f.changes);
+    storage = std::move(f.model);
+    return *storage;
+  } catch (const UnsupportedModel&) {
+    return model;  // it has none: unsupported_reason says why
+  }
 }
 
 std::string limits_note(const MethodInfo& info, const Model& model) {

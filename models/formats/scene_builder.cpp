@@ -215,7 +215,8 @@ void SceneBuilder::body(const R& br) {
     if (b.is_static && !br.has("inertia")) b.inertia = Mat3::Zero();
     else {
       b.inertia = mat3(br, "inertia");
-      if (!is_spd(b.inertia)) br.fail("inertia", "inertia tensor is not symmetric positive definite");
+      // a point mass's or a thin rod's singular inertia is a model's too (check_model)
+      if (!is_spd(b.inertia) && !is_semidefinite(b.inertia)) br.fail("inertia", "inertia tensor is not symmetric positive semi-definite");
     }
   }
   b.box = vec3(br, "box", Vec3::Zero());

@@ -32,7 +32,10 @@ namespace mb {
 
 const std::vector<OptionInfo>& urdf_options() {
   static const std::vector<OptionInfo> options = {
-      OptionInfo::choice("base", "fixed", "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base", {"fixed", "free"}),
+      OptionInfo::choice("base", "auto",
+                         "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base; auto: fixed, but a "
+                         "file without a moving joint (a lone object) floats, as PyBullet and Drake load it",
+                         {"auto", "fixed", "free"}),
       OptionInfo::choice("collisions", "off",
                          "off; primitives: <collision> boxes, spheres, cylinders and capsules become shapes (a mesh is refused); all: meshes "
                          "too, each as its convex hull",
@@ -63,7 +66,8 @@ Model load_urdf(const std::string& text, const std::string& source, int line) {
   spec.check_options(urdf_options());
   if (!is_file(spec.name())) throw InputError(source, line, "model", fmt::format("no URDF file '{}'", spec.name()));
   UrdfOptions o;
-  o.free_base = spec.get_string("base", "fixed") == "free";
+  o.free_base = spec.get_string("base", "auto") == "free";
+  o.auto_base = spec.get_string("base", "auto") == "auto";
   o.collisions = spec.get_string("collisions", "off") != "off";
   o.meshes = spec.get_string("collisions", "off") == "all";
   o.friction = spec.get_double("friction", 1.0);
@@ -102,6 +106,7 @@ Model parse_urdf(const std::string&, const std::string& path, const UrdfOptions&
 
 bool urdf_supported() { return true; }
 
+using urdf_import::add_mimics;
 using urdf_import::Conventions;
 using urdf_import::join;
 using urdf_import::normalise;
@@ -173,7 +178,7 @@ bool positive_semidefinite(const Mat3& I, double mass) {
 // of the root's group with base=fixed are the world: their mass and inertia never enter the
 // dynamics (PyBullet marks a fixed base by a root of mass 0 with an inertia), only finite numbers
 // and a mass >= 0 are checked. With base=free a root of mass 0 with an inertia is that mark, refused by name.
-void check_link(const urdf::Link& link, const std::string& path, bool fixed_root, bool free_root) {
+void check_link(const urdf::Link& link, const std::string& path, bool fixed_root, bool free_root, bool strict) {
   if (!link.inertial) return;
   const urdf::Inertial& in = *link.inertial;
   const std::string f = fmt::format("link[{}].inertial", link.name);
@@ -191,8 +196,10 @@ void check_link(const urdf::Link& link, const std::string& path, bool fixed_root
   if (in.mass > 0 && !positive_semidefinite(I, in.mass))
     throw InputError(path, 0, f + ".inertia",
                      fmt::format("inertia is not positive definite (ixx {} iyy {} izz {} ixy {} ixz {} iyz {})", in.ixx, in.iyy, in.izz, in.ixy, in.ixz, in.iyz));
-  if (in.mass == 0 && !I.isZero(0))
-    throw InputError(path, 0, f + ".inertia", "a link of mass 0 (a massless frame) must have inertia 0");
+  // a massless link with an inertia (Drake and PyBullet keep it): its inertia joins its body's
+  if (in.mass == 0 && !I.isZero(0) && (strict || !positive_semidefinite(I, 1.0)))
+    throw InputError(path, 0, f + ".inertia",
+                     strict ? "a link of mass 0 (a massless frame) must have inertia 0" : "the inertia of a link of mass 0 is not positive semi-definite");
 }
 
 void check_joint(const urdf::Joint& j, const std::string& path) {
@@ -345,13 +352,22 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   } break_loops{*robot};
   const urdf::LinkConstSharedPtr root = robot->getRoot();
   if (!root) throw InputError(path, 0, "", "the robot has no root link");
+  // base=auto floats a lone object with a mass (a root of mass 0 is PyBullet's fixed base)
+  const bool moving = std::any_of(robot->joints_.begin(), robot->joints_.end(),
+                                  [](const auto& j) { return j.second && j.second->type != urdf::Joint::FIXED; });
+  const bool massive = std::any_of(robot->links_.begin(), robot->links_.end(), [](const auto& l) {
+    return l.second && l.second->inertial && l.second->inertial->mass > 0;
+  });
+  const urdf::Inertial* const ri = root->inertial.get();
+  const bool fixed_mark = ri && ri->mass == 0 && (ri->ixx != 0 || ri->iyy != 0 || ri->izz != 0 || ri->ixy != 0 || ri->ixz != 0 || ri->iyz != 0);
+  const bool free_base = options.free_base || (options.auto_base && !moving && massive && !fixed_mark);
 
   // the links depth first from the root, grouped by fixed joints; each link's frame in the world
   std::vector<LinkFrame> links;
   std::vector<Group> groups(1);
   groups[0].head = root->name;
   std::function<void(const urdf::Link&, const Pose&, int)> walk = [&](const urdf::Link& link, const Pose& frame, int g) {
-    check_link(link, path, g == 0 && !options.free_base, g == 0 && options.free_base && &link == root.get());
+    check_link(link, path, g == 0 && !free_base, g == 0 && free_base && &link == root.get(), options.strict);
     groups[static_cast<size_t>(g)].links.push_back(links.size());
     links.push_back({&link, g, frame});
     for (const urdf::JointSharedPtr& j : link.child_joints) {
@@ -384,21 +400,32 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   m.info.name = robot->getName();
   m.info.source = path;
   m.info.description = fmt::format("URDF robot '{}' from {}; {}", robot->getName(), path,
-                                   options.free_base ? "a floating base" : "the root link fixed");
+                                   free_base ? "a floating base" : "the root link fixed");
   m.info.duration = 5;
   m.info.default_h = 0.001;
   m.info.h_grid = default_h_grid();
 
   bool singular = false;  // a body with a singular inertia
+  std::vector<std::string> spinning;  // massless links with an inertia (kept)
   // each group's body: the mass, centre of mass and inertia of its links (parallel-axis theorem);
   // a group of one massive link keeps that link's inertial frame and numbers as they are
   for (size_t g = 0; g < groups.size(); ++g) {
     Group& G = groups[g];
-    if (g == 0 && !options.free_base) continue;  // welded to the world: the world
+    if (g == 0 && !free_base) continue;  // welded to the world: the world
     std::vector<std::pair<const urdf::Inertial*, Pose>> parts;  // inertial, its frame in the world
     for (size_t k : G.links) {
       const LinkFrame& L = links[k];
       if (L.link->inertial && L.link->inertial->mass > 0) parts.push_back({L.link->inertial.get(), L.frame * pose(L.link->inertial->origin)});
+    }
+    // massless links with an inertia: their moments only (no mass, no parallel-axis term)
+    std::vector<std::pair<const urdf::Inertial*, Pose>> spins;
+    for (size_t k : G.links) {
+      const LinkFrame& L = links[k];
+      const urdf::Inertial* in = L.link->inertial.get();
+      if (in && in->mass == 0 && (in->ixx != 0 || in->iyy != 0 || in->izz != 0 || in->ixy != 0 || in->ixz != 0 || in->iyz != 0)) {
+        spins.push_back({in, L.frame * pose(in->origin)});
+        spinning.push_back(L.link->name);
+      }
     }
     if (parts.empty()) {
       if (g == 0)
@@ -413,7 +440,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     for (size_t k : G.links)
       if (links[k].link->inertial.get() == &first) b.name = links[k].link->name;
     b.orientation = first_frame.q;
-    if (parts.size() == 1) {
+    if (parts.size() == 1 && spins.empty()) {
       b.mass = first.mass;
       b.position = first_frame.p;
       b.inertia << first.ixx, first.ixy, first.ixz, first.ixy, first.iyy, first.iyz, first.ixz, first.iyz, first.izz;
@@ -426,6 +453,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       }
       const Vec3 c = moment / mass;
       Mat3 I = Mat3::Zero();  // world axes, about c
+      parts.insert(parts.end(), spins.begin(), spins.end());
       for (const auto& [in, frame] : parts) {
         Mat3 Ii;
         Ii << in->ixx, in->ixy, in->ixz, in->ixy, in->iyy, in->iyz, in->ixz, in->iyz, in->izz;
@@ -506,39 +534,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       dynamics.push_back(fmt::format("{} (damping {}, friction {})", j->name, j->dynamics->damping, j->dynamics->friction));
     if (j->mimic) mimic.push_back(j->name);
   }
-  // <mimic joint="b" multiplier="m" offset="o"/> on joint a: q_a = m q_b + o, a coupling (every
-  // joint is at 0 at the start, so the offset is 0)
-  for (const std::string& a : mimic) {
-    const auto& mi = robot->getJoint(a)->mimic;
-    const int line = xml_element_line(text, "joint", a);
-    const std::string f = fmt::format("joint[{}].mimic", a);
-    auto index = [&](const std::string& name) {
-      const auto it = std::find_if(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.name == name; });
-      return it == m.joints.end() ? -1 : static_cast<int>(it - m.joints.begin());
-    };
-    JointCoupling c;
-    c.name = a + ":mimic";
-    c.a = index(a);
-    c.b = index(mi->joint_name);
-    c.multiplier = mi->multiplier;
-    c.offset = mi->offset;
-    if (c.a < 0) throw InputError(path, line, f, fmt::format("joint '{}' is fixed: only a moving joint mimics another", a));
-    if (c.b < 0)
-      throw InputError(path, line, f + ".joint",
-                       robot->getJoint(mi->joint_name) ? fmt::format("joint '{}' mimics '{}', a fixed joint", a, mi->joint_name)
-                                                       : fmt::format("joint '{}' mimics '{}': no such joint", a, mi->joint_name));
-    if (c.a == c.b) throw InputError(path, line, f + ".joint", fmt::format("joint '{}' mimics itself", a));
-    if (!std::isfinite(c.multiplier)) throw InputError(path, line, f + ".multiplier", fmt::format("multiplier must be finite, got {}", c.multiplier));
-    if (!(std::abs(c.offset) <= kCouplingStartTolerance))
-      throw InputError(path, line, f + ".offset",
-                       fmt::format("offset {} breaks the mimic at the start, where every joint is at 0; only offset 0 is mapped", c.offset));
-    for (const JointCoupling& o : m.couplings)
-      if (o.a == c.b && o.b == c.a)
-        throw InputError(path, line, f + ".joint", fmt::format("joints '{}' and '{}' mimic each other", a, mi->joint_name));
-    m.couplings.push_back(c);
-  }
-
-  if (singular) check_mass_matrix(m, options.free_base, path);
+  add_mimics(*robot, mimic, text, path, options.strict, m);
+  if (!spinning.empty())
+    m.info.warnings.push_back(fmt::format("{}: links of mass 0 with an inertia: the inertia joins their body's (Drake's and PyBullet's "
+                                          "reading): {}; strict=on refuses it",
+                                          path, join(spinning, ", ")));
+  if (singular) check_mass_matrix(m, free_base, path);
 
   // every link's frame by name, in its body's frame
   for (const LinkFrame& L : links) {
@@ -669,7 +670,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   if (has_joint_dampers(m)) m.info.energy_conserved = false;
   for (const std::string& w : messages) m.info.warnings.push_back(fmt::format("{}: liburdfdom: {}", path, w));
   m.info.warnings.insert(m.info.warnings.end(), conventions.warnings.begin(), conventions.warnings.end());
-  if (m.bodies.empty()) throw InputError(path, 0, "", "the robot has no moving link (every link is welded to the fixed root; base=free floats it)");
+  if (free_base && !options.free_base)
+    m.info.warnings.push_back(fmt::format("{}: base=auto: no joint moves a link, so the robot floats (base=fixed bolts it)", path));
+  if (m.bodies.empty())
+    throw InputError(path, 0, "",
+                     massive ? "the robot has no moving link (every link is welded to the fixed root; base=free floats it)"
+                             : "the robot has no moving link: no joint moves a link and no link has a mass (a static object)");
   check_model(m, path);
   return m;
 }

@@ -19,6 +19,9 @@ namespace mb {
 
 struct UrdfOptions {
   bool free_base = false;   // base=free: the root's body floats (6 degrees of freedom)
+  // base=auto: fixed, except that a file whose joints are all fixed (a lone object) floats, as
+  // PyBullet and Drake load it
+  bool auto_base = false;
   bool collisions = false;  // collisions=primitives: boxes, spheres, cylinders and capsules become shapes
   bool meshes = false;      // collisions=all (with collisions): meshes too, as their convex hulls (mesh_hull.hpp)
   // limits=on: <limit> lower and upper of revolute and prismatic joints as joint limits (a range of

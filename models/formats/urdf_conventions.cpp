@@ -46,6 +46,15 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
     if (!where.empty()) c.warnings.push_back(fmt::format("{}: {}: {}{}", path, what, join(where, ", "), refused));
   };
 
+  // a robot without a name: named after its file
+  if (!robot.Attribute("name")) {
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    const std::string stem = file.substr(0, file.rfind('.'));
+    const std::string name = stem.empty() ? "robot" : stem;
+    robot.SetAttribute("name", name);
+    warn("a <robot> without a name is named after its file", {"'" + name + "'"});
+  }
+
   // extension elements: namespaced ones (<drake:...>) anywhere, Bullet's <contact> in a <link>
   std::map<std::string, int> extensions;
   auto strip = [&](const auto& self, TiXmlElement& e) -> void {

@@ -8,6 +8,14 @@
 #include <utility>
 #include <vector>
 
+namespace urdf {
+class ModelInterface;
+}
+
+namespace mb {
+struct Model;
+}
+
 namespace mb::urdf_import {
 
 // The conventions of Drake's and PyBullet's URDF that liburdfdom refuses, rewritten on TinyXML's DOM
@@ -26,6 +34,12 @@ struct Conventions {
 // is, liburdfdom's reading alone); InputError naming the file for a number that is not one
 // (xml_numbers.hpp), strict or not.
 Conventions normalise(const std::string& text, const std::string& path, bool strict);
+
+// The <mimic>s of the joints named in `mimic` (robot's, `text` the file's text for their lines) as
+// couplings of m's joints: q_a = m q_b + o, o = 0 (every joint is at 0 at the start). A mimic that
+// couples no two moving joints is ignored, named in one warning (strict: refused).
+void add_mimics(const urdf::ModelInterface& robot, const std::vector<std::string>& mimic, const std::string& text, const std::string& path,
+                bool strict, Model& m);
 
 // items joined by sep (the warnings' lists)
 inline std::string join(const std::vector<std::string>& items, const char* sep) {
