@@ -233,7 +233,7 @@ forcerange = [-2.0, 2.0]
     try {
       s = mbtest::simulate(m, run, 1e-3, 1);
     } catch (const mb::UnsupportedModel& e) {
-      WARN(method << " refuses the cart-pole: " << e.what());  // the Lagrange methods have no slider
+      WARN(method << " refuses the cart-pole: " << e.what());
       continue;
     }
     CHECK(mbtest::max_position_difference(ref, s) < 5e-3);

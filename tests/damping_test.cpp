@@ -143,8 +143,8 @@ TEST_CASE("damping: the force-element methods agree with ref within their order"
   INFO("linear - ref at 0.5 s: " << l1 << " m (h = 2 ms), " << l2 << " m (1 ms)");
   CHECK(l2 < 1e-3);
   CHECK(std::log2(l1 / l2) > 0.8);
-  // LM4 (no sliders: the pole alone on its damped hinge, the cart bolted to the world) evaluates
-  // the damper at every RK4 stage
+  // LM4 (the pole alone on its damped hinge, the cart bolted to the world) evaluates the damper at
+  // every RK4 stage
   mb::Model pole = cart_pole();
   pole.bodies[0].is_static = true;
   pole.bodies[0].mass = 0;

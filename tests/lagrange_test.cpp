@@ -55,6 +55,18 @@ mb::Model every_joint_model() {
   joint(T::Fixed, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
   joint(T::Cardan, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
   joint(T::Cardan, mb::kWorld, 1, mb::Vec3::Zero(), mb::Vec3(0, 0.1, 0));
+  joint(T::Slider, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
+  joint(T::Slider, mb::kWorld, 0, mb::Vec3(0.1, 0.5, 0), mb::Vec3(0, 0.15, 0));
+  joint(T::PointOnLine, 1, 2, mb::Vec3(0.05, 0.1, 0), mb::Vec3::Zero());          // rigid-particle line
+  joint(T::PointOnPlane, 0, 1, mb::Vec3(0, -0.15, 0.02), mb::Vec3(0.01, 0.1, 0));
+  joint(T::Twist, 0, 1, mb::Vec3::Zero(), mb::Vec3::Zero());
+  // motors' rows on a slider and a hinge
+  for (const int j : {11, 5}) {
+    mb::Motor mo;
+    mo.name = fmt::format("m{}", j);
+    mo.joint = j;
+    m.motors.push_back(mo);
+  }
   return m;
 }
 

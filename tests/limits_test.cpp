@@ -188,7 +188,10 @@ TEST_CASE("limits: every method and engine that claims limits rests the leg at i
     // the knee passes its limit by up to 0.072 rad at impact in mujoco, 3.3e-3 in bullet, and all
     // rest within 1.1e-3 rad of the limits
     const bool engine = i.family == "peer";
-    leg_rest(i.name, engine ? 0.1 : kTolP, engine ? 3e-3 : kTolP);
+    // the lagrange family stops a limit the step after it crossed it, past it by up to q' h (the
+    // knee 7.5e-3 rad at 1 ms), and rests there unless stab=baumgarte draws it back (to 8e-9 rad)
+    const bool lagrange = i.family == "lagrange";
+    leg_rest(i.name, engine ? 0.1 : lagrange ? 1e-2 : kTolP, engine ? 3e-3 : lagrange ? 1e-2 : kTolP);
     ran.push_back(i.name);
   }
   for (const std::string engine : {"ode", "bullet", "dart", "mujoco", "gc-contact", "iterative"})

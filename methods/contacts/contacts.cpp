@@ -14,20 +14,7 @@ namespace mb {
 ContactSet::ContactSet(const Model& model, double margin, bool from_start, bool limits)
     : margin_(margin), enabled_(!model.shapes.empty()), from_start_(from_start) {
   if (enabled_) detector_ = std::make_unique<CollisionDetector>(model, margin);
-  for (size_t j = 0; j < model.joints.size() && limits; ++j) {
-    const Joint& J = model.joints[j];
-    if (!J.limited()) continue;
-    Limit l;
-    l.joint = static_cast<int>(j);
-    l.coordinate.joint = l.joint;
-    l.frame = motor_frame(model, l.coordinate);
-    for (const double bound : {J.lower, J.upper}) {
-      if (!std::isfinite(bound)) continue;
-      l.bound = bound;
-      l.sign = bound == J.lower ? 1.0 : -1.0;
-      limits_.push_back(l);
-    }
-  }
+  if (limits) limits_ = limit_sides(model);
   enabled_ = enabled_ || !limits_.empty();
   inv_mass_.assign(model.bodies.size(), 0.0);
   inv_inertia_.assign(model.bodies.size(), Mat3::Zero());
@@ -100,36 +87,13 @@ void ContactSet::detect(const Model& model, const State& preview, const State& s
   stats.t_contact += since(t0);
 }
 
-double ContactSet::limit_gap(const Model& model, const Limit& l, const State& s) const {
-  return l.sign * (motor_coordinate(model, s, l.coordinate, l.frame) - l.bound);
-}
-
-void ContactSet::limit_jacobian(const Model& model, const State& state, Row& r) const {
-  const Limit& l = limits_[static_cast<size_t>(r.limit)];
-  const Joint& j = model.joints[static_cast<size_t>(l.joint)];
-  const Vec3 u = joint_axis_world(state, j);
-  if (j.type == JointType::Slider) {
-    // q' = u . (v_b + w_b x r_b - v_a - w_a x (p_b - x_a)): a's lever reaches b's point (u turns with a)
-    const Vec3 rb = j.b == kWorld ? Vec3::Zero() : Vec3(state.bodies[static_cast<size_t>(j.b)].q * j.anchor_b);
-    const Vec3 pb = world_point(model, state, j.b, j.anchor_b);
-    const Vec3 la = j.a == kWorld ? Vec3::Zero() : Vec3(pb - state.bodies[static_cast<size_t>(j.a)].x);
-    r.Jl[0] << -u.transpose(), -la.cross(u).transpose();
-    r.Jl[1] << u.transpose(), rb.cross(u).transpose();
-  } else {
-    r.Jl[0] << 0, 0, 0, -u.transpose();  // q' = u . (w_b - w_a)
-    r.Jl[1] << 0, 0, 0, u.transpose();
-  }
-  r.Jl[0] *= l.sign;
-  r.Jl[1] *= l.sign;
-}
-
 // a side is a row while its gap on the preview or at the step's start is within the margin
 void ContactSet::add_limit_rows(const Model& model, const State& preview, const State& state) {
   limit_rows_ = 0;
   if (limits_.empty()) return;
   limit_state_ = state;
   for (size_t k = 0; k < limits_.size(); ++k) {
-    const Limit& l = limits_[k];
+    const LimitSide& l = limits_[k];
     const double gap = std::min(limit_gap(model, l, preview), limit_gap(model, l, state));
     if (gap > margin_) continue;
     const Joint& j = model.joints[static_cast<size_t>(l.joint)];
@@ -213,7 +177,7 @@ void ContactSet::update_inertia(const Model& model, const State& state) {
 
 void ContactSet::prepare(const Model& model, Row& r) {
   if (r.limit >= 0) {
-    limit_jacobian(model, limit_state_, r);
+    limit_jacobian(model, limit_state_, limits_[static_cast<size_t>(r.limit)], r.Jl);
     double k = 0;  // J M^-1 J^T
     for (int side = 0; side < 2; ++side) {
       const int body = side == 0 ? r.c.a : r.c.b;

@@ -30,6 +30,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "methods/bodies/free_motion.hpp"
+#include "methods/constraints/joint_limits.hpp"
 #include "methods/method.hpp"
 #include "models/collision.hpp"
 #include "models/kinematics.hpp"
@@ -152,20 +153,10 @@ class ContactSet {
     bool normal_only = false;  // a member of a patch: its friction is the patch's row
     std::vector<int> members;  // a patch's friction row: its normal rows (before it in rows_)
     int limit = -1;  // a joint limit's row (limits_ index; normal_only, P = 1), else -1
-    Eigen::Matrix<double, 1, 6> Jl[2] = {Eigen::Matrix<double, 1, 6>::Zero(), Eigen::Matrix<double, 1, 6>::Zero()};  // a limit's J on c.a, c.b
+    LimitRow Jl[2] = {LimitRow::Zero(), LimitRow::Zero()};  // a limit's J on c.a, c.b
   };
-  // a side of a joint's limits: its gap at a state is sign (q - bound)
-  struct Limit {
-    int joint = 0;
-    double bound = 0, sign = 1;  // the lower side: +1, the upper: -1
-    Motor coordinate;            // the joint's coordinate (Motor::joint), read by motor_coordinate
-    MotorFrame frame;
-  };
-  double limit_gap(const Model& model, const Limit& l, const State& s) const;
-  // a limit row's Jacobian (Jl) at `state`
-  void limit_jacobian(const Model& model, const State& state, Row& r) const;
   void add_limit_rows(const Model& model, const State& preview, const State& state);
-  std::vector<Limit> limits_;
+  std::vector<LimitSide> limits_;  // the sides of the joints' limits (methods/constraints/joint_limits.hpp)
   int limit_rows_ = 0;
   double margin_ = 0;
   State limit_state_;  // a limit's bodies on the prediction (position_sweep), the others at detect()'s state

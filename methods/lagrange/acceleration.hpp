@@ -22,11 +22,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "methods/bodies/free_motion.hpp"
 #include "methods/constraints/constraint_system.hpp"
+#include "methods/constraints/joint_limits.hpp"
 #include "methods/method.hpp"
 #include "methods/solvers/linear_solver.hpp"
 
@@ -72,6 +74,24 @@ class AccelerationSolver {
   void solve(const Model& model, const State& state, const StepLoads& loads, Eigen::VectorXd& lambda, State& acc,
              StepStats& stats);
   const ConstraintSystem& system() const { return cs_; }
+
+  // Joint limits as active-set rows (docs/lagrange.md, "Joint limits"): the sides of the model's
+  // limits (methods/constraints/joint_limits.hpp) and those active in the solves that follow. An
+  // active side is one equality row gap'' + c1 gap' + c0 gap = 0 beside the joints' rows, solved
+  // through the factorization of A (the Schur complement S = K - B^T A^-1 B of the joints' rows,
+  // B = J M^-1 Jl^T, K = Jl M^-1 Jl^T: one more solve with A per active side). A side whose
+  // multiplier pulls (< 0) is dropped and the stage solved again; a dropped side whose gap would
+  // then accelerate into its bound is taken back; a set met twice is a SimulationError naming the
+  // joint. Without active sides the solve is the joints' alone, bit for bit.
+  const std::vector<LimitSide>& limits() const { return limits_; }
+  void set_active_limits(const std::vector<int>& active) { active_ = active; }  // indices into limits()
+  const std::vector<int>& active_limits() const { return active_; }
+  // the multipliers of the active sides in the last solve (0 where dropped; > 0 pushes away from the bound)
+  const Eigen::VectorXd& limit_multipliers() const { return limit_x_; }
+  // The inelastic impulse of the active sides at `state`: impulses x >= 0 on them that bring every
+  // approaching side to gap' = 0 and leave the joints' velocity errors J V as they were (the same
+  // active-set solve with the right-hand side (0, -gap')). Factors A at `state`.
+  void limit_impulse(const Model& model, State& state, StepStats& stats);
   // Relative residual |A lambda - b| / |b| of the last solve (in the length-form rows).
   double last_residual() const;
 
@@ -81,6 +101,27 @@ class AccelerationSolver {
   std::unique_ptr<LinearSolver> solver_;
   Eigen::VectorXd jdv_, jv_, jmf_, phi_, scale_, phi_c_, scale_c_, b_, mu_, rates_;  // rates_: the motors' r (rows)
   State tmp_;
+  // the limits' rows: per active side its bodies' velocity changes M^-1 Jl^T (dv, dw of a and b),
+  // B, Y = A^-1 B, S; r the sides' right-hand side, limit_x_ their multipliers
+  std::vector<LimitSide> limits_;
+  std::vector<int> active_;
+  struct LimitColumn {
+    LimitRow J[2];
+    int body[2] = {-1, -1};  // dynamic bodies (-1: none)
+    Vec3 dv[2], dw[2];
+  };
+  std::vector<LimitColumn> lcol_;
+  Eigen::MatrixXd lB_, lY_, lS_;
+  Eigen::VectorXd lr_, limit_x_, lcolv_;
+  State dstate_;  // zero velocities but one column's
+  // lcol_, B, Y and S of the active sides at s (cs_ updated and factored there)
+  void limit_coupling(const Model& m, const State& s);
+  // limit_x_ from S and lr_ (the sign rules above)
+  void limit_active_set(const Model& m);
+  // gap' of active side i (J V of its row) on the velocities of s
+  double limit_row_velocity(int i, const State& s) const;
+  // s += M^-1 Jl^T x
+  void apply_limit_impulse(const Eigen::VectorXd& x, State& s) const;
 };
 
 // Convenience for tests and tools: the form's multipliers at `state` with a fresh solver.

@@ -66,26 +66,25 @@ struct FamilyOption {
 const std::vector<FamilyOption>& family_options() {
   static const std::vector<FamilyOption> o = {
       {OptionInfo::choice("stab", "baumgarte", "none (LM4), baumgarte (LMBS4), v (LMV4: + impulse velocity correction), "
-                          "vd (LMVD4: + impulse position projection and velocity correction)", {"none", "baumgarte", "v", "vd"}), {}},
-      {OptionInfo::number("alpha", "10", "Baumgarte damping: phi'' + 2 alpha phi' + beta^2 phi = 0 (see gains), 1/s", 0), {Stab::Baumgarte}},
+                          "vd (LMVD4: + impulse projection and velocity correction)", {"none", "baumgarte", "v", "vd"}), {}},
+      {OptionInfo::number("alpha", "10", "Baumgarte damping (see gains), 1/s", 0), {Stab::Baumgarte}},
       {OptionInfo::number("beta", "10", "Baumgarte stiffness (see alpha), 1/s", 0), {Stab::Baumgarte}},
       {OptionInfo::choice("gains", "2alpha_beta2", "how alpha and beta enter phi'' + c1 C' + c0 C = 0: 2alpha_beta2 (c1 = 2 alpha, "
                           "c0 = beta^2), alpha_beta, alpha_beta2, 2alpha_beta", {"2alpha_beta2", "alpha_beta", "alpha_beta2", "2alpha_beta"}),
        {Stab::Baumgarte}},
-      {OptionInfo::choice("stab_on", "form", "rod quantity C that carries the Baumgarte terms: form (C = the form's phi), "
-                          "length (|d|-L), half_squared ((|d|^2-L^2)/2), squared (|d|^2-L^2; with form=half_squared "
-                          "it reproduces the schmitt2005 LMBS4 rows)", {"form", "length", "half_squared", "squared"}),
+      {OptionInfo::choice("stab_on", "form", "rod quantity C of the Baumgarte terms: form (the form's phi), length (|d|-L), "
+                          "half_squared ((|d|^2-L^2)/2), squared (|d|^2-L^2; on form=half_squared: the schmitt2005 LMBS4 rows)", {"form", "length", "half_squared", "squared"}),
        {Stab::Baumgarte}},
-      {OptionInfo::choice("solver", "lu", "multiplier (and correction) solver: " + solver_names(), {"lu", "cholmod", "baraff"}), {}},
-      {OptionInfo::choice("form", "half_squared", "rod constraint function: half_squared ((|d|^2-L^2)/2, reproduces the schmitt2005 LM4 table), length (|d|-L), squared (|d|^2-L^2)",
+      {OptionInfo::choice("solver", "lu", "multiplier solver: " + solver_names(), {"lu", "cholmod", "baraff"}), {}},
+      {OptionInfo::choice("form", "half_squared", "rod constraint function: half_squared ((|d|^2-L^2)/2; the schmitt2005 LM4 table), length (|d|-L), squared (|d|^2-L^2)",
                           {"half_squared", "length", "squared"}), {}},
       {OptionInfo::number("tol_p", "1e-10", "projection tolerance of vd, m (rad); 0: to round-off", 0), {Stab::VD}},
       {OptionInfo::number("tol_v", "1e-10", "velocity correction tolerance of v and vd, m/s (rad/s); 0: to round-off", 0),
        {Stab::V, Stab::VD}},
-      {OptionInfo::choice("apply", "above_tol", "when the corrections of v and vd act: above_tol (only while an error "
-                          "exceeds its tolerance), always (at least one correction after every step)", {"above_tol", "always"}),
+      {OptionInfo::choice("apply", "above_tol", "when v and vd correct: above_tol (while an error exceeds its tolerance), "
+                          "always (also once after every step)", {"above_tol", "always"}),
        {Stab::V, Stab::VD}},
-      {OptionInfo::integer("max_iter", "1000", "maximum correction sweeps of v and vd; more is a failure", 1, 1e9), {Stab::V, Stab::VD}},
+      {OptionInfo::integer("max_iter", "1000", "correction sweeps of v and vd at most; more fail", 1, 1e9), {Stab::V, Stab::VD}},
   };
   return o;
 }
@@ -147,6 +146,7 @@ class LagrangeMethod final : public Method {
   // positions, orientations (normalised) and velocities of the dynamic bodies from y
   void unpack(const std::vector<double>& y, State& s) const;
   void derivative(const std::vector<double>& y, const State& acc, std::vector<double>& dy) const;
+  void update_limits(const Model& model, State& state, StepStats& stats);
 
   MethodInfo info_;
   Options opt_;
@@ -160,7 +160,11 @@ class LagrangeMethod final : public Method {
   Eigen::VectorXd lambda_;
   StepLoads loads_, no_loads_, stage_loads_;
   std::vector<Vec3> saved_v_, saved_w_;
+  std::vector<int> active_;  // the joint limits' active sides (AccelerationSolver::limits() indices)
 };
+
+// a side is at its bound within this gap (rad or m), and approaches faster than this rate (rad/s or m/s)
+constexpr double kLimitSlack = 1e-9, kLimitApproach = 1e-12;
 
 // y per dynamic body: x (3), v (3), and for rigid bodies q (w, x, y, z) (4), w (3)
 void LagrangeMethod::pack(const State& s, std::vector<double>& y) const {
@@ -260,8 +264,29 @@ void LagrangeMethod::do_init(const Model& model, const State& state) {
   }
 }
 
+// The joint limits' active set for the step (docs/lagrange.md, "Joint limits"): the sides at or
+// beyond their bounds (gap <= kLimitSlack) that were active, or whose gap does not open (gap' <= 0);
+// the inelastic impulse then stops those approaching. The set holds over the step's four stages,
+// each of which drops the sides whose multipliers pull.
+void LagrangeMethod::update_limits(const Model& model, State& state, StepStats& stats) {
+  const std::vector<LimitSide>& sides = acc_.limits();
+  const std::vector<int> was = acc_.active_limits();
+  active_.clear();
+  bool approaching = false;
+  for (size_t i = 0; i < sides.size(); ++i) {
+    if (limit_gap(model, sides[i], state) > kLimitSlack) continue;
+    const double rate = limit_rate(model, state, sides[i]);
+    if (rate > 0 && std::find(was.begin(), was.end(), static_cast<int>(i)) == was.end()) continue;
+    active_.push_back(static_cast<int>(i));
+    approaching = approaching || rate < -kLimitApproach;
+  }
+  acc_.set_active_limits(active_);
+  if (approaching) acc_.limit_impulse(model, state, stats);
+}
+
 void LagrangeMethod::do_step(const Model& model, State& state, double h, StepStats& stats) {
   step_loads(model, state.t, h, loads_);
+  if (!acc_.limits().empty()) update_limits(model, state, stats);
 
   // (a) one RK4 step of the whole state, the multipliers solved at every stage
   auto t0 = Clock::now();
@@ -356,7 +381,7 @@ MethodInfo Lagrange::describe() {
   }
   i.orders = {kFamilyOrder};
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors |
-               kRolling;
+               kRolling | kJointLimits;
   i.particle_form = true;
   i.timing_table = true;      // bender2007's "Lagrange" (Baumgarte, dense LU)
   i.timing_max_joints = 255;  // dense O(n^3): 0.1-1 s per step at 255 joints
@@ -388,7 +413,7 @@ MethodEntry Lagrange::alias(const std::string& name, const std::string& expansio
   i.paper_name = name == "baraff" ? "Baraff" : name;
   i.orders = orders.empty() ? std::vector<DeclaredOrder>{kFamilyOrder} : std::move(orders);
   // Baraff's O(n) factorization needs an acyclic constraint graph
-  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers |
+  i.supports = kActuators | kParticles | kRigidBodies | kTrees | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kJointLimits |
                (name == "baraff" ? 0u : kLoops | kMotors | kRolling);
   i.particle_form = true;
   i.timing_table = name == "baraff";

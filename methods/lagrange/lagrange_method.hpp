@@ -18,6 +18,12 @@
 //                    v and vd: apply=above_tol corrects only while an error exceeds its tolerance
 //                    (the impulse phases' rule), apply=always at least once after every step;
 //                    tol 0: to round-off (LMV4 and LMVD4: always, 0).
+//  - joint limits (methods/constraints/joint_limits.hpp): active-set rows of the acceleration
+//    solve (AccelerationSolver), the set updated once per step before the RK4 step: a side at or
+//    beyond its bound that was active or does not open is active, an approaching one is first
+//    stopped by an inelastic impulse; each stage drops the sides whose multipliers pull. A limit
+//    crossed within a step is caught at the next step: the impulse stops it there, and only
+//    stab=baumgarte returns it to the bound (its row's phi is the gap).
 //  - solver=lu|cholmod  the LinearSolver for the multipliers and the impulse corrections.
 //  - form=half_squared|length|squared  the rods' constraint function (default half_squared: it
 //    reproduces the schmitt2005 LM4 table; length gives 0.8x its factors).

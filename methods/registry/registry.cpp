@@ -32,7 +32,7 @@ std::vector<MethodEntry> builtin_methods() {
                         "Lagrange multipliers + RK4 + impulse velocity correction after each step",
                         {{"position", "double-pendulum", 4, 0.000625, 0.01, 1, "", "RK4; the correction to round-off after every step"}}),
         Lagrange::alias("LMVD4", "stab=vd,apply=always,tol_p=0,tol_v=0,solver=lu", "schmitt2005 s.5",
-                        "Lagrange multipliers + RK4 + impulse position projection and velocity correction (steps (a)-(d))",
+                        "Lagrange multipliers + RK4 + impulse projection and velocity correction (steps (a)-(d))",
                         {{"position", "double-pendulum", 4, 0.000625, 0.02, 1, "", "RK4; the corrections to round-off after every step"}}),
         Lagrange::alias("baraff", "stab=baumgarte,alpha=10,beta=10,solver=baraff", "bender2007 s.6", "Lagrange multipliers + RK4, Baumgarte, Baraff's O(n) LDL^T of H"),
         {GcContact::describe(), GcContact::make},
