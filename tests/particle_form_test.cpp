@@ -60,12 +60,16 @@ TEST_CASE("particle form: a hinge and a slider of point masses as rows on their 
   CHECK(rod.length == Approx(0.5 * std::sqrt(2.0)).epsilon(1e-12));
   for (const mb::Joint& j : f.model.joints)
     if (j.name == "swing") CHECK(j.length == Approx(0.5).epsilon(1e-12));
-  for (const char* method : {"sle", "iterative", "linear", "tomcin"})
+  for (const char* method : {"sle", "iterative", "linear", "tomcin", "LMVD4"})
     CHECK(mb::unsupported_reason(mb::make_method(method)->info(), m).empty());
 
-  // ref on the model as given; sle on the particle form converges to it at second order
+  // ref on the model as given; LM4 (RK4, multipliers) on the particle form agrees to its
+  // truncation error, sle converges to it at second order
   const mb::State ref = mbtest::simulate(m, "ref", 1e-3, 1.0);
   CHECK((ref.bodies[1].x - m.bodies[1].position).norm() > 0.1);  // the bob swings
+  const double lm4 = mbtest::max_position_difference(run(m, "LM4", 1e-3, 1.0), ref);
+  INFO("LM4 " << lm4);
+  CHECK(lm4 < 1e-8);
   const double e1 = mbtest::max_position_difference(run(m, "sle:tol_p=1e-12,tol_v=1e-12", 2e-3, 1.0), ref);
   const double e2 = mbtest::max_position_difference(run(m, "sle:tol_p=1e-12,tol_v=1e-12", 1e-3, 1.0), ref);
   INFO("sle at 2 ms " << e1 << ", at 1 ms " << e2);
