@@ -55,6 +55,13 @@ mb::Model every_joint_model() {
   joint(T::Fixed, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
   joint(T::Cardan, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
   joint(T::Cardan, mb::kWorld, 1, mb::Vec3::Zero(), mb::Vec3(0, 0.1, 0));
+  joint(T::Slider, 0, 1, mb::Vec3(0, -0.15, 0), mb::Vec3(0, 0.1, 0));
+  joint(T::PointOnLine, 0, 2, mb::Vec3(0.05, -0.15, 0), mb::Vec3::Zero());  // rigid-particle line
+  joint(T::PointOnPlane, mb::kWorld, 0, mb::Vec3(0.1, 0.5, 0), mb::Vec3(0, 0.15, 0));
+  joint(T::Planar, 0, 1, mb::Vec3(0, -0.15, 0.02), mb::Vec3(0, 0.1, 0));
+  joint(T::Planar, 1, mb::kWorld, mb::Vec3(0, 0.1, 0), mb::Vec3(0.3, 0.2, 0.1));
+  joint(T::Cylindrical, 0, 1, mb::Vec3(0.01, -0.15, 0), mb::Vec3(0, 0.1, 0.03));
+  joint(T::Cylindrical, mb::kWorld, 0, mb::Vec3::Zero(), mb::Vec3(0, 0.15, 0));
   return m;
 }
 

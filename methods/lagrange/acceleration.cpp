@@ -137,6 +137,19 @@ void velocity_product(const Model& m, const State& s, const ConstraintSystem& cs
       }
     } else if (parts.trans == TransPart::Point) {
       out.segment<3>(b.row) = p.c;
+    } else if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane) {
+      // P(n) g with g = u - w_a x d, the rate of b's point off a's line or plane seen from a
+      // (n = R_a axis_a turns with a): P' g + P g', the velocity part of g' = c - w_a x u
+      const int ka = b.body[0];
+      const bool turns = ka >= 0 && !m.bodies[ka].particle;
+      const Vec3 wa = turns ? Vec3(s.bodies[ka].w) : Vec3(Vec3::Zero());
+      const Vec3 n = joint_axis_world(s, J), nd = wa.cross(n);
+      const Vec3 g = p.u - wa.cross(p.d), gd = p.c - wa.cross(p.u);
+      if (parts.trans == TransPart::Plane) {
+        out[b.row] = nd.dot(g) + n.dot(gd);
+      } else {
+        out.segment<2>(b.row) = orthogonal_basis_rate(n, nd) * g + orthogonal_basis(n) * gd;
+      }
     }
     // rotational part: orientation rows w_a - w_b have a constant Jacobian (no term); axis rows
     // P(u_a) (w_a - w_b), u_a = R_a axis_a: P' (w_a - w_b) with u_a' = w_a x u_a
@@ -159,15 +172,22 @@ void velocity_product(const Model& m, const State& s, const ConstraintSystem& cs
 }
 
 void AccelerationSolver::init(const Model& model, LinearSolverFactory make_solver, const AccelerationTerms& terms) {
-  // velocity-product terms are derived (docs/lagrange.md) for rods, points, orientation and axis parts
+  // velocity-product terms are derived (docs/lagrange.md) for rods, points, lines, planes, orientation, axis and
+  // perpendicular parts
   for (const Joint& j : model.joints) {
     const JointParts parts = joint_parts(j.type);
-    if (parts.trans == TransPart::Line || parts.trans == TransPart::Plane || parts.rot == RotPart::Twist)
+    if (parts.rot == RotPart::Twist)
       throw UnsupportedModel(fmt::format(
-          "lagrange: joint '{}' is a {} joint; the multiplier methods support distance, ball, hinge, fixed, cardan, "
-          "orientation, axis and perpendicular joints (the velocity-product terms of line, plane and twist parts are not "
-          "derived yet)",
+          "lagrange: joint '{}' is a {} joint; the multiplier methods support every joint type but twist (the velocity-product "
+          "term of a twist part is not derived yet)",
           j.name, joint_type_name(j.type)));
+  }
+  for (const Motor& mo : model.motors) {
+    const Joint& j = model.joints[static_cast<size_t>(mo.joint)];
+    if (j.type == JointType::Slider)
+      throw UnsupportedModel(fmt::format("lagrange: motor '{}' drives the slider '{}'; the multiplier methods drive hinges (the "
+                                         "velocity-product term of a slider motor's row is not derived yet)",
+                                         mo.name, j.name));
   }
   for (const Motor& mo : model.motors)
     if (mo.limited())
