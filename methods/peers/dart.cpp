@@ -1,8 +1,9 @@
 // dart: DART (libdart-dev 6.12) as a method (docs/peers.md). Reduced coordinates: one Skeleton
 // holding the joint tree (peer_tree) -- a floating root a FreeJoint, a ball joint a BallJoint, a
 // hinge a RevoluteJoint, a slider a PrismaticJoint, a fixed joint a WeldJoint, a cardan joint a
-// UniversalJoint, a planar joint a PlanarJoint (a cylindrical one is refused), and a rod to a point mass a UniversalJoint at the pivot with both axes
-// perpendicular to the rod (the point mass is the body's centre of mass, its frame at the pivot).
+// UniversalJoint, a planar joint a PlanarJoint (a cylindrical one is refused), and a rod to a
+// point mass a UniversalJoint at the pivot with both axes perpendicular to the rod (the point
+// mass is the body's centre of mass, its frame at the pivot).
 // A step is World::step(): forward dynamics (articulated bodies), then semi-implicit Euler (order 1).
 // A motor is its joint's servo actuator (add_motors).
 // Traps (docs/peers.md): the umbrella header dart/dart.hpp needs libdart-external-ikfast-dev (we

@@ -3,9 +3,10 @@
 // slider Slider, a fixed joint Weld, a cardan joint Universal, a planar one Planar, a cylindrical
 // one Cylinder, and a rod to a point mass a Universal at the pivot with both axes perpendicular
 // to the rod (the point mass is the body's centre of mass, framed at the pivot) -- under
-// Force::UniformGravity. Each step is integrator.stepTo(t + h) without interpolation: with fixed=yes the integrator takes steps of
-// exactly h (no error control; RK-Merson is order 4), with fixed=no it adapts its steps to
-// `accuracy` and lands on every t + h (fixed=auto, the default: yes without contacts, no with).
+// Force::UniformGravity. Each step is integrator.stepTo(t + h) without interpolation: with
+// fixed=yes the integrator takes steps of exactly h (no error control; RK-Merson is order 4), with
+// fixed=no it adapts its steps to `accuracy` and lands on every t + h (fixed=auto, the default:
+// yes without contacts, no with).
 // Contacts go to Simbody's compliant contact subsystem (its contact tracker and Hunt-Crossley
 // forces; docs/peers.md, "Simbody's compliant contacts"): the pairs our detector tests, with
 // stiffness `contact_stiffness`, the pair's restitution e as the dissipation c = (1 - e) /

@@ -103,7 +103,9 @@ struct TreeLink {
 // fewer bytes.
 struct LinkSetup {
   Vec3 axis_c = Vec3::UnitZ();   // hinge or slider axis, a cardan's second axis, in the child's frame (unit)
-  Vec3 axis_p = Vec3::UnitZ();   // a cardan's first axis, a planar's or cylindrical's axis, in the parent's frame (the base frame if parent = -1; unit)
+  // a cardan's first axis, a planar's or cylindrical's axis, in the parent's frame (the base frame
+  // if parent = -1; unit)
+  Vec3 axis_p = Vec3::UnitZ();
   double length = 0;             // rod length (rod, swing)
   Quat q0 = Quat::Identity();    // hinge/slider/fixed/cardan/planar/cylindrical: parent->child relative orientation at q = 0
   Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
@@ -138,10 +140,10 @@ struct TreeLimit {
 
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
-  // free/ball/hinge/slider/fixed/cardan/planar/cylindrical joints nor a tree of point masses on rods. pair_balls: ball
-  // joints on one parent in pairs (two per SSE2 packet, the default) or one at a time: the same
-  // bits either way where the compiler forms no fused multiply-add (the x86-64 SSE2 build of the
-  // presets; tests).
+  // free/ball/hinge/slider/fixed/cardan/planar/cylindrical joints nor a tree of point masses on
+  // rods. pair_balls: ball joints on one parent in pairs (two per SSE2 packet, the default) or one
+  // at a time: the same bits either way where the compiler forms no fused multiply-add (the x86-64
+  // SSE2 build of the presets; tests).
   static TreeModel build(const Model& model, bool pair_balls = true);
 
   std::vector<TreeLink> link;    // (links) parents before children
