@@ -31,6 +31,8 @@ const JointTypeRow kJointTypes[] = {
     {JointType::Axis, "axis", {TransPart::None, RotPart::Axis}},
     {JointType::Twist, "twist", {TransPart::None, RotPart::Twist}},
     {JointType::Cardan, "cardan", {TransPart::Point, RotPart::Perpendicular}},
+    {JointType::Planar, "planar", {TransPart::Plane, RotPart::Axis}},
+    {JointType::Cylindrical, "cylindrical", {TransPart::Line, RotPart::Axis}},
 };
 const JointTypeRow& row_of(JointType t) {
   for (const auto& r : kJointTypes)

@@ -59,7 +59,7 @@ struct Body {
 // or 1 (twist: no relative rotation about axis_a, the twist of the swing-twist decomposition;
 // perpendicular: axis_b stays perpendicular to axis_a, the cross of a Cardan joint) degrees of
 // freedom.
-enum class JointType { Distance, Ball, Hinge, Fixed, Slider, PointOnLine, PointOnPlane, Orientation, Axis, Twist, Cardan };
+enum class JointType { Distance, Ball, Hinge, Fixed, Slider, PointOnLine, PointOnPlane, Orientation, Axis, Twist, Cardan, Planar, Cylindrical };
 enum class TransPart { None, Rod, Point, Line, Plane };  // rows: 0, 1, 3, 2, 1
 enum class RotPart { None, Orientation, Axis, Twist, Perpendicular };  // rows: 0, 3, 2, 1, 1
 struct JointParts {
@@ -67,8 +67,10 @@ struct JointParts {
   RotPart rot;
 };
 // distance = rod; ball = point; hinge = point + axis; fixed = point + orientation;
-// slider (prismatic) = line + orientation; cardan (universal) = point + perpendicular; the basic
-// ones alone: point_on_line, point_on_plane, orientation, axis, twist.
+// slider (prismatic) = line + orientation; cardan (universal) = point + perpendicular; planar =
+// plane + axis (the plane's normal is the axis: a turn about it and a slide in the plane);
+// cylindrical = line + axis (a turn about the line and a slide along it); the basic ones alone:
+// point_on_line, point_on_plane, orientation, axis, twist.
 JointParts joint_parts(JointType t);
 int trans_rows(TransPart p);
 int rot_rows(RotPart p);

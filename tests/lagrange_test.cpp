@@ -60,6 +60,10 @@ mb::Model every_joint_model() {
   joint(T::PointOnLine, 1, 2, mb::Vec3(0.05, 0.1, 0), mb::Vec3::Zero());          // rigid-particle line
   joint(T::PointOnPlane, 0, 1, mb::Vec3(0, -0.15, 0.02), mb::Vec3(0.01, 0.1, 0));
   joint(T::Twist, 0, 1, mb::Vec3::Zero(), mb::Vec3::Zero());
+  joint(T::Planar, 0, 1, mb::Vec3(0, -0.15, 0.02), mb::Vec3(0, 0.1, 0));
+  joint(T::Planar, 1, mb::kWorld, mb::Vec3(0, 0.1, 0), mb::Vec3(0.3, 0.2, 0.1));
+  joint(T::Cylindrical, 0, 1, mb::Vec3(0.01, -0.15, 0), mb::Vec3(0, 0.1, 0.03));
+  joint(T::Cylindrical, mb::kWorld, 0, mb::Vec3::Zero(), mb::Vec3(0, 0.15, 0));
   // motors' rows on a slider and a hinge
   for (const int j : {11, 5}) {
     mb::Motor mo;

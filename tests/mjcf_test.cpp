@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <random>
@@ -26,6 +27,7 @@
 #include "models/formats/mjcf.hpp"
 #include "models/formats/scene.hpp"
 #include "models/formats/urdf.hpp"
+#include "models/kinematics.hpp"
 #include "test_util.hpp"
 
 #ifdef MBBENCH_WITH_MUJOCO
@@ -814,6 +816,178 @@ TEST_CASE("mjcf: humanoid.xml's shape pairs are MuJoCo's - no parent-child pair 
         pairs += mujoco;
       }
     CHECK(pairs == 161);  // of the 20 geoms' 190 pairs, MuJoCo skips 29: one weld body's own, parent and child
+  }
+}
+
+namespace {
+
+// `file` of tests/data/mjcf written to the temporary directory as `name` with `edit` applied to its text
+std::string edited_copy(const std::string& file, const std::string& name, const std::function<void(std::string&)>& edit) {
+  std::ifstream in(kData + file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(!text.empty());
+  edit(text);
+  const std::string path = (std::filesystem::temp_directory_path() / ("mbbench_" + name)).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+// the file with a body of two hinges that do not meet, apart from the rest: the model needs
+// massless frames, so every multi-joint body of it is MuJoCo's chain
+std::string with_frames(const std::string& file) {
+  return edited_copy(file, "frames_" + file, [](std::string& t) {
+    t.insert(t.find("</worldbody>"), "<body name=\"stopper\" pos=\"3 0 1\"><joint name=\"stop_a\" axis=\"0 1 0\"/>"
+                                      "<joint name=\"stop_b\" pos=\"0 0 0.1\" axis=\"1 0 0\"/><geom type=\"box\" size=\"0.1 0.1 0.1\"/></body>\n");
+  });
+}
+
+// the state of `to` with the velocities of the bodies of `from` of the same name (every body of `to`)
+mb::Model rates_by_name(mb::Model to, const mb::Model& from) {
+  for (mb::Body& b : to.bodies) {
+    const mb::Body& o = from.bodies[static_cast<size_t>(from.body_index(b.name))];
+    b.velocity = o.velocity;
+    b.angular_velocity = o.angular_velocity;
+  }
+  to.info.exact.clear();
+  return to;
+}
+
+// the largest distance of a body of `a` from the body of `b` of the same name
+double named_difference(const mb::Model& ma, const mb::State& a, const mb::Model& mb_, const mb::State& b) {
+  double e = 0;
+  for (size_t i = 0; i < ma.bodies.size(); ++i)
+    e = std::max(e, (a.bodies[i].x - b.bodies[static_cast<size_t>(mb_.body_index(ma.bodies[i].name))].x).norm());
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("mjcf: two slides and a hinge normal to them are a planar joint - a hinge and a slide along it a cylindrical one",
+          "[mjcf][composite]") {
+  struct Case {
+    std::string path, joint, hinge;
+    mb::JointType type;
+  };
+  // the runner's root in MuJoCo's order and with the hinge first; the sleeve's slide runs against its hinge's axis
+  const std::string hinge_first = edited_copy("planar_runner.xml", "hinge_first.xml", [](std::string& t) {
+    const std::string line = "      <joint name=\"rooty\" type=\"hinge\" axis=\"0 1 0\"/>\n";
+    t.erase(t.find(line), line.size());
+    t.insert(t.find("      <joint name=\"rootx\""), line);
+  });
+  const Case cases[] = {{kData + "planar_runner.xml", "rootx+rootz+rooty", "rooty", mb::JointType::Planar},
+                        {hinge_first, "rooty+rootx+rootz", "rooty", mb::JointType::Planar},
+                        {kData + "cylinder.xml", "spin+shift", "spin", mb::JointType::Cylindrical}};
+  for (const Case& c : cases) {
+    INFO(c.path);
+    const mb::Model m = mb::load_model(c.path);
+    const Native n(c.path);
+    CHECK(m.shapes.empty());
+    CHECK(frame_count(m) == 0);
+    const mb::Joint& j = joint_named(m, c.joint);
+    CHECK(j.type == c.type);
+    CHECK(j.a == mb::kWorld);
+    const int k = n.joint(c.hinge);
+    CHECK((world_point(m, j.a, j.anchor_a) - n.v3(n.d->xanchor + 3 * k)).norm() <= 1e-14);
+    CHECK((world_point(m, j.b, j.anchor_b) - n.v3(n.d->xanchor + 3 * k)).norm() <= 1e-14);
+    CHECK((world_axis(m, j.a, j.axis_a) - n.v3(n.d->xaxis + 3 * k)).norm() <= 1e-14);
+    CHECK((world_axis(m, j.b, j.axis_b) - n.v3(n.d->xaxis + 3 * k)).norm() <= 1e-14);
+    const mb::TreeModel t = mb::TreeModel::build(m);
+    CHECK(t.link[0].kind == (c.type == mb::JointType::Planar ? mb::TreeJoint::Planar : mb::TreeJoint::Cylindrical));
+    CHECK(t.nv == n.m->nv);
+    CHECK(t.nq == n.m->nq);
+    // a scene file keeps the joint: the round trip is exact
+    const std::string toml = mb::scene_to_toml(m);
+    CHECK_THAT(toml, Catch::Contains(std::string("type = \"") + mb::joint_type_name(c.type) + "\""));
+    CHECK(mb::scene_to_toml(mb::parse_scene(toml, "composite.toml")) == toml);
+  }
+}
+
+TEST_CASE("mjcf: other chains of slides and a hinge stay MuJoCo's chain - refused by name where frames are", "[mjcf][composite]") {
+  struct Case {
+    std::string name, from, to, frame;
+  };
+  // the hinge off the slides' normal, parallel slides, a slide across the hinge; a range, an actuator
+  // and a joint equality on a slide of a planar root, which its one joint could not carry
+  const Case cases[] = {
+      {"tilted.xml", "<joint name=\"rooty\" type=\"hinge\" axis=\"0 1 0\"/>", "<joint name=\"rooty\" type=\"hinge\" axis=\"0 1 0.2\"/>", "torso/rootx"},
+      {"parallel.xml", "<joint name=\"rootz\" type=\"slide\" axis=\"0 0 1\"/>", "<joint name=\"rootz\" type=\"slide\" axis=\"-2 0 0\"/>", "torso/rootx"},
+      {"ranged.xml", "<joint name=\"rootz\" type=\"slide\" axis=\"0 0 1\"/>", "<joint name=\"rootz\" type=\"slide\" axis=\"0 0 1\" range=\"-1 1\" limited=\"true\"/>",
+       "torso/rootx"},
+      {"driven.xml", "</worldbody>", "</worldbody><actuator><motor joint=\"rootx\"/></actuator>", "torso/rootx"},
+      {"coupled.xml", "</worldbody>", "</worldbody><equality><joint joint1=\"hip\" joint2=\"rooty\"/></equality>", "torso/rootx"},
+      {"skew.xml", "<joint name=\"shift\" type=\"slide\" axis=\"0 0 -1\"/>", "<joint name=\"shift\" type=\"slide\" axis=\"0 1 -1\"/>", "sleeve/spin"}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const std::string path = edited_copy(c.frame == "sleeve/spin" ? "cylinder.xml" : "planar_runner.xml", c.name, [&](std::string& t) {
+      REQUIRE(t.find(c.from) != std::string::npos);
+      t.replace(t.find(c.from), c.from.size(), c.to);
+    });
+    const mb::Model m = mb::load_model(path);
+    CHECK(frame_count(m) == chain_frames(Native(path)));
+    CHECK(m.body_index(c.frame) >= 0);
+    for (const mb::Joint& j : m.joints) CHECK((j.type == mb::JointType::Hinge || j.type == mb::JointType::Slider));
+    const mb::MethodEntry* sle = mb::find_method("sle");
+    REQUIRE(sle);
+    CHECK_THAT(mb::unsupported_reason(sle->info, m), Catch::Contains("sle does not support massless frames") && Catch::Contains("'" + c.frame + "'"));
+  }
+}
+
+TEST_CASE("mjcf: planar and cylindrical joints run in GC4 as MuJoCo's chain does - and in the maximal-coordinate methods",
+          "[mjcf][composite]") {
+  // from random rates of MuJoCo's chain (the same file with a body that needs frames), 1 s at h =
+  // 1 ms: GC4 in the one joint's coordinates against GC4 and ref through the frames, and every
+  // maximal-coordinate method against ref; sle keeps the new rows at round-off
+  for (const char* file : {"planar_runner.xml", "cylinder.xml"}) {
+    INFO(file);
+    const mb::Model chain = with_random_rates(mb::load_model(with_frames(file)));
+    const mb::Model one = rates_by_name(mb::load_model(kData + file), chain);
+    REQUIRE(frame_count(one) == 0);
+    REQUIRE(mb::max_joint_error(one, mb::initial_state(one)).vel <= 1e-12);
+    const mb::State gc4_chain = mbtest::simulate(chain, "GC4", 0.001, 1.0);
+    const mb::State ref = mbtest::simulate(one, "ref", 0.001, 1.0);
+    const mb::State gc4 = mbtest::simulate(one, "GC4", 0.001, 1.0);
+    const double moved = mbtest::max_position_difference(ref, mb::initial_state(one));
+    const double e_chain = named_difference(one, gc4, chain, gc4_chain), e_ref = mbtest::max_position_difference(gc4, ref);
+    INFO("at 1 s: GC4 " << e_chain << " m from GC4 through frames, " << e_ref << " m from ref; bodies moved up to " << moved << " m");
+    CHECK(moved > 0.1);
+    CHECK(e_chain <= 1e-13);
+    CHECK(e_ref <= 1e-10);
+    // the impulse methods' error is their order's (second) at h = 1 ms; lagrange is RK4
+    for (const char* method : {"sle", "iterative", "linear", "tomcin", "lagrange"}) {
+      const double e = mbtest::max_position_difference(mbtest::simulate(one, method, 0.001, 1.0), ref);
+      INFO(method << ": " << e << " m from ref at 1 s");
+      CHECK(e <= (std::string(method) == "lagrange" ? 1e-9 : 2e-5));
+    }
+    // sle's drift of the joint's rows over the second, at tolerances of 1e-12
+    auto sle = mb::make_method("sle:tol_p=1e-12,tol_v=1e-12");
+    mb::State s = mb::initial_state(one);
+    sle->init(one, s);
+    double drift = 0;
+    for (int i = 1; i <= 1000; ++i) {
+      mb::StepStats st;
+      sle->step(one, s, 0.001, st);
+      const mb::JointError e = mb::joint_error(one, s, one.joints[0]);
+      drift = std::max({drift, e.pos, e.rot});
+    }
+    INFO("sle: the composite joint's largest position error over 1 s " << drift);
+    CHECK(drift <= 1e-12);
+    // the engines that have the joint: RK4 in joint coordinates (mujoco, simbody) or first order
+    // (g h t / 2 = 4.9e-3 m: dart, ode); the others refuse it by its type's name
+    const bool planar = one.joints[0].type == mb::JointType::Planar;
+    const std::pair<const char*, double> engines[] = {{"mujoco", 1e-10}, {"simbody", 1e-10}, {"dart", planar ? 1e-2 : 0.0},
+                                                      {"ode", planar ? 0.0 : 1e-2}, {"bullet", 0.0}};
+    for (const auto& [engine, tolerance] : engines) {
+      if (!mbtest::peer_built(engine)) continue;
+      INFO(engine);
+      if (tolerance == 0) {
+        CHECK_THROWS_WITH(mb::make_method(engine)->init(one, mb::initial_state(one)),
+                          Catch::Contains(std::string("of type ") + mb::joint_type_name(one.joints[0].type)));
+        continue;
+      }
+      const double e = mbtest::max_position_difference(mbtest::simulate(one, engine, 0.001, 1.0), ref);
+      INFO(engine << " " << e << " m from ref");
+      CHECK(e <= tolerance);
+    }
   }
 }
 

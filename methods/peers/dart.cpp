@@ -1,8 +1,9 @@
 // dart: DART (libdart-dev 6.12) as a method (docs/peers.md). Reduced coordinates: one Skeleton
 // holding the joint tree (peer_tree) -- a floating root a FreeJoint, a ball joint a BallJoint, a
 // hinge a RevoluteJoint, a slider a PrismaticJoint, a fixed joint a WeldJoint, a cardan joint a
-// UniversalJoint, and a rod to a point mass a UniversalJoint at the pivot with both axes
-// perpendicular to the rod (the point mass is the body's centre of mass, its frame at the pivot).
+// UniversalJoint, a planar joint a PlanarJoint (a cylindrical one is refused), and a rod to a
+// point mass a UniversalJoint at the pivot with both axes perpendicular to the rod (the point
+// mass is the body's centre of mass, its frame at the pivot).
 // A step is World::step(): forward dynamics (articulated bodies), then semi-implicit Euler (order 1).
 // A motor is its joint's servo actuator (add_motors).
 // Traps (docs/peers.md): the umbrella header dart/dart.hpp needs libdart-external-ikfast-dev (we
@@ -26,6 +27,7 @@
 #include <dart/dynamics/SphereShape.hpp>
 #include <dart/dynamics/BodyNode.hpp>
 #include <dart/dynamics/FreeJoint.hpp>
+#include <dart/dynamics/PlanarJoint.hpp>
 #include <dart/dynamics/PrismaticJoint.hpp>
 #include <dart/dynamics/RevoluteJoint.hpp>
 #include <dart/dynamics/Skeleton.hpp>
@@ -124,7 +126,8 @@ class Dart final : public Method {
   }
 
   void do_init(const Model& model, const State& state) override {
-    require_joint_types(model, "dart", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+    require_joint_types(model, "dart",
+                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan, JointType::Planar});
     check_shapes(model);
     if (!model.springs.empty()) throw UnsupportedModel("dart: force elements (springs) are not mapped");
     const auto joints = peer_joints(model, state);
@@ -160,6 +163,7 @@ class Dart final : public Method {
         const Vec3 ax_parent = flip ? j.axis_b : j.axis_a, ax_child = flip ? j.axis_a : j.axis_b;
         Quat w = Quat::Identity();  // the joint frame in world axes at the initial state
         if (j.type == JointType::Cardan) w = frame_xy(ax_parent, ax_child);
+        if (j.type == JointType::Planar) w = frame_z(ax_parent);
         if (j.type == JointType::Distance) w = frame_xy(f.u1, f.u2), pivot = f.origin;
         auto place = [&](dd::Joint::Properties& jp) {
           jp.mName = fmt::format("j{}", i);
@@ -216,6 +220,13 @@ class Dart final : public Method {
             node = skel_->createJointAndBodyNodePair<dd::UniversalJoint>(parent, jp, bp).second;
             break;
           }
+          case JointType::Planar: {  // slides along the joint frame's x and y (fixed in the parent), then the turn about z
+            dd::PlanarJoint::Properties jp;
+            place(jp);
+            jp.setXYPlane();
+            node = skel_->createJointAndBodyNodePair<dd::PlanarJoint>(parent, jp, bp).second;
+            break;
+          }
           default: throw UnsupportedModel("dart: unexpected joint type");
         }
       }
@@ -260,6 +271,15 @@ class Dart final : public Method {
           joint->setVelocity(0, f.u1.dot(wr));
           joint->setVelocity(1, f.u2.dot(wr));
           break;
+        case JointType::Planar: {  // the pivot's motion relative to the parent's point there, then the turn
+          const Quat w = frame_z(ax_parent);
+          const Vec3 pivot = tree.flip[u] ? j.anchor_a : j.anchor_b;
+          const Vec3 rel = s.v + f.w.cross(pivot - s.x) - peer_point_velocity(state, frames_, p, pivot);
+          joint->setVelocity(0, (w * Vec3::UnitX()).dot(rel));
+          joint->setVelocity(1, (w * Vec3::UnitY()).dot(rel));
+          joint->setVelocity(2, ax_parent.dot(wr));
+          break;
+        }
         default: break;
       }
     }

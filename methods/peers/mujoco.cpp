@@ -2,7 +2,8 @@
 // model's joints as a tree of MuJoCo bodies (peer_tree), written as MJCF text (mujoco_mjcf.hpp) and compiled through
 // an in-memory virtual file (MuJoCo 2.2 has no model-building API; nothing touches the disk); a
 // floating body gets a free joint, a ball/hinge/slider joint its MuJoCo joint at the child's anchor,
-// a fixed joint welds the child, a cardan joint is two hinges, and a rod to a point mass two hinges
+// a fixed joint welds the child, a cardan joint is two hinges, a planar joint two slides and a
+// hinge, a cylindrical one a hinge and a slide, and a rod to a point mass two hinges
 // perpendicular to the rod at its pivot (the point mass is the inertial offset of a body framed at
 // the pivot; its frame turns with the rod); a joint that closes a loop is an equality constraint
 // (loop_closures), a massless frame (Body::frame) no MuJoCo body: its joint joins the joints of the
@@ -76,7 +77,8 @@ class Mujoco final : public Method {
   }
 
   void do_init(const Model& model, const State& state) override {
-    require_joint_types(model, "mujoco", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+    require_joint_types(model, "mujoco", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan,
+                                          JointType::Planar, JointType::Cylindrical});
     for (const Shape& sh : model.shapes) {
       if (sh.type == ShapeType::HalfSpace && sh.body != kWorld && !model.bodies[static_cast<size_t>(sh.body)].is_static)
         throw UnsupportedModel(fmt::format("mujoco: shape '{}' is a half-space on a moving body; MuJoCo's planes are static", sh.name));
@@ -217,6 +219,22 @@ class Mujoco final : public Method {
           data_->qvel[d0] = (tree.flip[u] ? j.axis_b : j.axis_a).dot(wr);
           data_->qvel[dof(fmt::format("j{}b", i))] = (tree.flip[u] ? j.axis_a : j.axis_b).dot(wr);
           break;
+        case JointType::Planar:
+        case JointType::Cylindrical: {
+          // the slides' rates: the child's joint point relative to the parent's material point there
+          const Vec3 n = tree.flip[u] ? j.axis_b : j.axis_a, at = tree.flip[u] ? j.anchor_a : j.anchor_b;
+          const Vec3 rel = s.v + s.w.cross(at - s.x) - peer_point_velocity(state, frames_, p, at);
+          if (j.type == JointType::Cylindrical) {
+            data_->qvel[d0] = n.dot(wr);
+            data_->qvel[dof(fmt::format("j{}b", i))] = n.dot(rel);
+            break;
+          }
+          const auto P = orthogonal_basis(n);
+          data_->qvel[d0] = P.row(0).dot(rel);
+          data_->qvel[dof(fmt::format("j{}b", i))] = P.row(1).dot(rel);
+          data_->qvel[dof(fmt::format("j{}c", i))] = n.dot(wr);
+          break;
+        }
         case JointType::Distance:
           data_->qvel[d0] = f.u1.dot(wr);
           data_->qvel[dof(fmt::format("j{}b", i))] = f.u2.dot(wr);

@@ -120,6 +120,19 @@ struct Writer {
           x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
           x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_child));
           break;
+        case JointType::Planar: {
+          // two slides fixed in the parent, along the plane's basis (world: mujoco.cpp reads the
+          // rates along the same), then the hinge about the normal
+          const auto P = orthogonal_basis(flip ? j.axis_b : j.axis_a);
+          x += fmt::format("<joint name=\"j{}\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(fq * Vec3(P.row(0).transpose())));
+          x += fmt::format("<joint name=\"j{}b\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(fq * Vec3(P.row(1).transpose())));
+          x += fmt::format("<joint name=\"j{}c\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
+          break;
+        }
+        case JointType::Cylindrical:
+          x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
+          x += fmt::format("<joint name=\"j{}b\" type=\"slide\" pos=\"{}\" axis=\"{}\"/>\n", i, vec(at), vec(ax_parent));
+          break;
         case JointType::Distance:
           x += fmt::format("<joint name=\"j{}\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * own.u1));
           x += fmt::format("<joint name=\"j{}b\" type=\"hinge\" pos=\"0 0 0\" axis=\"{}\"/>\n", i, vec(fq * own.u2));
@@ -186,8 +199,8 @@ struct Writer {
   // (connect), or their relative pose (weld), or a tendon at its initial length; so: a ball joint is
   // a connect at its anchor, a hinge two connects (at its anchor and one metre along its axis: the
   // second also holds the axis), a fixed joint a weld, and a rod a spatial tendon between sites at
-  // its two anchors held at its initial length. A cardan or slider joint closing a loop has no such
-  // form and is refused.
+  // its two anchors held at its initial length. A cardan, slider, planar or cylindrical joint
+  // closing a loop has no such form and is refused.
   struct Loops {
     std::vector<std::vector<std::string>> sites;  // (nbody + 1: the world last) site elements
     std::string tendons, equalities;

@@ -1,6 +1,7 @@
 // ode: the Open Dynamics Engine (libode-dev, double precision) as a method (docs/peers.md).
 // Maximal coordinates: each dynamic body is a dBody (a point mass a sphere of particle_radius), each
-// joint an ODE joint (rod: dJointDBall, ball, hinge, slider, fixed, cardan: dJointUniversal);
+// joint an ODE joint (rod: dJointDBall, ball, hinge, slider, fixed, cardan: dJointUniversal,
+// cylindrical: dJointPiston; planar: none, refused);
 // closed loops are just more joints. A step is dWorldStep (a direct LCP solve of the
 // velocity-level constraints: the semi-implicit Euler step, first order) or dWorldQuickStep
 // (projected Gauss-Seidel with `iterations` sweeps); joint drift is fed back with ERP, constraints
@@ -76,7 +77,8 @@ class Ode final : public Method {
 
   void do_init(const Model& model, const State& state) override {
     require_joint_types(model, "ode",
-                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan,
+                         JointType::Cylindrical});
     for (const Shape& sh : model.shapes)
       if (sh.type == ShapeType::Convex)
         throw UnsupportedModel(fmt::format("ode: shape '{}' is convex; its mapping to dCreateConvex is not built", sh.name));
@@ -136,6 +138,7 @@ class Ode final : public Method {
         case JointType::Fixed: id = dJointCreateFixed(world_, nullptr); break;
         case JointType::Slider: id = dJointCreateSlider(world_, nullptr); break;
         case JointType::Cardan: id = dJointCreateUniversal(world_, nullptr); break;
+        case JointType::Cylindrical: id = dJointCreatePiston(world_, nullptr); break;
         default: throw UnsupportedModel("ode: unexpected joint type");  // require_joint_types refused it
       }
       dJointAttach(id, bodies_[static_cast<size_t>(b1)], b2 == kWorld ? nullptr : bodies_[static_cast<size_t>(b2)]);
@@ -156,6 +159,10 @@ class Ode final : public Method {
           dJointSetUniversalAnchor(id, p1.x(), p1.y(), p1.z());
           dJointSetUniversalAxis1(id, u1.x(), u1.y(), u1.z());
           dJointSetUniversalAxis2(id, u2.x(), u2.y(), u2.z());
+          break;
+        case JointType::Cylindrical:  // the line through body 1's anchor along its axis: the same line as a's
+          dJointSetPistonAnchor(id, p1.x(), p1.y(), p1.z());
+          dJointSetPistonAxis(id, u1.x(), u1.y(), u1.z());
           break;
         default: break;
       }

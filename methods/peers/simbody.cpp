@@ -1,11 +1,12 @@
 // simbody: Simbody (libsimbody-dev) as a method (docs/peers.md). Reduced coordinates: the joint
 // tree (peer_tree) as mobilized bodies -- a floating root Free, a ball joint Ball, a hinge Pin, a
-// slider Slider, a fixed joint Weld, a cardan joint Universal, and a rod to a point mass a
-// Universal at the pivot with both axes perpendicular to the rod (the point mass is the body's
-// centre of mass, framed at the pivot) -- under Force::UniformGravity. Each step is
-// integrator.stepTo(t + h) without interpolation: with fixed=yes the integrator takes steps of
-// exactly h (no error control; RK-Merson is order 4), with fixed=no it adapts its steps to
-// `accuracy` and lands on every t + h (fixed=auto, the default: yes without contacts, no with).
+// slider Slider, a fixed joint Weld, a cardan joint Universal, a planar one Planar, a cylindrical
+// one Cylinder, and a rod to a point mass a Universal at the pivot with both axes perpendicular
+// to the rod (the point mass is the body's centre of mass, framed at the pivot) -- under
+// Force::UniformGravity. Each step is integrator.stepTo(t + h) without interpolation: with
+// fixed=yes the integrator takes steps of exactly h (no error control; RK-Merson is order 4), with
+// fixed=no it adapts its steps to `accuracy` and lands on every t + h (fixed=auto, the default:
+// yes without contacts, no with).
 // Contacts go to Simbody's compliant contact subsystem (its contact tracker and Hunt-Crossley
 // forces; docs/peers.md, "Simbody's compliant contacts"): the pairs our detector tests, with
 // stiffness `contact_stiffness`, the pair's restitution e as the dissipation c = (1 - e) /
@@ -41,14 +42,6 @@ using simbody_adapter::sv;
 using simbody_adapter::srot;
 
 Vec3 ev(const SimTK::Vec3& v) { return Vec3(v[0], v[1], v[2]); }
-// a world-aligned rotation whose first axis is x and second y (y made perpendicular to x)
-Quat frame_z(const Vec3& z) {  // any rotation whose z axis is z
-  const Vec3 zn = z.normalized();
-  Eigen::Index k = 0;
-  zn.cwiseAbs().minCoeff(&k);
-  const Vec3 x = (Vec3::Unit(k) - zn * zn(k)).normalized();
-  return frame_xy(x, zn.cross(x));
-}
 
 // the applied torques (world frame) of the current step, held constant over it
 // A motor as Simbody's prescribed motion of its mobilizer's one coordinate: a position motor q(t)
@@ -136,7 +129,8 @@ class Simbody final : public Method {
 
   void build(const Model& model, const State& state) {
     require_joint_types(model, "simbody",
-                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan});
+                        {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Cardan,
+                         JointType::Planar, JointType::Cylindrical});
     if (!model.springs.empty()) throw UnsupportedModel("simbody: force elements (springs) are not mapped");
     const auto joints = peer_joints(model, state);
     const PeerTree tree = peer_tree(model, joints, "simbody", true);
@@ -193,7 +187,11 @@ class Simbody final : public Method {
       const Vec3 ax_parent = flip ? j.axis_b : j.axis_a, ax_child = flip ? j.axis_a : j.axis_b;
       Quat w = Quat::Identity();  // the mobilizer frames F and M in world axes at the initial state
       switch (j.type) {
-        case JointType::Hinge: w = frame_z(ax_parent); break;          // Pin: about z
+        case JointType::Hinge:
+        case JointType::Planar:       // Planar: about z, along x and y
+        case JointType::Cylindrical:  // Cylinder: about and along z
+          w = frame_z(ax_parent);
+          break;
         case JointType::Slider: w = frame_xy(j.axis_a, frame_z(j.axis_a) * Vec3::UnitX()); break;  // Slider: along x
         case JointType::Cardan: w = frame_xy(ax_parent, ax_child); break;  // Universal: x, then the new y
         case JointType::Distance:
@@ -211,6 +209,8 @@ class Simbody final : public Method {
         case JointType::Fixed: mobods_[u] = SimTK::MobilizedBody::Weld(parent, X_PF, body, X_BM); break;
         case JointType::Cardan:
         case JointType::Distance: mobods_[u] = SimTK::MobilizedBody::Universal(parent, X_PF, body, X_BM); break;
+        case JointType::Planar: mobods_[u] = SimTK::MobilizedBody::Planar(parent, X_PF, body, X_BM); break;
+        case JointType::Cylindrical: mobods_[u] = SimTK::MobilizedBody::Cylinder(parent, X_PF, body, X_BM); break;
         default: throw UnsupportedModel("simbody: unexpected joint type");
       }
       mframes_[u] = w;
@@ -260,6 +260,13 @@ class Simbody final : public Method {
           const Vec3 pivot = tree.flip[u] ? j.anchor_a : j.anchor_b;
           const Vec3 vm = s.v + f.w.cross(pivot - s.x), vf = peer_point_velocity(state, frames_, p, pivot);
           mobods_[u].setUToFitLinearVelocity(state_, sv(fw * (vm - vf)));
+          break;
+        }
+        case JointType::Planar:
+        case JointType::Cylindrical: {  // the turn, and the pivot's motion relative to the parent, in F
+          const Vec3 pivot = tree.flip[u] ? j.anchor_a : j.anchor_b;
+          const Vec3 vm = s.v + f.w.cross(pivot - s.x), vf = peer_point_velocity(state, frames_, p, pivot);
+          mobods_[u].setUToFitVelocity(state_, SimTK::SpatialVec(sv(fw * (f.w - wp)), sv(fw * (vm - vf))));
           break;
         }
         case JointType::Fixed: break;

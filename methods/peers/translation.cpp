@@ -127,6 +127,14 @@ Quat frame_xy(const Vec3& x, const Vec3& y) {
   return Quat(r);
 }
 
+Quat frame_z(const Vec3& z) {
+  const Vec3 zn = z.normalized();
+  Eigen::Index k = 0;
+  zn.cwiseAbs().minCoeff(&k);
+  const Vec3 x = (Vec3::Unit(k) - zn * zn(k)).normalized();
+  return frame_xy(x, zn.cross(x));
+}
+
 Vec3 peer_point_velocity(const State& state, const std::vector<PeerFrame>& frames, int b, const Vec3& p) {
   if (b == kWorld) return Vec3::Zero();
   const BodyState& s = state.bodies[static_cast<size_t>(b)];

@@ -106,6 +106,8 @@ std::vector<PeerFrame> peer_frames(const Model& model, const State& state, const
                                    const PeerTree& tree, const std::string& engine);
 // A world-aligned rotation whose first axis is x and second y (y made perpendicular to x).
 Quat frame_xy(const Vec3& x, const Vec3& y);
+// A rotation whose z axis is z (its x: the world axis least along z, made perpendicular to it).
+Quat frame_z(const Vec3& z);
 // The velocity of world point p moving with body b's frame (kWorld: at rest).
 Vec3 peer_point_velocity(const State& state, const std::vector<PeerFrame>& frames, int b, const Vec3& p);
 

@@ -158,8 +158,9 @@ void tree_derivative(const TreeModel& model, TreeData& data, const std::vector<d
       case TreeJoint::Hinge:
       case TreeJoint::Slider: dq[L.iq] = v[L.iv]; break;
       case TreeJoint::Cardan:
-        dq[L.iq] = v[L.iv];
-        dq[L.iq + 1] = v[L.iv + 1];
+      case TreeJoint::Planar:
+      case TreeJoint::Cylindrical:
+        for (int k = 0; k < L.nd; ++k) dq[L.iq + k] = v[L.iv + k];
         break;
       case TreeJoint::Fixed: break;
       case TreeJoint::Rod:

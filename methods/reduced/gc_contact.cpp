@@ -159,8 +159,9 @@ void GcContact::advance_positions(double h, std::vector<double>& x) const {
       case TreeJoint::Hinge:
       case TreeJoint::Slider: q[L.iq] += h * v[L.iv]; break;
       case TreeJoint::Cardan:
-        q[L.iq] += h * v[L.iv];
-        q[L.iq + 1] += h * v[L.iv + 1];
+      case TreeJoint::Planar:
+      case TreeJoint::Cylindrical:
+        for (int k = 0; k < L.nd; ++k) q[L.iq + k] += h * v[L.iv + k];
         break;
       default: break;
     }

@@ -66,6 +66,8 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
         if (L.kind == TreeJoint::Hinge) rel = F.q0 * Quat(Eigen::AngleAxisd(q[L.iq], F.axis_c));
         if (L.kind == TreeJoint::Cardan)
           rel = Quat(Eigen::AngleAxisd(q[L.iq], F.axis_p)) * F.q0 * Quat(Eigen::AngleAxisd(q[L.iq + 1], F.axis_c));
+        if (L.kind == TreeJoint::Planar) rel = F.q0 * Quat(Eigen::AngleAxisd(q[L.iq + 2], F.axis_c));
+        if (L.kind == TreeJoint::Cylindrical) rel = F.q0 * Quat(Eigen::AngleAxisd(q[L.iq], F.axis_c));
         W.Q = (qp * rel).normalized();
         W.R = W.Q.toRotationMatrix();
         W.x = j - W.R * L.anchor_c;
@@ -75,6 +77,26 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
           TreeView::MapS Si = tv.S(static_cast<int>(i));
           Si.col(0) << qp * F.axis_p, 0, 0, 0;
           Si.col(1) << W.R * F.axis_c, 0, 0, 0;
+        } else if (L.kind == TreeJoint::Planar) {
+          // o: the child's joint point, (s_1, s_2) in the plane from the parent's
+          const auto P = orthogonal_basis(F.axis_p);
+          const Vec3 u1 = qp * Vec3(P.row(0).transpose()), u2 = qp * Vec3(P.row(1).transpose());
+          W.o = j + q[L.iq] * u1 + q[L.iq + 1] * u2;
+          W.x = W.o - W.R * L.anchor_c;
+          if (L.parent >= 0) W.r = W.o - data.work[L.parent].o;
+          TreeView::MapS Si = tv.S(static_cast<int>(i));
+          Si.col(0) << 0, 0, 0, u1;
+          Si.col(1) << 0, 0, 0, u2;
+          Si.col(2) << W.R * F.axis_c, 0, 0, 0;
+        } else if (L.kind == TreeJoint::Cylindrical) {
+          // o: the child's joint point, s along the axis from the parent's
+          const Vec3 u = W.R * F.axis_c;
+          W.o = j + q[L.iq + 1] * u;
+          W.x = W.o - W.R * L.anchor_c;
+          if (L.parent >= 0) W.r = W.o - data.work[L.parent].o;
+          TreeView::MapS Si = tv.S(static_cast<int>(i));
+          Si.col(0) << u, 0, 0, 0;
+          Si.col(1) << 0, 0, 0, u;
         } else if (L.kind == TreeJoint::Slider) {
           // o: the child's joint point, s along the axis from the parent's
           const Vec3 u = W.R * F.axis_c;
@@ -118,6 +140,11 @@ void tree_kinematics(const TreeModel& model, TreeData& data, const double* q, co
       if (dynamics && L.kind == TreeJoint::Cardan) {  // u_1 turns with the parent, not the child
         const TreeView::MapS Si = tv.S(static_cast<int>(i));
         W.c.head<3>() += (qd[0] * qd[1]) * Vec3(Si.col(0).head<3>()).cross(Vec3(Si.col(1).head<3>()));
+      }
+      if (dynamics && L.kind == TreeJoint::Planar) {  // the slide directions turn with the parent, not the child
+        const TreeView::MapS Si = tv.S(static_cast<int>(i));
+        const Vec3 slide = qd[0] * Vec3(Si.col(0).tail<3>()) + qd[1] * Vec3(Si.col(1).tail<3>());
+        W.c.tail<3>() += qd[2] * slide.cross(Vec3(Si.col(2).head<3>()));
       }
     }
     if (!dynamics) continue;

@@ -30,6 +30,8 @@ int joint_dofs(TreeJoint k) {
     case TreeJoint::Rod: return 1;
     case TreeJoint::Swing: return 2;
     case TreeJoint::Cardan: return 2;
+    case TreeJoint::Planar: return 3;
+    case TreeJoint::Cylindrical: return 2;
   }
   return 0;
 }
@@ -44,6 +46,8 @@ int joint_coordinates(TreeJoint k) {
     case TreeJoint::Rod: return 1;
     case TreeJoint::Swing: return 4;
     case TreeJoint::Cardan: return 2;
+    case TreeJoint::Planar: return 3;
+    case TreeJoint::Cylindrical: return 2;
   }
   return 0;
 }
@@ -51,7 +55,7 @@ int joint_coordinates(TreeJoint k) {
 TreeModel TreeModel::build(const Model& m, bool pair_balls) {
   auto fail = [&](const std::string& why) {
     return UnsupportedModel(fmt::format(
-        "model '{}' is neither a tree of rigid bodies with free, ball, hinge, slider, fixed and cardan joints nor a tree of point masses "
+        "model '{}' is neither a tree of rigid bodies with free, ball, hinge, slider, fixed, cardan, planar and cylindrical joints nor a tree of point masses "
         "on rods: {}",
         m.info.name, why));
   };
@@ -191,6 +195,21 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
             throw fail(fmt::format("the axes of cardan '{}' are not perpendicular in the initial state", J.name));
           break;
         }
+        case JointType::Planar:
+        case JointType::Cylindrical: {
+          // the normal or the line's axis is fixed in both frames (the axis part keeps the two
+          // parallel): the parent's is axis_p, the child's axis_c
+          L.kind = J.type == JointType::Planar ? TreeJoint::Planar : TreeJoint::Cylindrical;
+          if (!(axis_c.norm() > 0) || !(axis_p.norm() > 0))
+            throw fail(fmt::format("{} '{}' has a zero axis", joint_type_name(J.type), J.name));
+          F.axis_c = axis_c.normalized();
+          F.axis_p = axis_p.normalized();
+          F.q0 = qp.conjugate() * qc;
+          const Vec3 uc = qc * F.axis_c, up = qp * F.axis_p;
+          if (uc.cross(up).norm() > 1e-9 || uc.dot(up) < 0)
+            throw fail(fmt::format("the axes of {} '{}' differ in the initial state", joint_type_name(J.type), J.name));
+          break;
+        }
         case JointType::Distance:  // between point masses or to a fixed point (checked above)
           L.kind = spatial ? TreeJoint::Swing : TreeJoint::Rod;
           F.length = J.length;
@@ -200,7 +219,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
         case JointType::Orientation:
         case JointType::Axis:
         case JointType::Twist:
-          throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, slider, fixed, cardan and free joints",
+          throw fail(fmt::format("joint '{}' is a {} joint; generalized coordinates support ball, hinge, slider, fixed, cardan, planar, cylindrical and free joints",
                                  J.name, joint_type_name(J.type)));
       }
     }
@@ -420,6 +439,34 @@ void TreeModel::read(const State& s, std::vector<double>& x) const {
         q[L.iq + 1] = 2 * std::atan2(d.vec().dot(F.axis_c), d.w());
         v[L.iv] = (qp * F.axis_p).dot(B.w - wp);
         v[L.iv + 1] = (B.q * F.axis_c).dot(B.w - wp);
+        break;
+      }
+      case TreeJoint::Planar:
+      case TreeJoint::Cylindrical: {
+        // the child's joint point from the parent's along the parent's slide directions (planar: the
+        // plane's basis, cylindrical: the axis), then the angle about the axis; the rates of those
+        // in the parent's frame
+        const Vec3 pp = L.parent >= 0 ? Vec3(s.bodies[link[L.parent].body].x + qp * L.anchor_p) : F.base_j;
+        const Vec3 vp = L.parent >= 0 ? Vec3(s.bodies[link[L.parent].body].v + wp.cross(qp * L.anchor_p)) : Vec3(Vec3::Zero());
+        const Vec3 arm = B.q * L.anchor_c, d = B.x + arm - pp, dv = B.v + B.w.cross(arm) - vp - wp.cross(d);
+        const Quat r = F.q0.conjugate() * qp.conjugate() * B.q;
+        const double angle = 2 * std::atan2(r.vec().dot(F.axis_c), r.w()), rate = (B.q * F.axis_c).dot(B.w - wp);
+        if (L.kind == TreeJoint::Planar) {
+          const auto P = orthogonal_basis(F.axis_p);
+          for (int k = 0; k < 2; ++k) {
+            const Vec3 u = qp * Vec3(P.row(k).transpose());
+            q[L.iq + k] = d.dot(u);
+            v[L.iv + k] = dv.dot(u);
+          }
+          q[L.iq + 2] = angle;
+          v[L.iv + 2] = rate;
+        } else {
+          const Vec3 u = qp * F.axis_p;
+          q[L.iq] = angle;
+          v[L.iv] = rate;
+          q[L.iq + 1] = d.dot(u);
+          v[L.iv + 1] = dv.dot(u);
+        }
         break;
       }
       case TreeJoint::Fixed: break;

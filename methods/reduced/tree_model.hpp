@@ -22,6 +22,14 @@
 //          S = [u_1, u_2; 0, 0] (u_1 = R_parent a_p, u_2 = R_child a_c, perpendicular), whose
 //          velocity product c = v x S qd + theta_1' theta_2' (u_1 x u_2, 0) (u_1 turns with the
 //          parent, u_2 with the child)
+//   planar (JointType::Planar) the child's joint point o moves from the parent's, j, in the plane
+//          normal to the axis, s_1 and s_2 along the basis e_1, e_2 = orthogonal_basis(a_p) fixed
+//          in the parent, o = j + R_p (s_1 e_1 + s_2 e_2), then turns by theta about the axis
+//          through o: q_rel = q0 R(a_c, theta) (3): MuJoCo's slide, slide, hinge on one body, the
+//          slides a linear map of (s_1, s_2). S = [0, 0, u; u_1, u_2, 0] (u_k = R_p e_k, u = R a_c);
+//          u_1, u_2 turn with the parent, so c = v x S qd + (0, theta' (s_1' u_1 + s_2' u_2) x u)
+//   cylindrical (JointType::Cylindrical) theta about the axis, then s along it from the parent's
+//          point, o = j + s u (2): the axis is fixed in both frames, S = [u, 0; 0, u], c = v x S qd
 //   fixed  no coordinate: the child keeps its initial orientation relative to the parent (0)
 //   A hinge's or slider's damper (Joint::damping) is the joint force -damping qd: the ABA's
 //   u = Q - S^T p^A with that Q.
@@ -72,7 +80,7 @@
 
 namespace mb {
 
-enum class TreeJoint { Free, Ball, Hinge, Slider, Fixed, Rod, Swing, Cardan };
+enum class TreeJoint { Free, Ball, Hinge, Slider, Fixed, Rod, Swing, Cardan, Planar, Cylindrical };
 
 // Degrees of freedom (velocity coordinates) and position coordinates of a joint.
 int joint_dofs(TreeJoint k);
@@ -95,9 +103,11 @@ struct TreeLink {
 // fewer bytes.
 struct LinkSetup {
   Vec3 axis_c = Vec3::UnitZ();   // hinge or slider axis, a cardan's second axis, in the child's frame (unit)
-  Vec3 axis_p = Vec3::UnitZ();   // a cardan's first axis in the parent's frame (the base frame if parent = -1; unit)
+  // a cardan's first axis, a planar's or cylindrical's axis, in the parent's frame (the base frame
+  // if parent = -1; unit)
+  Vec3 axis_p = Vec3::UnitZ();
   double length = 0;             // rod length (rod, swing)
-  Quat q0 = Quat::Identity();    // hinge/slider/fixed/cardan: parent->child relative orientation at q = 0
+  Quat q0 = Quat::Identity();    // hinge/slider/fixed/cardan/planar/cylindrical: parent->child relative orientation at q = 0
   Quat base_q = Quat::Identity();  // pose of the fixed parent frame (parent = -1)
   Vec3 base_x = Vec3::Zero();
   Vec3 base_j = Vec3::Zero();      // the joint point in the world (parent = -1: fixed)
@@ -139,10 +149,10 @@ struct TreeCoupling {
 
 struct TreeModel {
   // Throws UnsupportedModel naming why when the model is neither a tree of rigid bodies with
-  // free/ball/hinge/slider/fixed/cardan joints nor a tree of point masses on rods. pair_balls: ball
-  // joints on one parent in pairs (two per SSE2 packet, the default) or one at a time: the same
-  // bits either way where the compiler forms no fused multiply-add (the x86-64 SSE2 build of the
-  // presets; tests).
+  // free/ball/hinge/slider/fixed/cardan/planar/cylindrical joints nor a tree of point masses on
+  // rods. pair_balls: ball joints on one parent in pairs (two per SSE2 packet, the default) or one
+  // at a time: the same bits either way where the compiler forms no fused multiply-add (the x86-64
+  // SSE2 build of the presets; tests).
   static TreeModel build(const Model& model, bool pair_balls = true);
 
   std::vector<TreeLink> link;    // (links) parents before children

@@ -37,6 +37,13 @@ std::string unsupported_reason(const MethodInfo& info, const Model& model) {
   for (const auto& [bit, cause] : info.refusals)
     if (missing & bit) why += "; " + cause;
   if ((missing & kSingularInertia) && !no_form.empty()) why += "; " + no_form;
+  if (missing & kMasslessFrames) {  // the chains they sit in, by name (an import's "body/joint")
+    std::string names;
+    int n = 0;
+    for (const Body& b : model.bodies)
+      if (b.frame && n++ < 4) names += fmt::format("{}'{}'", names.empty() ? "" : ", ", b.name);
+    why += fmt::format("; its massless frames: {}{}", names, n > 4 ? fmt::format(" and {} more", n - 4) : "");
+  }
   return why;
 }
 

@@ -1,6 +1,6 @@
 // MJCF import: MuJoCo's bodies and joints as our bodies and joints (one joint of a body as it is,
-// several as a Cardan or ball joint where they are one, else a chain through frames), its
-// equality constraints as loop-closing joints and its joint actuators (mjcf_reader.hpp).
+// several as a Cardan, ball, planar or cylindrical joint where they are one, else a chain through
+// frames), its equality constraints as loop-closing joints and its joint actuators (mjcf_reader.hpp).
 #ifdef MBBENCH_WITH_MUJOCO
 #include <algorithm>
 #include <cmath>
@@ -10,19 +10,23 @@
 
 namespace mb::mjcf_import {
 
-std::string Reader::merge_refusal(int i, Vec3& p, std::vector<Vec3>& a) const {
+std::string Reader::merge_refusal(int i, Vec3& p, std::vector<Vec3>& a, JointType& type) const {
   const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
   std::string list;
+  int hinges = 0, slides = 0;
   for (int k = j0; k < j0 + nj; ++k) {
     if (!list.empty()) list += ", ";
     list += describe_joint(k);
+    hinges += m->jnt_type[k] == mjJNT_HINGE;
+    slides += m->jnt_type[k] == mjJNT_SLIDE;
   }
-  bool hinges = nj <= 3;
-  for (int k = j0; k < j0 + nj; ++k) hinges = hinges && m->jnt_type[k] == mjJNT_HINGE;
-  if (!hinges)
+  if (hinges == 1 && slides == nj - 1 && nj <= 3) return composite_refusal(i, list, p, a, type);
+  if (hinges != nj || nj > 3)
     return fmt::format("body '{}' has {} joints ({}): a body maps with one joint, two perpendicular hinges through one point "
-                       "(a Cardan joint) or three hinges through one point with independent axes (a ball joint)",
+                       "(a Cardan joint), three hinges through one point with independent axes (a ball joint), two slides and a "
+                       "hinge normal to both (a planar joint) or a hinge and a slide along it (a cylindrical joint)",
                        body_name(i), nj, list);
+  type = nj == 2 ? JointType::Cardan : JointType::Ball;
   // the point nearest every hinge line: sum (I - a a^T) (p - c) = 0
   Mat3 A = Mat3::Zero();
   Vec3 rhs = Vec3::Zero();
@@ -64,6 +68,56 @@ std::string Reader::merge_refusal(int i, Vec3& p, std::vector<Vec3>& a) const {
   return {};
 }
 
+std::string Reader::composite_refusal(int i, const std::string& list, Vec3& p, std::vector<Vec3>& a, JointType& type) const {
+  const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
+  int h = j0;
+  std::vector<Vec3> u;  // the slides' axes
+  for (int k = j0; k < j0 + nj; ++k) {
+    if (m->jnt_type[k] == mjJNT_HINGE) h = k;
+    else u.push_back(vec3(d->xaxis + 3 * k).normalized());
+  }
+  const Vec3 n = vec3(d->xaxis + 3 * h).normalized();
+  auto degrees = [](double cosine) { return std::acos(std::clamp(cosine, -1.0, 1.0)) * 180 / M_PI; };
+  if (nj == 2) {
+    type = JointType::Cylindrical;
+    if (n.cross(u[0]).norm() > kMeetTolerance)
+      return fmt::format("body '{}' has a hinge and a slide {:.6g} degrees apart (a cylindrical joint slides along its hinge): {}",
+                         body_name(i), degrees(std::abs(n.dot(u[0]))), list);
+  } else {
+    type = JointType::Planar;
+    if (u[0].cross(u[1]).norm() <= kMeetTolerance)
+      return fmt::format("body '{}' has two parallel slides and a hinge (a planar joint's slides span its plane): {}", body_name(i), list);
+    const double off = std::max(std::abs(n.dot(u[0])), std::abs(n.dot(u[1])));
+    if (off > kMeetTolerance)
+      return fmt::format("body '{}' has two slides and a hinge at {:.6g} degrees to a slide, not 90 (a planar joint turns about the "
+                         "normal of its slides' plane): {}", body_name(i), degrees(off), list);
+  }
+  // what the one joint cannot carry: its parts' limits, dampers, actuators and couplings
+  for (int k = j0; k < j0 + nj; ++k) {
+    std::string what;
+    if (opt.limits && m->jnt_limited[k]) what = "a range (limits=on)";
+    if (opt.damping && has_damping(k)) what = "damping (damping=on)";
+    for (int e = 0; e < m->nu && what.empty(); ++e)
+      if (m->actuator_trntype[e] == mjTRN_JOINT && m->actuator_trnid[2 * e] == k)
+        what = fmt::format("actuator '{}'", name_of(m, mjOBJ_ACTUATOR, e, "actuator"));
+    for (int e = 0; e < m->neq && what.empty(); ++e) {
+      if (!m->eq_active[e]) continue;
+      bool holds = m->eq_type[e] == mjEQ_JOINT && (m->eq_obj1id[e] == k || m->eq_obj2id[e] == k);
+      if (m->eq_type[e] == mjEQ_TENDON)
+        for (int id : {m->eq_obj1id[e], m->eq_obj2id[e]})
+          for (int w = id < 0 ? 0 : m->tendon_adr[id]; id >= 0 && w < m->tendon_adr[id] + m->tendon_num[id]; ++w)
+            holds = holds || (m->wrap_type[w] == mjWRAP_JOINT && m->wrap_objid[w] == k);
+      if (holds) what = fmt::format("equality '{}'", name_of(m, mjOBJ_EQUALITY, e, "equality"));
+    }
+    if (!what.empty())
+      return fmt::format("body '{}' has the joints of a {} joint, but joint '{}' has {}, which that joint does not carry: {}", body_name(i),
+                         joint_type_name(type), joint_name(k), what, list);
+  }
+  p = vec3(d->xanchor + 3 * h);
+  a = {n};
+  return {};
+}
+
 bool Reader::chainable(int i) const {
   const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
   for (int k = j0; k < j0 + nj; ++k)
@@ -94,7 +148,7 @@ bool Reader::has_damping(int k) const {
 
 Joint Reader::multi_joint(int i, int parent) const {
   const int nj = m->body_jntnum[i], j0 = m->body_jntadr[i];
-  if (opt.damping)
+  if (opt.damping && m->jnt_type[j0] == mjJNT_HINGE && m->jnt_type[j0 + 1] == mjJNT_HINGE)
     for (int k = j0; k < j0 + nj; ++k)
       if (has_damping(k))
         fail("body", body_name(i), fmt::format("body '{}' has {} hinges through one point, mapped as one {} joint, and joint '{}' has "
@@ -102,7 +156,8 @@ Joint Reader::multi_joint(int i, int parent) const {
                                                body_name(i), nj, nj == 2 ? "cardan" : "ball", joint_name(k)));
   Vec3 p;
   std::vector<Vec3> a;
-  const std::string why = merge_refusal(i, p, a);
+  JointType type = JointType::Ball;
+  const std::string why = merge_refusal(i, p, a, type);
   if (!why.empty()) fail("body", body_name(i), why);
   const std::string name = [&] {
     std::string s;
@@ -112,8 +167,9 @@ Joint Reader::multi_joint(int i, int parent) const {
     }
     return s;
   }();
-  if (nj == 2) return joint(JointType::Cardan, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[1]);
-  return joint(JointType::Ball, name, parent, static_cast<int>(out.bodies.size()) - 1, p, a[0], a[0]);
+  const int index = static_cast<int>(out.bodies.size()) - 1;
+  if (type == JointType::Cardan) return joint(type, name, parent, index, p, a[0], a[1]);
+  return joint(type, name, parent, index, p, a[0], a[0]);
 }
 
 int Reader::frame_chain(int i, int parent) {
@@ -157,7 +213,8 @@ bool Reader::needs_frames() const {
     if (m->body_jntnum[i] < 2) continue;
     Vec3 p;
     std::vector<Vec3> a;
-    const std::string why = merge_refusal(i, p, a);
+    JointType type;
+    const std::string why = merge_refusal(i, p, a, type);
     if (why.empty()) continue;
     if (!chainable(i))
       fail("body", body_name(i), why + "; other hinges and slides become a chain through massless frames, a ball or free joint among several does not");

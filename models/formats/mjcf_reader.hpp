@@ -121,9 +121,19 @@ struct Reader {
   // axes stay independent) and the same Lagrangian (kinetic energy of the same body motions,
   // potential of the same positions), so the same motion; the ball joint also passes the gimbal
   // singularities of the angles.
-  // Why the joints of body i (two or more) are neither a Cardan nor a ball joint; empty when they
-  // are one (p: the point they pass through, a: their axes at qpos0).
-  std::string merge_refusal(int i, Vec3& p, std::vector<Vec3>& a) const;
+  // Two slides and a hinge normal to both (in any order) move the body in the plane of the slides
+  // and turn it about the normal: a planar joint (plane + axis rows) whose plane passes through
+  // the hinge's anchor; a hinge and a slide along its axis are a cylindrical joint (line + axis)
+  // along the hinge's line. The slides' order, and the hinge's place among them, change the
+  // coordinates (a slide after the hinge moves along the turned axis) but not the configurations
+  // of the body or its Lagrangian, so not its motion. A range, damper, actuator or coupling of one
+  // of the joints would need that joint's own coordinate: such a body stays a chain.
+  // Why the joints of body i (two or more) are neither a Cardan, ball, planar nor cylindrical
+  // joint; empty when they are one (type: which; p: the point they pass through, the hinge's
+  // anchor; a: their axes at qpos0, the hinge's alone for planar and cylindrical).
+  std::string merge_refusal(int i, Vec3& p, std::vector<Vec3>& a, JointType& type) const;
+  // the same for a hinge and one or two slides (list: the joints, described)
+  std::string composite_refusal(int i, const std::string& list, Vec3& p, std::vector<Vec3>& a, JointType& type) const;
 
   // the joints of body i are a chain of hinges and slides (every multi-joint body's, when frames)
   bool chainable(int i) const;
@@ -141,9 +151,9 @@ struct Reader {
   // last frame, the parent of the body's own joint.
   int frame_chain(int i, int parent);
 
-  // Several joints on one body map as one Cardan or ball joint where they are one (the methods
-  // take those, the reduced-coordinate ones a Cardan joint in the two hinges' angles, qpos less
-  // qpos0; one engine has no universal joint). Where some body's joints are neither, the model
+  // Several joints on one body map as one Cardan, ball, planar or cylindrical joint where they
+  // are one (the methods take those, the reduced-coordinate ones a Cardan joint in the two hinges'
+  // angles, qpos less qpos0; one engine has no universal joint). Where some body's joints are neither, the model
   // needs massless frames, and then every multi-joint body is MuJoCo's own chain of hinges and
   // slides through frames (MuJoCo's coordinates; the reduced-coordinate methods take massless
   // frames, the others refuse them).
