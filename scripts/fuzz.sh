@@ -9,13 +9,17 @@
 # same seed and an empty build/fuzz/corpus explored).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# the seeds of scene and record are made by an mbbench: the Release build's where there is one
+# (CI has it), else the fuzz build's
+seeder=build/release/mbbench seeder_target=
+[[ -x $seeder ]] || seeder=build/fuzz/mbbench seeder_target=mbbench
 target=${1:?usage: scripts/fuzz.sh scene|experiment|record|spec|urdf|mjcf|history|all [SECONDS]}
 seconds=${2:-60}
 all=(scene experiment record spec urdf mjcf history)
 if [[ "$target" == all ]]; then
   # every target built at once, then run two at a time (a libFuzzer process runs on one core)
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz -j "$(nproc)" --target "${all[@]/%/_fuzz}" mbbench
+  cmake --build --preset fuzz -j "$(nproc)" --target "${all[@]/%/_fuzz}" $seeder_target
   failed=()
   for ((i = 0; i < ${#all[@]}; i += 2)); do
     pids=()
@@ -36,9 +40,8 @@ if [[ "$target" == all ]]; then
 fi
 if [[ -z ${FUZZ_NO_BUILD:-} ]]; then
   cmake --preset fuzz >/dev/null
-  # the seeds of scene and record are made by the fuzz build's mbbench
   targets=("${target}_fuzz")
-  [[ $target == scene || $target == record ]] && targets+=(mbbench)
+  [[ ($target == scene || $target == record) && -n $seeder_target ]] && targets+=(mbbench)
   cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]}"
 fi
 bin=build/fuzz
@@ -52,13 +55,13 @@ case $target in
     seed tests/data/bad/scenes/*.toml tests/data/motors/*.toml
     for m in pendulum10 double-pendulum chain:n=3,body=box tree:joints=7,anchor=ball loop:n=8 bouncing-ball incline-cubes:cubes=2 heavy-rod \
              walker strandbeest:legs=2,motor=on; do
-      "$bin/mbbench" export-scene "$m" -o "$seeds/${m//[:=,]/_}.toml"
+      "$seeder" export-scene "$m" -o "$seeds/${m//[:=,]/_}.toml"
     done ;;
   experiment)
     seed results/experiments/*.toml tests/data/experiments/small.toml tests/data/bad/experiments/*.toml ;;
   record)
     seed tests/data/bad/records/*.jsonl results/baselines/gate.json
-    "$bin/mbbench" run double-pendulum GC4 --h 0.01 --duration 0.1 --samples 0.1 --quiet --out "$seeds/run.json" ;;
+    "$seeder" run double-pendulum GC4 --h 0.01 --duration 0.1 --samples 0.1 --quiet --out "$seeds/run.json" ;;
   spec)
     i=0
     for s in GC4 ref:tol=1e-12 iterative:tol_p=1e-6,tol_v=0 sle:solver=cholmod LMBS4:alpha=10,beta=10 Imp6:solver=linear \
