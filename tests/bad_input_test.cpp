@@ -72,7 +72,7 @@ const Row kRows[] = {
     {"scenes/zero_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': must be positive, got 0", 8},
     // URDF robots (docs/robots.md): `mbbench run ROBOT.urdf GC4`
     {"urdf/floating_joint.urdf", "run {} GC4 --duration 1", "field 'joint[float].type': a floating joint is not mapped", 0},
-    {"urdf/massless_moving_link.urdf", "run {} GC4 --duration 1", "field 'link[upper]': the link moved by joint 'shoulder' has no mass", 0},
+    {"urdf/massless_moving_link.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder]': the joint-space mass matrix at the initial pose is singular", 0},
     {"urdf/mesh_collision.urdf", "run {}:collisions=primitives GC4 --duration 1", "field 'link[upper].collision[0].geometry': a mesh ('upper.stl') is not mapped", 11},
     {"urdf/mesh_missing.urdf", "run {}:collisions=all GC4 --duration 1",
      "field 'link[upper].collision[0].geometry.mesh': mesh '../../mesh_robot/meshes/nowhere.stl': no such file", 11},

@@ -247,8 +247,10 @@ TEST_CASE("urdf: every bad value is an InputError naming the file and the link o
       {head + hinge("0 0 0") + link("1") + "</robot>", "field 'joint[shoulder].axis': axis must be non-zero"},
       {head + hinge("0 1 0") + link("-1") + "</robot>", "field 'link[upper].inertial.mass': mass must be finite and non-negative, got -1"},
       {head + hinge("0 1 0") + link("1", "-0.1") + "</robot>", "field 'link[upper].inertial.inertia': inertia is not positive definite"},
+      // a massless leaf link on a joint: with an inertia and nothing else refused; without one a
+      // massless frame whose motion moves nothing
       {head + hinge("0 1 0") + link("0") + "</robot>", "field 'link[upper]': the link moved by joint 'shoulder' has no mass"},
-      {head + hinge("0 1 0") + R"(<link name="upper"/></robot>)", "field 'link[upper]': the link moved by joint 'shoulder' has no mass"},
+      {head + hinge("0 1 0") + R"(<link name="upper"/></robot>)", "field 'joint[shoulder]': the joint-space mass matrix at the initial pose is singular"},
       {head + hinge("0 1 0") + link("1", "0.1", R"(<collision><geometry><mesh filename="upper.stl"/></geometry></collision>)") + "</robot>",
        "field 'link[upper].collision[0].geometry': a mesh ('upper.stl') is not mapped"},
       {head + R"(<joint name="slide" type="planar"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/></joint>)" + link("1") + "</robot>",
@@ -442,6 +444,10 @@ TEST_CASE("urdf: Drake's and PyBullet's conventions are read with one warning ea
        "Could not parse visual element for Link [upper]"},
       {"extension elements", one_hinge(R"(<drake:rotor_inertia value="1"/>)", R"(<contact><lateral_friction value="1"/></contact>)"),
        "extension elements ignored: <contact>, <drake:rotor_inertia>", ""},
+      {"spherical joint", one_hinge("", "", "spherical"), "spherical (Bullet's) and ball (Drake's) joints map as ball joints: shoulder",
+       "has no known type [spherical]"},
+      {"plane geometry", one_hinge("", R"(<collision><geometry><plane normal="0 0 1"/></geometry></collision>)"),
+       "geometry that URDF does not define: its <collision> or <visual> ignored: <plane> in link upper", "Unknown geometry type 'plane'"},
   };
   mb::UrdfOptions lenient, strict;
   lenient.collisions = strict.collisions = true;
@@ -714,4 +720,46 @@ TEST_CASE("urdf: a massless link with an inertia adds its moments to its body", 
   mb::UrdfOptions strict;
   strict.strict = true;
   CHECK_THAT(error_of(text, strict), Catch::Contains("field 'link[wheel].inertial.inertia': a link of mass 0 (a massless frame) must have inertia 0"));
+}
+
+TEST_CASE("urdf: a spherical joint is a ball - released from rest it swings as the hinge does", "[urdf]") {
+  if (!urdf_built()) return;
+  const mb::Model ball = mb::parse_urdf(one_hinge("", "", "spherical"), "r.urdf"), hinge = mb::parse_urdf(one_hinge(""), "r.urdf");
+  REQUIRE(ball.joints.size() == 1);
+  CHECK(ball.joints[0].type == mb::JointType::Ball);
+  // the arm starts horizontal; gravity turns it about the hinge's axis only
+  const mb::State b = mbtest::simulate(ball, "GC4", 1e-3, 1.0), h = mbtest::simulate(hinge, "GC4", 1e-3, 1.0);
+  CHECK(mbtest::max_position_difference(mb::initial_state(hinge), h) > 0.3);
+  CHECK(mbtest::max_position_difference(b, h) < 1e-9);
+  CHECK(mbtest::max_position_difference(mbtest::simulate(ball, "ref", 1e-3, 1.0), h) < 1e-9);
+  // Drake's name for it, and a file that is refused with strict=on
+  std::string drake = one_hinge("", "", "ball");
+  CHECK(mb::parse_urdf(drake, "r.urdf").joints[0].type == mb::JointType::Ball);
+}
+
+TEST_CASE("urdf: a massless link between two joints is a massless frame - GC4 agrees with ref", "[urdf]") {
+  if (!urdf_built()) return;
+  // a waist as a public humanoid writes it: a turn about a tilted z, a massless link, a turn about y
+  const std::string text =
+      R"(<robot name="waist"><link name="base"/>)"
+      R"(<joint name="waist_z" type="continuous"><parent link="base"/><child link="mid"/><origin xyz="0 0 1"/><axis xyz="0.3 0 1"/></joint>)"
+      R"(<link name="mid"/>)"
+      R"(<joint name="waist_y" type="continuous"><parent link="mid"/><child link="torso"/><axis xyz="0 1 0"/></joint>)"
+      R"(<link name="torso"><inertial><origin xyz="0.5 0.2 0"/><mass value="2"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>)"
+      R"(</robot>)";
+  const mb::Model m = mb::parse_urdf(text, "r.urdf");
+  REQUIRE(m.bodies.size() == 2);
+  CHECK(m.bodies[0].frame);
+  CHECK(m.bodies[0].name == "mid");
+  REQUIRE_FALSE(m.info.warnings.empty());
+  CHECK_THAT(m.info.warnings.back(), Catch::Contains("links of mass 0 moved by a joint are massless frames") && Catch::Contains(": mid;"));
+  const mb::State ref = mbtest::simulate(m, "ref", 1e-3, 1.0), gc4 = mbtest::simulate(m, "GC4", 1e-3, 1.0);
+  CHECK(mbtest::max_position_difference(mb::initial_state(m), ref) > 0.05);
+  CHECK(mbtest::max_position_difference(gc4, ref) < 1e-9);
+  // both joints turned: the frame is not welded in disguise
+  CHECK(std::abs(gc4.bodies[0].q.angularDistance(mb::initial_state(m).bodies[0].q)) > 0.01);
+  CHECK_THAT(mb::unsupported_reason(mb::make_method("sle")->info(), m), Catch::Contains("massless frames") && Catch::Contains("'mid'"));
+  mb::UrdfOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(text, strict), Catch::Contains("field 'link[mid]': the link moved by joint 'waist_z' has no mass"));
 }

@@ -107,6 +107,7 @@ Model parse_urdf(const std::string&, const std::string& path, const UrdfOptions&
 bool urdf_supported() { return true; }
 
 using urdf_import::add_mimics;
+using urdf_import::check_mass_matrix;
 using urdf_import::Conventions;
 using urdf_import::join;
 using urdf_import::normalise;
@@ -202,22 +203,25 @@ void check_link(const urdf::Link& link, const std::string& path, bool fixed_root
                      strict ? "a link of mass 0 (a massless frame) must have inertia 0" : "the inertia of a link of mass 0 is not positive semi-definite");
 }
 
-void check_joint(const urdf::Joint& j, const std::string& path) {
+// ball: a spherical or ball joint, read by liburdfdom as floating (Conventions::balls)
+void check_joint(const urdf::Joint& j, const std::string& path, bool ball) {
   const std::string f = fmt::format("joint[{}]", j.name);
   switch (j.type) {
     case urdf::Joint::REVOLUTE:
     case urdf::Joint::CONTINUOUS:
     case urdf::Joint::PRISMATIC:
     case urdf::Joint::FIXED: break;
-    case urdf::Joint::PLANAR:
     case urdf::Joint::FLOATING:
+      if (ball) break;
+      [[fallthrough]];
+    case urdf::Joint::PLANAR:
     default:
       throw InputError(path, 0, f + ".type",
                        fmt::format("a {} joint is not mapped (revolute, continuous, prismatic and fixed are)",
                                    j.type == urdf::Joint::PLANAR ? "planar" : j.type == urdf::Joint::FLOATING ? "floating" : "joint of unknown type"));
   }
   if (!finite(j.parent_to_joint_origin_transform)) throw InputError(path, 0, f + ".origin", "origin must be finite");
-  if (j.type != urdf::Joint::FIXED) {
+  if (j.type != urdf::Joint::FIXED && !ball) {
     const Vec3 axis = vec(j.axis);
     if (!axis.allFinite()) throw InputError(path, 0, f + ".axis", "axis must be finite");
     if (!(axis.norm() > 0)) throw InputError(path, 0, f + ".axis", "axis must be non-zero, got (0, 0, 0)");
@@ -227,63 +231,6 @@ void check_joint(const urdf::Joint& j, const std::string& path) {
     throw InputError(path, 0, f + ".limit", "limits must be finite");
   if (j.dynamics && !(std::isfinite(j.dynamics->damping) && std::isfinite(j.dynamics->friction)))
     throw InputError(path, 0, f + ".dynamics", "damping and friction must be finite");
-}
-
-// With a point mass or a thin rod among the bodies (a singular inertia), the joint-space mass matrix
-// at the initial pose M = sum_b m_b Jv_b^T Jv_b + Jw_b^T I_b Jw_b (Jv_b, Jw_b: the velocity of b's
-// centre of mass and its angular velocity per joint rate) may be singular. Its Cholesky pivots in
-// the joints' order (parents first; the free root's 6 first): a pivot of zero names the joint whose
-// motion, the ones before it held, moves no mass.
-void check_mass_matrix(const Model& m, bool free_base, const std::string& path) {
-  const int nb = static_cast<int>(m.bodies.size()), nj = static_cast<int>(m.joints.size()), base = free_base ? 6 : 0, n = base + nj;
-  std::vector<int> joint_of(static_cast<size_t>(nb), -1);  // the joint that moves each body
-  for (int k = 0; k < nj; ++k) joint_of[static_cast<size_t>(m.joints[static_cast<size_t>(k)].b)] = k;
-  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
-  for (int b = 0; b < nb; ++b) {
-    const Body& body = m.bodies[static_cast<size_t>(b)];
-    const Mat3 R = body.orientation.toRotationMatrix();
-    Eigen::MatrixXd Jv = Eigen::MatrixXd::Zero(3, n), Jw = Eigen::MatrixXd::Zero(3, n);
-    int root = b;
-    for (int k = joint_of[static_cast<size_t>(b)]; k >= 0;) {
-      const Joint& j = m.joints[static_cast<size_t>(k)];
-      const Body& child = m.bodies[static_cast<size_t>(j.b)];
-      const Vec3 axis = child.orientation * j.axis_b, anchor = child.position + child.orientation * j.anchor_b;
-      if (j.type == JointType::Slider) {
-        Jv.col(base + k) = axis;
-      } else {
-        Jw.col(base + k) = axis;
-        Jv.col(base + k) = axis.cross(body.position - anchor);
-      }
-      root = j.a;
-      k = j.a == kWorld ? -1 : joint_of[static_cast<size_t>(j.a)];
-    }
-    if (free_base && root != kWorld) {  // the free root: its centre's velocity, then its angular velocity
-      const Vec3 r = body.position - m.bodies[static_cast<size_t>(root)].position;
-      Jv.block<3, 3>(0, 0) = Mat3::Identity();
-      Jw.block<3, 3>(0, 3) = Mat3::Identity();
-      Mat3 rx;
-      rx << 0, -r.z(), r.y(), r.z(), 0, -r.x(), -r.y(), r.x(), 0;
-      Jv.block<3, 3>(0, 3) = -rx;  // w x r
-    }
-    M += body.mass * Jv.transpose() * Jv + Jw.transpose() * (R * body.inertia * R.transpose()) * Jw;
-  }
-  const double scale = M.diagonal().cwiseAbs().maxCoeff();
-  Eigen::MatrixXd L = Eigen::MatrixXd::Zero(n, n);
-  for (int c = 0; c < n; ++c) {
-    const double d = M(c, c) - L.row(c).head(c).squaredNorm();
-    if (!(d > 1e-12 * scale)) {
-      if (c < base)
-        throw InputError(path, 0, fmt::format("link[{}]", m.bodies[0].name),
-                         fmt::format("base=free: the floating base cannot turn about its {} axis: no body has inertia about it (point masses "
-                                     "on one line)", "xyz"[c % 3]));
-      const Joint& j = m.joints[static_cast<size_t>(c - base)];
-      throw InputError(path, 0, fmt::format("joint[{}]", j.name),
-                       fmt::format("the joint-space mass matrix at the initial pose is singular at joint '{}': its motion moves no mass "
-                                   "(a point mass on its axis, or a thin rod along it, with nothing else beyond it)", j.name));
-    }
-    L(c, c) = std::sqrt(d);
-    for (int r = c + 1; r < n; ++r) L(r, c) = (M(r, c) - L.row(r).head(c).dot(L.row(c).head(c))) / L(c, c);
-  }
 }
 
 // The file a <mesh filename> names, as ROS tools find it: a plain path relative to the URDF file's
@@ -371,7 +318,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     groups[static_cast<size_t>(g)].links.push_back(links.size());
     links.push_back({&link, g, frame});
     for (const urdf::JointSharedPtr& j : link.child_joints) {
-      check_joint(*j, path);
+      check_joint(*j, path, conventions.balls.count(j->name) > 0);
       const urdf::LinkConstSharedPtr child = robot->getLink(j->child_link_name);
       if (!child) throw InputError(path, 0, fmt::format("joint[{}].child", j->name), fmt::format("no link named '{}'", j->child_link_name));
       int cg = g;
@@ -407,6 +354,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
 
   bool singular = false;  // a body with a singular inertia
   std::vector<std::string> spinning;  // massless links with an inertia (kept)
+  std::vector<std::string> frames;    // massless links moved by a joint (massless frames)
   // each group's body: the mass, centre of mass and inertia of its links (parallel-axis theorem);
   // a group of one massive link keeps that link's inertial frame and numbers as they are
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -426,6 +374,19 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
         spins.push_back({in, L.frame * pose(in->origin)});
         spinning.push_back(L.link->name);
       }
+    }
+    if (parts.empty() && spins.empty() && g > 0 && !options.strict) {  // a massless frame: the mass matrix decides
+      const Pose& head = links[G.links.front()].frame;
+      Body f;
+      f.name = G.head;
+      f.frame = true;
+      f.position = head.p;
+      f.orientation = head.q;
+      frames.push_back(G.head);
+      G.body = static_cast<int>(m.bodies.size());
+      m.bodies.push_back(f);
+      singular = true;
+      continue;
     }
     if (parts.empty()) {
       if (g == 0)
@@ -497,9 +458,10 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     J.name = j.name;
     J.a = groups[static_cast<size_t>(G.parent)].body;
     J.b = G.body;
-    J.type = j.type == urdf::Joint::PRISMATIC ? JointType::Slider : JointType::Hinge;
+    const bool ball = conventions.balls.count(j.name) > 0;
+    J.type = ball ? JointType::Ball : j.type == urdf::Joint::PRISMATIC ? JointType::Slider : JointType::Hinge;
     const Pose fa = body_frame(J.a).inverse(), fb = body_frame(J.b).inverse();
-    const Vec3 axis = child.frame.q * vec(j.axis).normalized();
+    const Vec3 axis = child.frame.q * (ball ? Vec3::UnitZ() : vec(j.axis).normalized());
     J.anchor_a = fa.q * child.frame.p + fa.p;
     J.anchor_b = fb.q * child.frame.p + fb.p;
     J.axis_a = fa.q * axis;
@@ -539,6 +501,9 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     m.info.warnings.push_back(fmt::format("{}: links of mass 0 with an inertia: the inertia joins their body's (Drake's and PyBullet's "
                                           "reading): {}; strict=on refuses it",
                                           path, join(spinning, ", ")));
+  if (!frames.empty())
+    m.info.warnings.push_back(fmt::format("{}: links of mass 0 moved by a joint are massless frames (GC4, ref and the engines take them, "
+                                          "where the joint-space mass matrix is regular): {}; strict=on refuses it", path, join(frames, ", ")));
   if (singular) check_mass_matrix(m, free_base, path);
 
   // every link's frame by name, in its body's frame

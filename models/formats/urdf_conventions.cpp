@@ -32,6 +32,25 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   if (doc.Error() || !doc.RootElement()) return c;  // liburdfdom names the error
   TiXmlElement& robot = *doc.RootElement();
   check_xml_numbers(robot, path);
+  const bool lenient = !strict && std::string(robot.Value()) == "robot";
+  // geometry that URDF does not define (PyBullet's <plane> and <cdf>): its <collision> or <visual>
+  // ignored, before the collisions are counted
+  std::vector<std::string> unknown;
+  auto foreign = [](TiXmlElement& k) -> std::string {
+    for (TiXmlElement* g : children(k, "geometry"))
+      for (TiXmlElement* shape : children(*g)) {
+        const std::string tag = shape->Value();
+        if (!(tag == "box" || tag == "sphere" || tag == "cylinder" || tag == "mesh" || tag == "capsule" || tag == "drake:capsule")) return tag;
+      }
+    return "";
+  };
+  for (TiXmlElement* l : lenient ? children(robot, "link") : std::vector<TiXmlElement*>{})
+    for (const char* kind : {"collision", "visual"})
+      for (TiXmlElement* k : children(*l, kind))
+        if (const std::string tag = foreign(*k); !tag.empty()) {
+          unknown.push_back(fmt::format("<{}> in link {}", tag, l->Attribute("name") ? l->Attribute("name") : ""));
+          l->RemoveChild(k);
+        }
   for (TiXmlElement* l : children(robot, "link")) {  // the lines of the collision meshes, for their errors
     size_t index = 0;
     for (TiXmlElement* k : children(*l, "collision")) {
@@ -40,7 +59,7 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
       ++index;
     }
   }
-  if (strict || std::string(robot.Value()) != "robot") return c;
+  if (!lenient) return c;
   const std::string refused = "; strict=on refuses it";
   auto warn = [&](const std::string& what, const std::vector<std::string>& where) {
     if (!where.empty()) c.warnings.push_back(fmt::format("{}: {}: {}{}", path, what, join(where, ", "), refused));
@@ -73,17 +92,24 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   std::vector<std::string> ext;
   for (const auto& [tag, n] : extensions) ext.push_back(n > 1 ? fmt::format("{} ({})", tag, n) : tag);
   warn("extension elements ignored", ext);
+  warn("geometry that URDF does not define: its <collision> or <visual> ignored", unknown);
 
   // an undeclared parent link 'world': the fixed world
   std::set<std::string> links;
   for (TiXmlElement* l : children(robot, "link"))
     if (l->Attribute("name")) links.insert(l->Attribute("name"));
-  std::vector<std::string> on_world, no_limit, partial_limit, reversed, unnamed, capsules, inertia;
+  std::vector<std::string> balls, on_world, no_limit, partial_limit, reversed, unnamed, capsules, inertia;
   for (TiXmlElement* j : children(robot, "joint")) {
     const std::string name = j->Attribute("name") ? j->Attribute("name") : "";
     for (TiXmlElement* p : children(*j, "parent"))
       if (p->Attribute("link") && std::string(p->Attribute("link")) == "world" && !links.count("world")) on_world.push_back(name);
-    const std::string type = j->Attribute("type") ? j->Attribute("type") : "";
+    std::string type = j->Attribute("type") ? j->Attribute("type") : "";
+    if (type == "spherical" || type == "ball") {  // liburdfdom reads it as floating; the mapping makes it a ball
+      balls.push_back(name);
+      c.balls.insert(name);
+      j->SetAttribute("type", "floating");
+      type = "floating";
+    }
     const std::vector<TiXmlElement*> limit = children(*j, "limit");
     if ((type == "revolute" || type == "prismatic") && limit.empty()) {
       // no limit: a revolute joint is a continuous one; a prismatic one gets a range of zero width,
@@ -121,6 +147,7 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
     robot.InsertBeforeChild(robot.FirstChildElement(), world);
   }
   warn("the parent link 'world' is not declared: it is the fixed world (Drake's and PyBullet's convention); joints", on_world);
+  warn("spherical (Bullet's) and ball (Drake's) joints map as ball joints", balls);
   warn("joints without <limit> have no limits", no_limit);
   warn("a <limit> without effort or velocity (neither is modelled)", partial_limit);
   warn("a <limit> whose lower end is above the upper one is no limit (PyBullet's convention)", reversed);

@@ -27,6 +27,7 @@ struct Conventions {
   std::vector<std::string> warnings;                  // one line per convention found
   std::set<std::pair<std::string, size_t>> capsules;  // (link, index among its <collision>s)
   std::set<std::string> unlimited;                    // joints whose <limit> is none
+  std::set<std::string> balls;                        // spherical (Bullet's) and ball (Drake's) joints, rewritten as floating
   std::map<std::pair<std::string, size_t>, int> mesh_lines;  // (link, collision index): its <mesh>'s line
 };
 
@@ -40,6 +41,11 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
 // couples no two moving joints is ignored, named in one warning (strict: refused).
 void add_mimics(const urdf::ModelInterface& robot, const std::vector<std::string>& mimic, const std::string& text, const std::string& path,
                 bool strict, Model& m);
+
+// With a body of singular inertia or a massless frame among m's bodies: InputError naming the
+// joint (or the free base's axis) where the joint-space mass matrix at the initial pose is
+// singular, the Cholesky pivot of its motion with the ones before it held zero.
+void check_mass_matrix(const Model& m, bool free_base, const std::string& path);
 
 // items joined by sep (the warnings' lists)
 inline std::string join(const std::vector<std::string>& items, const char* sep) {
