@@ -295,4 +295,28 @@ RollingContact rolling_contact(const Rolling& r, const BodyState& b) {
   return c;
 }
 
+double lowest_shape_point(const Model& m, const State& s) {
+  double z = INFINITY;
+  for (const Shape& sh : m.shapes) {
+    const BodyState b = sh.body == kWorld ? BodyState{} : s.bodies[static_cast<size_t>(sh.body)];
+    const Vec3 p = b.x + b.q * sh.position;
+    const Mat3 R = (b.q * sh.orientation).toRotationMatrix();
+    const double c = std::abs(R(2, 2));  // the shape's z axis against the vertical
+    double reach = 0;                      // how far the shape reaches below its centre
+    switch (sh.type) {
+      case ShapeType::Sphere: reach = sh.radius; break;
+      case ShapeType::Box: reach = std::abs(R(2, 0)) * sh.half_extents.x() + std::abs(R(2, 1)) * sh.half_extents.y() + c * sh.half_extents.z(); break;
+      case ShapeType::Cylinder: reach = c * sh.length / 2 + sh.radius * std::sqrt(std::max(0.0, 1 - c * c)); break;
+      case ShapeType::Capsule: reach = c * sh.length / 2 + sh.radius; break;
+      case ShapeType::Convex:
+        reach = -INFINITY;
+        for (const Vec3& v : sh.vertices) reach = std::max(reach, -(R * v).z());
+        break;
+      default: break;
+    }
+    z = std::min(z, p.z() - reach);
+  }
+  return z;
+}
+
 }  // namespace mb

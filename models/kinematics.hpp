@@ -94,4 +94,7 @@ double wrap_angle(double x);
 
 bool state_is_finite(const State& s);
 
+// The lowest world z of the shapes at s (a half-space or a plane counts its centre); +inf with none.
+double lowest_shape_point(const Model& m, const State& s);
+
 }  // namespace mb

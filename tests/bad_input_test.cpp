@@ -72,7 +72,7 @@ const Row kRows[] = {
     {"scenes/zero_mass.toml", "run {} GC4 --duration 1", "field 'body[0].mass': must be positive, got 0", 8},
     // URDF robots (docs/robots.md): `mbbench run ROBOT.urdf GC4`
     {"urdf/floating_joint.urdf", "run {} GC4 --duration 1", "field 'joint[float].type': a floating joint is not mapped", 0},
-    {"urdf/massless_moving_link.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder]': the joint-space mass matrix at the initial pose is singular", 0},
+    {"urdf/massless_moving_link.urdf", "run {} GC4 --duration 1", "field 'joint[elbow]': the joint-space mass matrix at the initial pose is singular", 0},
     {"urdf/mesh_collision.urdf", "run {}:collisions=primitives GC4 --duration 1", "field 'link[upper].collision[0].geometry': a mesh ('upper.stl') is not mapped", 11},
     {"urdf/mesh_missing.urdf", "run {}:collisions=all GC4 --duration 1",
      "field 'link[upper].collision[0].geometry.mesh': mesh '../../mesh_robot/meshes/nowhere.stl': no such file", 11},
@@ -92,7 +92,7 @@ const Row kRows[] = {
     {"urdf/negative_mass.urdf", "run {} GC4 --duration 1", "field 'link[upper].inertial.mass': mass must be finite and non-negative, got -1", 0},
     {"urdf/non_pd_inertia.urdf", "run {} GC4 --duration 1", "field 'link[upper].inertial.inertia': inertia is not positive definite", 0},
     {"urdf/planar_joint.urdf", "run {} GC4 --duration 1", "field 'joint[slide].type': a planar joint is not mapped", 0},
-    {"urdf/two_roots.urdf", "run {} GC4 --duration 1", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]", 0},
+    {"urdf/two_roots.urdf", "run {}:strict=on GC4 --duration 1", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]", 0},
     {"urdf/nan_axis.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].axis': attribute xyz=\"nan 0 1\": numbers must be finite", 9},
     {"urdf/zero_axis.urdf", "run {} GC4 --duration 1", "field 'joint[shoulder].axis': axis must be non-zero, got (0, 0, 0)", 0},
     {"urdf/limit_reversed.urdf", "run {}:strict=on gc-contact --duration 1", "field 'joint[shoulder].limit.lower': lower (1) is above upper (-1)", 0},

@@ -19,6 +19,7 @@
 #include "models/formats/scene.hpp"
 #include "models/formats/urdf.hpp"
 #include "models/formats/xml_numbers.hpp"
+#include "test_methods.hpp"
 #include "test_util.hpp"
 
 #if __has_include(<tinyxml.h>)
@@ -247,10 +248,10 @@ TEST_CASE("urdf: every bad value is an InputError naming the file and the link o
       {head + hinge("0 0 0") + link("1") + "</robot>", "field 'joint[shoulder].axis': axis must be non-zero"},
       {head + hinge("0 1 0") + link("-1") + "</robot>", "field 'link[upper].inertial.mass': mass must be finite and non-negative, got -1"},
       {head + hinge("0 1 0") + link("1", "-0.1") + "</robot>", "field 'link[upper].inertial.inertia': inertia is not positive definite"},
-      // a massless leaf link on a joint: with an inertia and nothing else refused; without one a
-      // massless frame whose motion moves nothing
+      // a massless leaf link on a joint: with an inertia about its axis refused; without one its joint
+      // is held, and nothing moves (a static object, with base=auto)
       {head + hinge("0 1 0") + link("0") + "</robot>", "field 'link[upper]': the link moved by joint 'shoulder' has no mass"},
-      {head + hinge("0 1 0") + R"(<link name="upper"/></robot>)", "field 'joint[shoulder]': the joint-space mass matrix at the initial pose is singular"},
+      {head + hinge("0 1 0") + R"(<link name="upper"/></robot>)", "the robot has no moving link"},
       {head + hinge("0 1 0") + link("1", "0.1", R"(<collision><geometry><mesh filename="upper.stl"/></geometry></collision>)") + "</robot>",
        "field 'link[upper].collision[0].geometry': a mesh ('upper.stl') is not mapped"},
       {head + R"(<joint name="slide" type="planar"><parent link="base"/><child link="upper"/><axis xyz="0 0 1"/></joint>)" + link("1") + "</robot>",
@@ -258,7 +259,6 @@ TEST_CASE("urdf: every bad value is an InputError naming the file and the link o
       {head + R"(<joint name="float" type="floating"><parent link="base"/><child link="upper"/></joint>)" + link("1") + "</robot>",
        "field 'joint[float].type': a floating joint is not mapped"},
       // refused by liburdfdom: its message, naming the links or the joint, in our error
-      {head + hinge("0 1 0") + link("1") + R"(<link name="stray"/></robot>)", "liburdfdom: Failed to find root link: Two root links found: [base] and [stray]"},
       {head + hinge("0 1 0") + R"(</robot>)", "liburdfdom: Failed to build tree: child link [upper] of joint [shoulder] not found"},
       // non-finite numbers, found before liburdfdom reads the file: the element's line and the attribute
       {head + hinge("0 1 0", "0 nan 1") + link("1") + "</robot>", "robot.urdf:1: field 'joint[shoulder].origin': attribute xyz=\"0 nan 1\": numbers must be finite"},
@@ -383,9 +383,17 @@ TEST_CASE("urdf: a point mass or a singular inertia welded to a link is merged -
   // axis; the sum stays positive definite
   const mb::State ref = mbtest::simulate(m, "ref", 0.001, 0.2);
   CHECK(mbtest::max_position_difference(mbtest::simulate(m, "GC4", 0.001, 0.2), ref) < 1e-9);
-  // alone on a hinge through it, the point mass adds nothing to the joint-space mass matrix
-  CHECK_THROWS_WITH(mb::parse_urdf(robot("continuous"), "r.urdf"),
-                    Catch::Contains("field 'joint[j2]': the joint-space mass matrix at the initial pose is singular at joint 'j2'"));
+  // alone on a hinge through it, the point mass adds nothing to the joint-space mass matrix: the
+  // hinge is held (the body is the welded one) or, with strict=on, refused by name
+  const mb::Model held = mb::parse_urdf(robot("continuous"), "r.urdf");
+  REQUIRE(held.bodies.size() == 1);
+  CHECK(held.bodies[0].mass == m.bodies[0].mass);
+  CHECK(held.bodies[0].inertia == m.bodies[0].inertia);
+  CHECK_THAT(held.info.warnings.back(), Catch::Contains("joints that move no mass") && Catch::Contains("welded: j2;"));
+  mb::UrdfOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(robot("continuous"), strict),
+             Catch::Contains("field 'joint[j2]': the joint-space mass matrix at the initial pose is singular at joint 'j2'"));
   // a point mass written with an off-diagonal of round-off size (eigenvalues +-1e-20) is a point
   // mass; an off-diagonal at the scale of the mass at 1 mm is a real indefinite inertia
   auto tool_ixz = [&](const char* ixz) {
@@ -668,13 +676,87 @@ TEST_CASE("urdf: base=auto floats a file without moving joints and bolts a robot
   // a robot with a moving joint stays bolted; a lone massless link or PyBullet's fixed-base mark
   // (a root of mass 0 with an inertia) does not float
   CHECK(mb::load_model(data + "/urdf/arm.urdf").info.description.find("the root link fixed") != std::string::npos);
+  // a static object (no moving joint, no mass: PyBullet's plane or table) loads with nothing that
+  // moves; base=fixed and strict=on refuse it
+  mb::UrdfOptions automatic, strict;
+  automatic.auto_base = strict.auto_base = strict.strict = true;
+  const std::string plane = R"(<robot name="p"><link name="plane"/></robot>)";
+  const std::string marked = R"(<robot name="p"><link name="plane"><inertial><mass value="0"/>)"
+                             R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link></robot>)";
+  for (const std::string& text : {plane, marked}) {
+    const mb::Model m = mb::parse_urdf(text, "p.urdf", automatic);
+    CHECK(m.bodies.empty());
+    CHECK_THAT(m.info.warnings.back(), Catch::Contains("p.urdf: base=auto: a static object, nothing moves: no joint moves a mass"));
+    CHECK_THAT(error_of(text), Catch::Contains("the robot has no moving link: no joint moves a link and no link has a mass (a static object)"));
+    CHECK_THAT(error_of(text, strict), Catch::Contains("the robot has no moving link"));
+  }
+}
+
+TEST_CASE("urdf: a static object stands still in every method that claims it", "[urdf]") {
+  if (!urdf_built()) return;
   mb::UrdfOptions automatic;
   automatic.auto_base = true;
-  CHECK_THAT(error_of(R"(<robot name="p"><link name="plane"/></robot>)", automatic), Catch::Contains("the robot has no moving link: no joint moves a link and no link has a mass (a static object)"));
-  CHECK_THAT(error_of(R"(<robot name="p"><link name="plane"><inertial><mass value="0"/>)"
-                      R"(<inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link></robot>)",
-                      automatic),
-             Catch::Contains("the robot has no moving link"));
+  const mb::Model m = mb::parse_urdf(R"(<robot name="p"><link name="plane"/></robot>)", "p.urdf", automatic);
+  int ran = 0;
+  for (const auto& e : mb::method_registry()) {
+    if (mbtest::is_gate_test_method(e.info.name) || !mb::unsupported_reason(e.info, m).empty()) continue;
+    INFO(e.info.name);
+    CHECK(mbtest::simulate(m, e.info.name, 1e-3, 0.005).bodies.empty());
+    ++ran;
+  }
+  CHECK(ran >= 18);
+}
+
+TEST_CASE("urdf: a joint that moves no mass is held - the robot is the one with that joint fixed", "[urdf]") {
+  if (!urdf_built()) return;
+  // an arm on a hinge with four idle joints: a massless finger (and a massless link beyond it), a
+  // slider to a massless link, a spin about x to a point mass on x, a ball to a point mass at its centre
+  auto robot = [](const std::string& finger, const std::string& slide, const std::string& spin, const std::string& ball) {
+    auto point = [](const char* at) {
+      return std::string(R"(<inertial><origin xyz=")") + at + R"("/><mass value="0.2"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>)";
+    };
+    return R"(<robot name="r"><link name="base"/>)"
+           R"(<joint name="j1" type="continuous"><parent link="base"/><child link="arm"/><origin xyz="0 0 1"/><axis xyz="0 1 0"/></joint>)"
+           R"(<link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>)"
+           R"(<joint name="finger" type=")" + finger + R"("><parent link="arm"/><child link="f1"/><origin xyz="1 0 0"/><axis xyz="0 0 1"/>)"
+           R"(<limit lower="-1" upper="1" effort="1" velocity="1"/></joint><link name="f1"/>)"
+           R"(<joint name="tip" type="fixed"><parent link="f1"/><child link="f2"/><origin xyz="0.1 0 0"/></joint><link name="f2"/>)"
+           R"(<joint name="slide" type=")" + slide + R"("><parent link="arm"/><child link="s"/><axis xyz="1 0 0"/>)"
+           R"(<limit lower="-1" upper="1" effort="1" velocity="1"/></joint><link name="s"/>)"
+           R"(<joint name="spin" type=")" + spin + R"("><parent link="arm"/><child link="p"/><origin xyz="1 0 0" rpy="0 0.3 0"/><axis xyz="1 0 0"/></joint>)"
+           R"(<link name="p">)" + point("0.3 0 0") + R"(</link>)"
+           R"(<joint name="ball" type=")" + ball + R"("><parent link="arm"/><child link="b"/><origin xyz="0 0 -0.2"/></joint>)"
+           R"(<link name="b">)" + point("0 0 0") + R"(</link></robot>)";
+  };
+  const mb::Model held = mb::parse_urdf(robot("revolute", "prismatic", "continuous", "spherical"), "r.urdf");
+  const mb::Model fixed = mb::parse_urdf(robot("fixed", "fixed", "fixed", "fixed"), "r.urdf");
+  REQUIRE(held.bodies.size() == 1);
+  REQUIRE(held.joints.size() == 1);
+  CHECK(held.bodies[0].mass == Approx(1.4).epsilon(1e-15));
+  CHECK(held.bodies[0].mass == fixed.bodies[0].mass);
+  CHECK((held.bodies[0].position - fixed.bodies[0].position).norm() < 1e-15);
+  CHECK((held.bodies[0].inertia - fixed.bodies[0].inertia).norm() < 1e-15);
+  CHECK(frame(held, "f2") != nullptr);
+  auto warnings = [](const mb::Model& m) {
+    std::string all;
+    for (const std::string& w : m.info.warnings) all += w + "\n";
+    return all;
+  };
+  CHECK_THAT(warnings(held), Catch::Contains("held at 0, their links welded: ball, finger, slide, spin; strict=on refuses them"));
+  const mb::State gc4 = mbtest::simulate(held, "GC4", 1e-3, 0.5);
+  CHECK(mbtest::max_position_difference(mb::initial_state(held), gc4) > 0.1);
+  CHECK(mbtest::max_position_difference(gc4, mbtest::simulate(held, "ref", 1e-3, 0.5)) < 1e-9);
+  // a point mass off the spin's axis, or a mass beyond the slider, moves: not held
+  std::string moving = robot("revolute", "prismatic", "continuous", "spherical");
+  moving.replace(moving.find(R"(xyz="0.3 0 0")"), 13, R"(xyz="0.3 0.1 0")");
+  const mb::Model m2 = mb::parse_urdf(moving, "r.urdf");
+  REQUIRE(m2.joints.size() == 2);
+  CHECK(m2.joints[1].name == "spin");
+  CHECK_THAT(warnings(m2), Catch::Contains("welded: ball, finger, slide;"));
+  mb::UrdfOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(robot("revolute", "prismatic", "continuous", "fixed"), strict),
+             Catch::Contains("the link moved by joint '") && Catch::Contains("has no mass"));
 }
 
 TEST_CASE("urdf: a mimic that couples nothing is ignored and an unnamed robot is named after its file", "[urdf]") {
@@ -762,4 +844,56 @@ TEST_CASE("urdf: a massless link between two joints is a massless frame - GC4 ag
   mb::UrdfOptions strict;
   strict.strict = true;
   CHECK_THAT(error_of(text, strict), Catch::Contains("field 'link[mid]': the link moved by joint 'waist_z' has no mass"));
+}
+
+TEST_CASE("urdf: links that no joint holds float as in Drake - a massless one is welded and a point mass translates", "[urdf]") {
+  if (!urdf_built()) return;
+  // an arm on a massless base, a point mass (Drake's <inertial> without <inertia>) and a box: three
+  // links that no joint holds
+  const std::string text =
+      R"(<robot name="three"><link name="arm_base"/>)"
+      R"(<joint name="j" type="continuous"><parent link="arm_base"/><child link="arm"/><origin xyz="0 0 1"/><axis xyz="0 1 0"/></joint>)"
+      R"(<link name="arm"><inertial><origin xyz="0.5 0 0"/><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>)"
+      R"(<link name="ball"><inertial><origin xyz="2 0 3"/><mass value="0.5"/></inertial></link>)"
+      R"(<link name="box"><inertial><origin xyz="-2 0 3" rpy="0.3 0 0"/><mass value="2"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.3"/></inertial></link>)"
+      R"(</robot>)";
+  const mb::Model m = mb::parse_urdf(text, "r.urdf");
+  std::string all;
+  for (const std::string& w : m.info.warnings) all += w + "\n";
+  CHECK_THAT(all, Catch::Contains("links that no joint holds float (Drake's convention; of mass 0, they are welded to the world): "
+                                  "arm_base, ball, box; strict=on refuses it"));
+  CHECK_THAT(all, Catch::Contains("a free body of inertia 0 (a point mass) translates without turning") && Catch::Contains("frames: ball;"));
+  // the arm hangs from the world; the ball on three sliders through two massless frames; the box free
+  REQUIRE(m.joints.size() == 4);
+  CHECK(m.joints[0].name == "j");
+  CHECK(m.joints[0].a == mb::kWorld);
+  int frames = 0;
+  for (const mb::Body& b : m.bodies) frames += b.frame ? 1 : 0;
+  CHECK(frames == 2);
+  CHECK(m.bodies.size() == 5);
+  // 1 s of free fall: the ball and the box drop g / 2 from z = 3; GC4 agrees with ref
+  const mb::State gc4 = mbtest::simulate(m, "GC4", 1e-3, 1.0), ref = mbtest::simulate(m, "ref", 1e-3, 1.0);
+  CHECK(mbtest::max_position_difference(gc4, ref) < 1e-9);
+  for (size_t b = 0; b < m.bodies.size(); ++b) {
+    if (m.bodies[b].name != "ball" && m.bodies[b].name != "box") continue;
+    INFO(m.bodies[b].name);
+    CHECK(gc4.bodies[b].x.z() == Approx(3 - 9.81 / 2).margin(1e-9));
+    CHECK(std::abs(gc4.bodies[b].x.x()) == Approx(2).margin(1e-12));
+  }
+  mb::UrdfOptions strict;
+  strict.strict = true;
+  CHECK_THAT(error_of(text, strict), Catch::Contains("Two root links found"));
+  // a lone point mass floats (base=auto) and translates; a lone thin rod cannot turn about its axis
+  mb::UrdfOptions automatic;
+  automatic.auto_base = true;
+  const std::string point = R"(<robot name="p"><link name="p"><inertial><mass value="1"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link></robot>)";
+  const mb::Model p = mb::parse_urdf(point, "p.urdf", automatic);
+  CHECK(p.joints.size() == 3);
+  CHECK(mbtest::simulate(p, "GC4", 1e-3, 1.0).bodies[0].x.z() == Approx(-9.81 / 2).margin(1e-9));
+  automatic.strict = true;
+  CHECK_THAT(error_of(point, automatic), Catch::Contains("base=free: the floating base cannot turn about its x axis"));
+  automatic.strict = false;
+  CHECK_THAT(error_of(R"(<robot name="r"><link name="r"/><link name="rod"><inertial><mass value="1"/>)"
+                      R"(<inertia ixx="0" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link></robot>)", automatic),
+             Catch::Contains("field 'link[rod]': a link that no joint holds floats, and its inertia is singular"));
 }

@@ -60,7 +60,6 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
         m.info.name, why));
   };
   const int nb = static_cast<int>(m.bodies.size());
-  if (m.dynamic_body_count() == 0) throw fail("it has no dynamic bodies");
 
   auto is_fixed = [&](int b) { return b == kWorld || m.bodies[b].is_static; };
   auto is_particle = [&](int b) { return !is_fixed(b) && m.bodies[b].particle; };
@@ -280,7 +279,7 @@ TreeModel TreeModel::build(const Model& m, bool pair_balls) {
     queue.push_back(b);
     grow();
   }
-  t.point_masses = std::all_of(t.link.begin(), t.link.end(),
+  t.point_masses = !t.link.empty() && std::all_of(t.link.begin(), t.link.end(),
                                [](const TreeLink& L) { return L.kind == TreeJoint::Rod || L.kind == TreeJoint::Swing; });
   // ball joints on one parent in pairs, greedily in link order
   const int n = t.links();

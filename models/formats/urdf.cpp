@@ -34,7 +34,7 @@ const std::vector<OptionInfo>& urdf_options() {
   static const std::vector<OptionInfo> options = {
       OptionInfo::choice("base", "auto",
                          "fixed: the root link bolted to the world (URDF's meaning); free: a 6-DOF floating base; auto: fixed, but a "
-                         "file without a moving joint (a lone object) floats, as PyBullet and Drake load it",
+                         "file without a moving joint (a lone object) floats, as PyBullet and Drake load it, or without a mass stands",
                          {"auto", "fixed", "free"}),
       OptionInfo::choice("collisions", "off",
                          "off; primitives: <collision> boxes, spheres, cylinders and capsules become shapes (a mesh is refused); all: meshes "
@@ -110,6 +110,7 @@ using urdf_import::add_mimics;
 using urdf_import::check_mass_matrix;
 using urdf_import::Conventions;
 using urdf_import::join;
+using urdf_import::mesh_file;
 using urdf_import::normalise;
 
 namespace {
@@ -203,7 +204,8 @@ void check_link(const urdf::Link& link, const std::string& path, bool fixed_root
                      strict ? "a link of mass 0 (a massless frame) must have inertia 0" : "the inertia of a link of mass 0 is not positive semi-definite");
 }
 
-// ball: a spherical or ball joint, read by liburdfdom as floating (Conventions::balls)
+// ball: a spherical or ball joint, or a root's floating joint, read by liburdfdom as floating
+// (Conventions::balls, floating)
 void check_joint(const urdf::Joint& j, const std::string& path, bool ball) {
   const std::string f = fmt::format("joint[{}]", j.name);
   switch (j.type) {
@@ -231,31 +233,6 @@ void check_joint(const urdf::Joint& j, const std::string& path, bool ball) {
     throw InputError(path, 0, f + ".limit", "limits must be finite");
   if (j.dynamics && !(std::isfinite(j.dynamics->damping) && std::isfinite(j.dynamics->friction)))
     throw InputError(path, 0, f + ".dynamics", "damping and friction must be finite");
-}
-
-// The file a <mesh filename> names, as ROS tools find it: a plain path relative to the URDF file's
-// folder; file://PATH that path; package://PKG/REST the file REST in package PKG: the nearest of
-// the URDF file's folder and its ancestors named PKG, or else the folder PKG in the nearest of them
-// that holds one (packages side by side in a workspace). Empty when there is no such package.
-std::string mesh_file(const std::string& filename, const std::string& urdf_path) {
-  namespace fs = std::filesystem;
-  const std::string package = "package://", file = "file://";
-  const fs::path folder = fs::absolute(fs::path(urdf_path)).parent_path();
-  if (filename.rfind(file, 0) == 0) return filename.substr(file.size());
-  if (filename.rfind(package, 0) != 0) return (folder / filename).lexically_normal().string();
-  const std::string rest = filename.substr(package.size());
-  const std::string pkg = rest.substr(0, rest.find('/')), inside = rest.find('/') == std::string::npos ? "" : rest.substr(rest.find('/') + 1);
-  if (pkg.empty()) return "";
-  for (fs::path d = folder; !d.empty(); d = d.parent_path()) {
-    if (d.filename() == pkg) return (d / inside).lexically_normal().string();
-    if (d == d.parent_path()) break;
-  }
-  std::error_code ec;
-  for (fs::path d = folder; !d.empty(); d = d.parent_path()) {
-    if (fs::is_directory(d / pkg, ec)) return (d / pkg / inside).lexically_normal().string();
-    if (d == d.parent_path()) break;
-  }
-  return "";
 }
 
 // A group of links welded together by fixed joints: one rigid body (or the world).
@@ -318,7 +295,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     groups[static_cast<size_t>(g)].links.push_back(links.size());
     links.push_back({&link, g, frame});
     for (const urdf::JointSharedPtr& j : link.child_joints) {
-      check_joint(*j, path, conventions.balls.count(j->name) > 0);
+      check_joint(*j, path, conventions.balls.count(j->name) > 0 || conventions.floating.count(j->name) > 0);
       const urdf::LinkConstSharedPtr child = robot->getLink(j->child_link_name);
       if (!child) throw InputError(path, 0, fmt::format("joint[{}].child", j->name), fmt::format("no link named '{}'", j->child_link_name));
       int cg = g;
@@ -340,6 +317,61 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     if (std::none_of(links.begin(), links.end(), [l](const LinkFrame& f) { return f.link == l; }))
       throw InputError(path, 0, fmt::format("link[{}]", name),
                        fmt::format("not connected to the root link '{}': its joints form a loop apart from the tree", root->name));
+  }
+  // a joint that moves no mass (idle_joints) is held, its links welded to its parent's: every other
+  // body moves the same at any position of it (Drake refuses such a joint when it steps; PyBullet
+  // gives a link without <inertial> 1 kg); strict=on refuses it (check_mass_matrix)
+  std::vector<std::string> held;
+  if (!options.strict) {
+    std::set<std::string> coupled;
+    for (const auto& [name, j] : robot->joints_)
+      if (j && j->mimic) coupled.insert({name, j->mimic->joint_name});
+    std::vector<urdf_import::GroupMass> mass(groups.size());
+    for (size_t g = 1; g < groups.size(); ++g) {
+      const urdf::Joint& j = *groups[g].joint;
+      const Pose& head = links[groups[g].links.front()].frame;
+      using Kind = urdf_import::GroupMass::Kind;
+      mass[g].kind = conventions.floating.count(j.name) ? Kind::Free
+                     : conventions.balls.count(j.name)  ? Kind::Ball
+                     : j.type == urdf::Joint::PRISMATIC ? Kind::Slider
+                                                        : Kind::Hinge;
+      mass[g].parent = groups[g].parent;
+      mass[g].coupled = coupled.count(j.name) > 0;
+      mass[g].axis = head.q * vec(j.axis);
+      mass[g].anchor = head.p;
+    }
+    for (const LinkFrame& L : links) {
+      const urdf::Inertial* in = L.link->inertial.get();
+      if (!in || L.group == 0) continue;
+      const Pose f = L.frame * pose(in->origin);
+      const Mat3 R = f.q.toRotationMatrix();
+      Mat3 I;
+      I << in->ixx, in->ixy, in->ixz, in->ixy, in->iyy, in->iyz, in->ixz, in->iyz, in->izz;
+      urdf_import::GroupMass& G = mass[static_cast<size_t>(L.group)];
+      G.mass += in->mass;
+      G.moment += in->mass * f.p;
+      G.second += R * I * R.transpose() + in->mass * (f.p.squaredNorm() * Mat3::Identity() - f.p * f.p.transpose());
+    }
+    const std::vector<bool> idle = urdf_import::idle_joints(mass);
+    std::vector<size_t> rep(groups.size());  // the group each group's links join
+    std::vector<int> index(groups.size(), -1);
+    std::vector<Group> kept;
+    for (size_t g = 0; g < groups.size(); ++g) {
+      rep[g] = idle[g] ? rep[static_cast<size_t>(groups[g].parent)] : g;
+      if (idle[g]) {
+        if (mass[g].kind != urdf_import::GroupMass::Kind::Free) held.push_back(groups[g].joint->name);
+        continue;
+      }
+      index[g] = static_cast<int>(kept.size());
+      kept.push_back(groups[g]);
+      kept.back().links.clear();
+      if (g > 0) kept.back().parent = index[rep[static_cast<size_t>(groups[g].parent)]];
+    }
+    for (size_t k = 0; k < links.size(); ++k) {
+      links[k].group = index[rep[static_cast<size_t>(links[k].group)]];
+      kept[static_cast<size_t>(links[k].group)].links.push_back(k);
+    }
+    groups = std::move(kept);
   }
 
   Model m;
@@ -450,6 +482,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
 
   // the moving joints, between the bodies of their groups, at the joint frame's origin
   std::vector<std::string> limited, dynamics, mimic;
+  std::vector<int> free_bodies;
   for (size_t g = 1; g < groups.size(); ++g) {
     const Group& G = groups[g];
     const urdf::Joint& j = *G.joint;
@@ -458,6 +491,10 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
     J.name = j.name;
     J.a = groups[static_cast<size_t>(G.parent)].body;
     J.b = G.body;
+    if (conventions.floating.count(j.name)) {  // a root that no joint holds: a free body
+      free_bodies.push_back(G.body);
+      continue;
+    }
     const bool ball = conventions.balls.count(j.name) > 0;
     J.type = ball ? JointType::Ball : j.type == urdf::Joint::PRISMATIC ? JointType::Slider : JointType::Hinge;
     const Pose fa = body_frame(J.a).inverse(), fb = body_frame(J.b).inverse();
@@ -504,7 +541,16 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   if (!frames.empty())
     m.info.warnings.push_back(fmt::format("{}: links of mass 0 moved by a joint are massless frames (GC4, ref and the engines take them, "
                                           "where the joint-space mass matrix is regular): {}; strict=on refuses it", path, join(frames, ", ")));
-  if (singular) check_mass_matrix(m, free_base, path);
+  if (!held.empty())
+    m.info.warnings.push_back(fmt::format("{}: joints that move no mass (the links beyond them massless, or their mass on a hinge's axis or "
+                                          "at a ball's centre) are held at 0, their links welded: {}; strict=on refuses them", path, join(held, ", ")));
+  if (free_base) free_bodies.push_back(groups[0].body);
+  const std::vector<std::string> points = urdf_import::free_bodies(m, free_bodies, free_base ? groups[0].body : -2, options.strict, path);
+  if (!points.empty())
+    m.info.warnings.push_back(fmt::format("{}: a free body of inertia 0 (a point mass) translates without turning, on sliders along x, y, z "
+                                          "through massless frames: {}; strict=on refuses it", path, join(points, ", ")));
+  const bool root_free = free_base && std::none_of(m.joints.begin(), m.joints.end(), [&](const Joint& j) { return j.b == groups[0].body; });
+  if (singular) check_mass_matrix(m, root_free, path);
 
   // every link's frame by name, in its body's frame
   for (const LinkFrame& L : links) {
@@ -593,27 +639,7 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       double z = options.floor_height;
       if (options.floor == UrdfOptions::Floor::Lowest) {
         if (m.shapes.empty()) throw InputError(path, 0, "floor", "floor=on puts the floor under the collision shapes, and the robot has none");
-        z = INFINITY;
-        const State s0 = initial_state(m);
-        for (const Shape& sh : m.shapes) {
-          const BodyState& b = s0.bodies[static_cast<size_t>(sh.body)];
-          const Vec3 p = b.x + b.q * sh.position;
-          const Mat3 R = (b.q * sh.orientation).toRotationMatrix();
-          const double c = std::abs(R(2, 2));  // the shape's z axis against the vertical
-          double reach = 0;                      // how far the shape reaches below its centre
-          switch (sh.type) {
-            case ShapeType::Sphere: reach = sh.radius; break;
-            case ShapeType::Box: reach = std::abs(R(2, 0)) * sh.half_extents.x() + std::abs(R(2, 1)) * sh.half_extents.y() + c * sh.half_extents.z(); break;
-            case ShapeType::Cylinder: reach = c * sh.length / 2 + sh.radius * std::sqrt(std::max(0.0, 1 - c * c)); break;
-            case ShapeType::Capsule: reach = c * sh.length / 2 + sh.radius; break;
-            case ShapeType::Convex:
-              reach = -INFINITY;
-              for (const Vec3& v : sh.vertices) reach = std::max(reach, -(R * v).z());
-              break;
-            default: break;
-          }
-          z = std::min(z, p.z() - reach);
-        }
+        z = lowest_shape_point(m, initial_state(m));
       }
       Shape floor;
       floor.name = "floor";
@@ -637,6 +663,12 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
   m.info.warnings.insert(m.info.warnings.end(), conventions.warnings.begin(), conventions.warnings.end());
   if (free_base && !options.free_base)
     m.info.warnings.push_back(fmt::format("{}: base=auto: no joint moves a link, so the robot floats (base=fixed bolts it)", path));
+  if (m.bodies.empty() && options.auto_base && !options.strict) {  // PyBullet's static object: nothing moves
+    m.info.warnings.push_back(fmt::format("{}: base=auto: a static object, nothing moves: no joint moves a mass, and the root is fixed",
+                                          path));
+    check_model(m, path);
+    return m;
+  }
   if (m.bodies.empty())
     throw InputError(path, 0, "",
                      massive ? "the robot has no moving link (every link is welded to the fixed root; base=free floats it)"

@@ -3,6 +3,7 @@
 #ifdef MBBENCH_WITH_URDF
 #include "models/formats/urdf_conventions.hpp"
 
+#include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
@@ -141,12 +142,41 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
         }
     }
   }
-  if (!on_world.empty()) {
+  // links that no joint holds beside the root (Drake floats each): floating joints from 'world'
+  std::set<std::string> held, joints;
+  for (TiXmlElement* j : children(robot, "joint")) {
+    if (j->Attribute("name")) joints.insert(j->Attribute("name"));
+    for (TiXmlElement* k : children(*j, "child"))
+      if (k->Attribute("link")) held.insert(k->Attribute("link"));
+  }
+  std::vector<std::string> roots;
+  for (const std::string& l : links)
+    if (!held.count(l) && l != "world") roots.push_back(l);
+  std::vector<std::string> floating;
+  if (roots.size() + (!on_world.empty() || links.count("world") ? 1 : 0) > 1) {
+    for (const std::string& r : roots) {
+      std::string name = "world_to_" + r;
+      while (joints.count(name)) name += "_";
+      TiXmlElement j("joint");
+      j.SetAttribute("name", name);
+      j.SetAttribute("type", "floating");
+      TiXmlElement parent("parent"), child("child");
+      parent.SetAttribute("link", "world");
+      child.SetAttribute("link", r);
+      j.InsertEndChild(parent);
+      j.InsertEndChild(child);
+      robot.InsertEndChild(j);
+      c.floating.insert(name);
+      floating.push_back(r);
+    }
+  }
+  if (!on_world.empty() || (!floating.empty() && !links.count("world"))) {
     TiXmlElement world("link");
     world.SetAttribute("name", "world");
     robot.InsertBeforeChild(robot.FirstChildElement(), world);
   }
   warn("the parent link 'world' is not declared: it is the fixed world (Drake's and PyBullet's convention); joints", on_world);
+  warn("links that no joint holds float (Drake's convention; of mass 0, they are welded to the world)", floating);
   warn("spherical (Bullet's) and ball (Drake's) joints map as ball joints", balls);
   warn("joints without <limit> have no limits", no_limit);
   warn("a <limit> without effort or velocity (neither is modelled)", partial_limit);
@@ -217,6 +247,31 @@ Conventions normalise(const std::string& text, const std::string& path, bool str
   doc.Accept(&printer);
   c.text = printer.CStr();
   return c;
+}
+
+// The file a <mesh filename> names, as ROS tools find it: a plain path relative to the URDF file's
+// folder; file://PATH that path; package://PKG/REST the file REST in package PKG: the nearest of
+// the URDF file's folder and its ancestors named PKG, or else the folder PKG in the nearest of them
+// that holds one (packages side by side in a workspace). Empty when there is no such package.
+std::string mesh_file(const std::string& filename, const std::string& urdf_path) {
+  namespace fs = std::filesystem;
+  const std::string package = "package://", file = "file://";
+  const fs::path folder = fs::absolute(fs::path(urdf_path)).parent_path();
+  if (filename.rfind(file, 0) == 0) return filename.substr(file.size());
+  if (filename.rfind(package, 0) != 0) return (folder / filename).lexically_normal().string();
+  const std::string rest = filename.substr(package.size());
+  const std::string pkg = rest.substr(0, rest.find('/')), inside = rest.find('/') == std::string::npos ? "" : rest.substr(rest.find('/') + 1);
+  if (pkg.empty()) return "";
+  for (fs::path d = folder; !d.empty(); d = d.parent_path()) {
+    if (d.filename() == pkg) return (d / inside).lexically_normal().string();
+    if (d == d.parent_path()) break;
+  }
+  std::error_code ec;
+  for (fs::path d = folder; !d.empty(); d = d.parent_path()) {
+    if (fs::is_directory(d / pkg, ec)) return (d / pkg / inside).lexically_normal().string();
+    if (d == d.parent_path()) break;
+  }
+  return "";
 }
 
 }  // namespace mb::urdf_import
