@@ -705,6 +705,14 @@ TEST_CASE("urdf: a static object stands still in every method that claims it", "
     ++ran;
   }
   CHECK(ran >= 18);
+  // a table from a file: run says why nothing moves; a static object has no scene form
+  const std::string table = std::string(MBBENCH_TEST_DATA) + "/urdf/table.urdf";
+  const auto r = mbtest::run_cli("run " + table + ":collisions=primitives gc-contact --duration 0.01");
+  CHECK(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("a static object, nothing moves") && Catch::Contains("status: ok"));
+  const auto x = mbtest::run_cli("export-scene " + table + " -o table.toml");
+  CHECK(x.code == 2);
+  CHECK_THAT(x.output, Catch::Contains("nothing moves (a static object): a scene needs at least one [[body]]"));
 }
 
 TEST_CASE("urdf: a joint that moves no mass is held - the robot is the one with that joint fixed", "[urdf]") {

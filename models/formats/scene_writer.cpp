@@ -247,6 +247,11 @@ std::string scene_to_toml(const Model& m) {
   return o;
 }
 
-void write_scene(const Model& model, const std::string& path) { write_file_atomic(path, scene_to_toml(model)); }
+void write_scene(const Model& model, const std::string& path) {
+  if (model.bodies.empty())  // a static object (an importer's): a scene needs a body
+    throw InputError(model.info.source.empty() ? model.info.name : model.info.source, 0, "model",
+                     "nothing moves (a static object): a scene needs at least one [[body]]");
+  write_file_atomic(path, scene_to_toml(model));
+}
 
 }  // namespace mb
