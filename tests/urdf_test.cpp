@@ -260,6 +260,10 @@ TEST_CASE("urdf: every bad value is an InputError naming the file and the link o
        "field 'joint[float].type': a floating joint is not mapped"},
       // refused by liburdfdom: its message, naming the links or the joint, in our error
       {head + hinge("0 1 0") + R"(</robot>)", "liburdfdom: Failed to build tree: child link [upper] of joint [shoulder] not found"},
+      // a joint from a link to itself: the link reached twice (and the link it left out floats)
+      {head + hinge("0 1 0") + link("1") + R"(<joint name="self" type="continuous"><parent link="upper"/><child link="upper"/>)"
+                                           R"(<axis xyz="0 1 0"/></joint><link name="out"/></robot>)",
+       "field 'joint[self].child': link 'upper' is reached a second time: the joints form a loop"},
       // non-finite numbers, found before liburdfdom reads the file: the element's line and the attribute
       {head + hinge("0 1 0", "0 nan 1") + link("1") + "</robot>", "robot.urdf:1: field 'joint[shoulder].origin': attribute xyz=\"0 nan 1\": numbers must be finite"},
       {head + hinge("0 1 0") + link("nan") + "</robot>", "field 'link[upper].inertial.mass': attribute value=\"nan\": numbers must be finite"},

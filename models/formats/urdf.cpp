@@ -298,6 +298,9 @@ Model parse_urdf(const std::string& text, const std::string& path, const UrdfOpt
       check_joint(*j, path, conventions.balls.count(j->name) > 0 || conventions.floating.count(j->name) > 0);
       const urdf::LinkConstSharedPtr child = robot->getLink(j->child_link_name);
       if (!child) throw InputError(path, 0, fmt::format("joint[{}].child", j->name), fmt::format("no link named '{}'", j->child_link_name));
+      if (std::any_of(links.begin(), links.end(), [&](const LinkFrame& f) { return f.link == child.get(); }))
+        throw InputError(path, 0, fmt::format("joint[{}].child", j->name),
+                         fmt::format("link '{}' is reached a second time: the joints form a loop", j->child_link_name));
       int cg = g;
       if (j->type != urdf::Joint::FIXED) {
         Group n;
