@@ -170,7 +170,7 @@ CollisionDetector::~CollisionDetector() = default;
 CollisionDetector::CollisionDetector(CollisionDetector&&) noexcept = default;
 CollisionDetector& CollisionDetector::operator=(CollisionDetector&&) noexcept = default;
 
-void CollisionDetector::detect(const Model& model, const State& s, std::vector<Contact>& out) {
+void CollisionDetector::detect(const Model& model, const State& s, std::vector<Contact>& out, const std::function<bool(int, int)>& test) {
   out.clear();
   Impl& I = *impl_;
   if (model.shapes.empty()) return;
@@ -208,10 +208,16 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
   // narrow phase
   fcl::CollisionRequestd request(8, true);
   for (auto [i, j] : I.candidates) {
+    if (test && !test(i, j)) continue;
     const Shape& si = model.shapes[static_cast<size_t>(i)];
     const Shape& sj = model.shapes[static_cast<size_t>(j)];
+    // spheres and capsules among themselves skip FCL: their gap below decides (FCL's test of the
+    // shapes grown by half the margin asks the same, gap < margin)
+    const bool round_i = si.type == ShapeType::Sphere || si.type == ShapeType::Capsule;
+    const bool round_j = sj.type == ShapeType::Sphere || sj.type == ShapeType::Capsule;
     fcl::CollisionResultd result;
-    if (fcl::collide(I.objects[static_cast<size_t>(i)].get(), I.objects[static_cast<size_t>(j)].get(), request, result) == 0) continue;
+    if (!(round_i && round_j) && fcl::collide(I.objects[static_cast<size_t>(i)].get(), I.objects[static_cast<size_t>(j)].get(), request, result) == 0)
+      continue;
     auto local = [&](int body, const Vec3& p) {
       if (body == kWorld) return p;
       const BodyState& bs = s.bodies[static_cast<size_t>(body)];
@@ -223,8 +229,6 @@ void CollisionDetector::detect(const Model& model, const State& s, std::vector<C
     // spheres and capsules among themselves: the closest points of their axis segments (FCL's
     // closestPtSegmentSegment; a sphere's segment is its centre), exact where FCL's EPA leaves the
     // depth of two capsules up to 0.6 mm off
-    const bool round_i = si.type == ShapeType::Sphere || si.type == ShapeType::Capsule;
-    const bool round_j = sj.type == ShapeType::Sphere || sj.type == ShapeType::Capsule;
     if (round_i && round_j) {
       auto segment = [&](int k, Vec3& p, Vec3& q) {
         const Shape& sh = model.shapes[static_cast<size_t>(k)];

@@ -10,6 +10,7 @@
 // shapes of two bodies joined by a joint (as in the common engines: the joint decides their
 // relative motion).
 #pragma once
+#include <functional>
 #include <memory>
 #include <set>
 #include <utility>
@@ -56,8 +57,9 @@ class CollisionDetector {
   CollisionDetector& operator=(CollisionDetector&&) noexcept;
 
   // Every contact between the model's shapes at state s (penetrating pairs), in a fixed order
-  // (by shape pair, then FCL's order): the same state gives the same list.
-  void detect(const Model& model, const State& s, std::vector<Contact>& out);
+  // (by shape pair, then FCL's order): the same state gives the same list. With `test`, only the
+  // shape pairs (i < j) it accepts reach the narrow phase.
+  void detect(const Model& model, const State& s, std::vector<Contact>& out, const std::function<bool(int, int)>& test = {});
 
  private:
   struct Impl;

@@ -6,6 +6,8 @@
 # Our Model lacks the files' joint stiffness and armature (the importer's warning), so testspeed
 # also runs a copy without them ("same"): the adapter's ratio to that is its own overhead (its step
 # writes our Cartesian State), the ratio to the file adds the different motion.
+# METHODS="gc-contact ..." adds our methods on the file (our contact model, the file's limits, zero
+# control): each one's time per step and its ratio to testspeed's on the file, timed in the same runs.
 #   scripts/mujoco-overhead.sh [STEPS [REPS [MODEL.xml ...]]]   (from the checkout, after a release build)
 set -euo pipefail
 steps=${1:-10000}
@@ -46,15 +48,25 @@ for f in pathlib.Path(sys.argv[1]).rglob("*.xml"):
 PY
   same="$tmp/same/$(basename "$model")"
   : >"$tmp/file" >"$tmp/same.t" >"$tmp/ad"
+  for m in ${METHODS:-}; do : >"$tmp/m.$m"; done
   for ((r = 0; r < reps; ++r)); do
     read -r t c_file < <(speed "$model") && echo "$t" >>"$tmp/file"
     read -r t c_same < <(speed "$same") && echo "$t" >>"$tmp/same.t"
     "$mbbench" run "$model:damping=on" mujoco:contacts=file,integrator=euler --h "$h" --duration "$duration" --out "$tmp/r.json" \
       >"$tmp/run.txt" 2>&1 || { cat "$tmp/run.txt" >&2; die "mbbench run failed on $model"; }
     python3 -c "import json; print('%.4f' % (1e3 * json.load(open('$tmp/r.json'))['provenance']['timing']['step_seconds_mean']))" >>"$tmp/ad"
+    for m in ${METHODS:-}; do
+      "$mbbench" run "$model" "$m" --h "$h" --duration "$duration" --no-ref --out "$tmp/r.json" >"$tmp/run.txt" 2>&1 ||
+        { cat "$tmp/run.txt" >&2; die "mbbench run $m failed on $model"; }
+      python3 -c "import json; print('%.4f' % (1e3 * json.load(open('$tmp/r.json'))['provenance']['timing']['step_seconds_mean']))" >>"$tmp/m.$m"
+    done
   done
   best() { sort -g "$1" | head -1; }
   tf=$(best "$tmp/file"); tsame=$(best "$tmp/same.t"); ad=$(best "$tmp/ad")
   printf "%-16s %6s %9s %9s %10s %10s %10s %7.3fx %7.3fx\n" "$(basename "$model")" "$steps" "$c_file" "$c_same" "$tf" "$tsame" "$ad" \
     "$(python3 -c "print($ad / $tsame)")" "$(python3 -c "print($ad / $tf)")"
+  for m in ${METHODS:-}; do
+    t=$(best "$tmp/m.$m")
+    printf "%-16s %6s %-30s %10s ms %7.3fx testspeed\n" "" "" "$m" "$t" "$(python3 -c "print($t / $tf)")"
+  done
 done

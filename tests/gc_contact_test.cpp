@@ -243,3 +243,32 @@ TEST_CASE("gc-contact: an arm on a hinge falls onto a floor and rests there - no
   CHECK(coordinate(m, s, 0) == Approx(angle).margin(1e-3));
   CHECK(s.bodies[0].w.norm() < 1e-6);
 }
+
+TEST_CASE("gc-contact: a ball 10 m/s fast meets a ball at rest within a step - the preview holds it at the surface", "[gc-contact]") {
+  // the pair is 3 cm apart at the start of the step (beyond the 5 mm margin), the fast ball moves
+  // 5 cm in it: only the free motion's end (the preview) finds the pair, and only the fast ball moves
+  mb::Model m = mb::build_model("bouncing-ball:e=0");
+  m.bodies[0].position.y() = 0.1;  // ball 0 (radius 0.1) rests on the floor
+  mb::Body top = m.bodies[0];
+  top.name = "top";
+  top.position.y() += 0.2 + 0.03;
+  top.velocity = mb::Vec3(0, -10, 0);
+  m.bodies.push_back(top);
+  mb::Shape s = m.shapes[1];
+  s.name = "top";
+  s.body = 1;
+  m.shapes.push_back(s);
+  const double h = 0.005;
+  auto meth = mb::make_method("gc-contact");
+  mb::State st = mb::initial_state(m);
+  meth->init(m, st);
+  double overlap = 0;  // the deepest the balls ever overlap
+  for (int k = 0; k < 20; ++k) {
+    mb::StepStats stats;
+    meth->step(m, st, h, stats);
+    overlap = std::max(overlap, 0.2 - (st.bodies[1].x - st.bodies[0].x).norm());
+  }
+  INFO("overlap " << overlap);
+  CHECK(overlap < 1e-3);  // without the preview: 2 cm after the first step
+  CHECK(st.bodies[1].x.y() > st.bodies[0].x.y() + 0.19);  // on top, not through
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include <Eigen/CholmodSupport>
@@ -19,7 +20,63 @@ namespace mb {
 
 struct GcContact::Factor {
   // simplicial: no BLAS, the same bits on every run
-  Eigen::CholmodSimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> llt;
+  struct Llt : Eigen::CholmodSimplicialLLT<Eigen::SparseMatrix<double>, Eigen::Lower> {
+    cholmod_factor* factor() { return m_cholmodFactor; }
+  } llt;
+  // sparse_lsolve's workspace: a dense right-hand side and its pattern, CHOLMOD's results
+  cholmod_dense *b = nullptr, *x = nullptr, *y = nullptr, *e = nullptr;
+  cholmod_sparse *bset = nullptr, *xset = nullptr;
+  std::vector<int> iperm;  // a row's place in the factor's order
+  std::vector<int> rows;
+  ~Factor() {
+    cholmod_common& c = llt.cholmod();
+    for (cholmod_dense** d : {&b, &x, &y, &e}) cholmod_free_dense(d, &c);
+    for (cholmod_sparse** s : {&bset, &xset}) cholmod_free_sparse(s, &c);
+  }
+  // Z = L^-1 P B for H = P^T L L^T P, column by column through CHOLMOD's sparse right-hand side
+  // solve (cholmod_solve2 with Bset): each column costs its reach in the elimination tree (a
+  // contact's bodies' ancestors' coordinates), not the whole factor. Z^T Z = B^T H^-1 B.
+  void sparse_lsolve(const Eigen::SparseMatrix<double>& B, Eigen::SparseMatrix<double>& Z) {
+    cholmod_common& c = llt.cholmod();
+    cholmod_factor* L = llt.factor();
+    const int n = static_cast<int>(L->n);
+    if (!L->is_ll || L->is_super) throw SimulationError("gc-contact: the factor is not a simplicial L L^T");
+    if (!b || static_cast<int>(b->nrow) != n) {
+      cholmod_free_dense(&b, &c);
+      cholmod_free_sparse(&bset, &c);
+      b = cholmod_zeros(n, 1, CHOLMOD_REAL, &c);
+      bset = cholmod_allocate_sparse(n, 1, n, false, true, 0, CHOLMOD_PATTERN, &c);
+      if (!b || !bset) throw SimulationError("gc-contact: CHOLMOD could not allocate its workspace");
+    }
+    iperm.resize(static_cast<size_t>(n));
+    const int* perm = static_cast<const int*>(L->Perm);
+    for (int k = 0; k < n; ++k) iperm[static_cast<size_t>(perm ? perm[k] : k)] = k;
+    double* bx = static_cast<double*>(b->x);
+    int* bi = static_cast<int*>(bset->i);
+    int* bp = static_cast<int*>(bset->p);
+    Z.resize(n, B.cols());  // empty, compressed: filled column by column (startVec, insertBack)
+    Z.reserve(4 * B.nonZeros());
+    for (int col = 0; col < B.cols(); ++col) {
+      Z.startVec(col);
+      int len = 0;
+      for (Eigen::SparseMatrix<double>::InnerIterator it(B, col); it; ++it) {
+        const int r = iperm[static_cast<size_t>(it.row())];
+        bx[r] = it.value();
+        bi[len++] = r;
+      }
+      if (len == 0) continue;
+      bp[0] = 0;
+      bp[1] = len;
+      if (!cholmod_solve2(CHOLMOD_L, L, b, bset, &x, &xset, &y, &e, &c)) throw SimulationError("gc-contact: CHOLMOD's solve failed");
+      const double* xx = static_cast<const double*>(x->x);
+      const int* xi = static_cast<const int*>(xset->i);
+      rows.assign(xi, xi + static_cast<const int*>(xset->p)[1]);
+      std::sort(rows.begin(), rows.end());
+      for (int r : rows) Z.insertBack(r, col) = xx[r];
+      for (int p = 0; p < len; ++p) bx[bi[p]] = 0;
+    }
+    Z.finalize();
+  }
 };
 
 void contact_jacobian(const TreeModel& tree, const std::vector<TreeView::Mat6X>& S, const std::vector<int>& link_of,
@@ -190,12 +247,16 @@ void GcContact::factor_mass_matrix(double h, const Eigen::VectorXd& qdd, Eigen::
   stats.t_factorization += since(tf);
 }
 
-void GcContact::add_preview_contacts(const Model& model, const State& state) {
+void GcContact::add_preview_contacts(const Model& model, const State& state, const std::vector<char>& moving) {
   std::set<std::pair<int, int>> pairs;
   for (const Contact& c : contacts_) pairs.insert({c.shape_a, c.shape_b});
-  detector_->detect(model, preview_, found_);
+  // a pair of bodies that both move less than half the margin keeps a gap: the start's contacts
+  auto moves = [&](int shape) {
+    const int b = model.shapes[static_cast<size_t>(shape)].body;
+    return b != kWorld && moving[static_cast<size_t>(b)];
+  };
+  detector_->detect(model, preview_, found_, [&](int i, int j) { return (moves(i) || moves(j)) && !pairs.count({i, j}); });
   for (Contact c : found_) {
-    if (pairs.count({c.shape_a, c.shape_b})) continue;
     // the same material points at the start: their gap along the preview's normal
     c.depth = -c.normal.dot(body_point(state, c.b, c.local_b) - body_point(state, c.a, c.local_a));
     contacts_.push_back(c);
@@ -233,8 +294,11 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   J_.resize(rows, tree.nv);
   J_.setFromTriplets(entries_.begin(), entries_.end());
   const Eigen::SparseMatrix<double> Jt = J_.transpose();
-  const Eigen::SparseMatrix<double> Y = factor_->llt.solve(Jt);  // (H + h D)^-1 J^T
-  const Eigen::SparseMatrix<double> W = J_ * Y;                    // rows x rows, symmetric
+  Eigen::SparseMatrix<double> Z;
+  factor_->sparse_lsolve(Jt, Z);                                    // L^-1 P J^T
+  // J (H + h D)^-1 J^T, symmetric: its row r (an inner vector of the row-major form) is its column r
+  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+  const RowMajor W = Z.transpose() * Z;
   Eigen::VectorXd u = J_ * vstar;                                  // velocities without impulses
   const Eigen::VectorXd u0 = J_ * vstart;
   // a normal row's target: out of a penetration by erp of its depth beyond slop a step, or no
@@ -287,8 +351,32 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   for (int k = 0; k < nl; ++k) key[m + k] = {-1 - active_[static_cast<size_t>(k)].limit, active_[static_cast<size_t>(k)].side, 0};
   auto apply_row = [&](int row, double d) {
     if (d == 0) return;
-    for (Eigen::SparseMatrix<double>::InnerIterator it(W, row); it; ++it) u(it.row()) += it.value() * d;
+    for (RowMajor::InnerIterator it(W, row); it; ++it) u(it.index()) += it.value() * d;
     lambda_(row) += d;
+  };
+  // a contact's three columns of W merged by row (one pass over the rows a contact's impulse moves)
+  std::vector<int> cstart(static_cast<size_t>(m) + 1, 0), crow;
+  std::vector<Vec3> cval;
+  for (int k = 0; k < m; ++k) {
+    RowMajor::InnerIterator it[3] = {{W, 3 * k}, {W, 3 * k + 1}, {W, 3 * k + 2}};
+    while (it[0] || it[1] || it[2]) {
+      int r = std::numeric_limits<int>::max();
+      for (const auto& i : it)
+        if (i) r = std::min(r, static_cast<int>(i.index()));
+      Vec3 w = Vec3::Zero();
+      for (int j = 0; j < 3; ++j)
+        if (it[j] && it[j].index() == r) {
+          w(j) = it[j].value();
+          ++it[j];
+        }
+      crow.push_back(r);
+      cval.push_back(w);
+    }
+    cstart[static_cast<size_t>(k) + 1] = static_cast<int>(crow.size());
+  }
+  auto apply_contact = [&](int k, const Vec3& d) {
+    for (int p = cstart[static_cast<size_t>(k)]; p < cstart[static_cast<size_t>(k) + 1]; ++p) u(crow[static_cast<size_t>(p)]) += cval[static_cast<size_t>(p)].dot(d);
+    lambda_.segment<3>(3 * k) += d;
   };
   if (opt_.warm) {
     for (int k = 0; k < m; ++k) {
@@ -298,7 +386,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       l(0) = std::max(0.0, l(0));
       const double radius = mat[k].mu_static * l(0);
       if (l.tail<2>().norm() > radius) l.tail<2>() *= l.tail<2>().norm() > 0 ? radius / l.tail<2>().norm() : 0.0;
-      for (int r = 0; r < 3; ++r) apply_row(3 * k + r, l(r));
+      apply_contact(k, l);
     }
     for (int k = 0; k < nl; ++k) {
       const auto it = kept_.find(key[m + k]);
@@ -321,7 +409,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
       if (d.isZero(0)) continue;
       change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
-      for (int r = 0; r < 3; ++r) apply_row(3 * k + r, d(r));
+      apply_contact(k, d);
     }
     for (int k = 0; k < nl; ++k) {
       const int row = 3 * m + k;
@@ -376,11 +464,11 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
     preview_ = state;
     write_state(tree, hdata_, xp_, preview_);
     // a body whose shapes move farther than half the margin in the step may reach a pair the start
-    // did not find: the pairs found on the preview are added, their points and normal taken there
-    double reach = 0;
+    // did not find: its pairs found on the preview are added, their points and normal taken there
+    moving_.assign(reach_.size(), 0);
     for (size_t b = 0; b < reach_.size(); ++b)
-      if (reach_[b] > 0) reach = std::max(reach, (preview_.bodies[b].v.norm() + preview_.bodies[b].w.norm() * reach_[b]) * h);
-    if (reach > 0.5 * opt_.margin) add_preview_contacts(model, state);
+      moving_[b] = reach_[b] > 0 && (preview_.bodies[b].v.norm() + preview_.bodies[b].w.norm() * reach_[b]) * h > 0.5 * opt_.margin;
+    if (std::find(moving_.begin(), moving_.end(), 1) != moving_.end()) add_preview_contacts(model, state, moving_);
     stats.t_contact += since(tc);
   }
   stats.contacts += static_cast<long>(contacts_.size());

@@ -69,8 +69,9 @@ class GcContact final : public Method {
  private:
   void do_init(const Model& model, const State& state) override;
   void do_step(const Model& model, State& state, double h, StepStats& stats) override;
-  // the pairs found on the preview that the start did not find, added to contacts_
-  void add_preview_contacts(const Model& model, const State& state);
+  // the pairs found on the preview that the start did not find, added to contacts_; moving: the
+  // bodies whose shapes move farther than half the margin in the step (the others' pairs keep a gap)
+  void add_preview_contacts(const Model& model, const State& state, const std::vector<char>& moving);
   // the limit sides that are rows this step (active_)
   void find_limits(double h, const Eigen::VectorXd& vstar);
   // the impulses lambda (3 per contact, 1 per active limit) for the free velocity vstar, and v+;
@@ -94,6 +95,7 @@ class GcContact final : public Method {
   State preview_;  // the free motion's end (solve_rows)
   std::vector<Contact> contacts_, found_;
   std::vector<double> reach_;  // (nbody) the farthest point of a body's shapes from its centre of mass
+  std::vector<char> moving_;   // (nbody) add_preview_contacts' moving bodies
   struct Active {
     int limit = 0;   // TreeModel::limits index
     int side = 0;    // 0: lower, 1: upper
