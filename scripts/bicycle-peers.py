@@ -31,6 +31,7 @@ CASES = [
     ("ellipsoid", "iterative", 0.001),
     ("cylinder", "iterative", 0.001),
     ("ellipsoid", "gc-contact", 0.001),
+    ("ellipsoid", "gc-contact", 0.0005),
 ]
 
 

@@ -190,18 +190,23 @@ void GcContact::do_init(const Model& model, const State& state) {
 void GcContact::advance_positions(double h, std::vector<double>& x) const {
   const TreeModel& tree = sys_.tree();
   double* q = x.data();
-  const double* v = x.data() + tree.nq;
+  double* v = x.data() + tree.nq;
   for (const TreeLink& L : tree.link) {
     switch (L.kind) {
       case TreeJoint::Free: {
-        // (omega, v_O) at the world origin: the COM moves with v_O + omega x r
-        const Vec3 w = Eigen::Map<const Vec3>(v + L.iv), vO = Eigen::Map<const Vec3>(v + L.iv + 3);
-        Eigen::Map<Vec3> r(q + L.iq);
-        r += h * (vO + w.cross(Vec3(r)));
-        const Quat qd = Quat(0, w.x(), w.y(), w.z()) * load_quat(q + L.iq + 3);
-        Quat next;
-        next.coeffs() = load_quat(q + L.iq + 3).coeffs() + 0.5 * h * qd.coeffs();
-        store_quat(next, q + L.iq + 3);
+        // (omega, v_O) at the world origin, r the COM: it moves with v_c = v_O + omega x r, and v_O
+        // is expressed again at the moved COM, so that v_c is what the velocity update left
+        // (with do_step's convective term: MuJoCo's semi-implicit Euler on (v_c, omega))
+        const Vec3 w = Eigen::Map<const Vec3>(v + L.iv);
+        Eigen::Map<Vec3> vO(v + L.iv + 3), r(q + L.iq);
+        const Vec3 vc = vO + w.cross(Vec3(r));
+        r += h * vc;
+        vO = vc - w.cross(Vec3(r));
+        // the orientation turns by exp(h omega), exactly for an omega held over the step
+        const Vec3 hw = h * w;
+        const double angle = hw.norm();
+        const Quat turn = angle > 0 ? Quat(Eigen::AngleAxisd(angle, hw / angle)) : Quat::Identity();
+        store_quat(turn * load_quat(q + L.iq + 3), q + L.iq + 3);
         break;
       }
       case TreeJoint::Ball: {
@@ -453,6 +458,14 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
     factored = true;
     vstar = vstart + h * factor_->llt.solve(f);
   }
+  // in flight a free link's v_O changes by -omega x v_c - omega' x r while its COM velocity v_c stays:
+  // held at the step's start r, v* would turn v_c by h omega; the term back is the COM's own
+  // motion, so v* at r has v_c + h a_c (advance_positions moves r and expresses v_O there)
+  for (const TreeLink& L : tree.link)
+    if (L.kind == TreeJoint::Free) {
+      const Vec3 w = vstart.segment<3>(L.iv), r = Eigen::Map<const Vec3>(x_.data() + L.iq);
+      vstar.segment<3>(L.iv + 3) += h * w.cross(Vec3(vstart.segment<3>(L.iv + 3) + w.cross(r)));
+    }
   contacts_.clear();
   if (detector_) {
     const auto tc = Clock::now();
