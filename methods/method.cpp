@@ -8,6 +8,7 @@
 #include <mutex>
 #include <numeric>
 
+#include "core/disjoint_sets.hpp"
 #include "core/error.hpp"
 #include "core/suggest.hpp"
 #include "models/kinematics.hpp"
@@ -48,19 +49,11 @@ unsigned model_features(const Model& model) {
   if (!model.couplings.empty()) f |= kCoupledJoints;
   // a cycle in the joint graph, the world (and every static body) as one node: union-find
   const int n = static_cast<int>(model.bodies.size());
-  std::vector<int> parent(static_cast<size_t>(n) + 1);
-  std::iota(parent.begin(), parent.end(), 0);
+  DisjointSets sets(n + 1);
   auto node = [&](int b) { return b < 0 || model.bodies[static_cast<size_t>(b)].is_static ? n : b; };
-  auto find = [&](int x) {
-    while (parent[static_cast<size_t>(x)] != x) x = parent[static_cast<size_t>(x)] = parent[static_cast<size_t>(parent[static_cast<size_t>(x)])];
-    return x;
-  };
   bool loop = false;
-  for (const Joint& j : model.joints) {
-    const int a = find(node(j.a)), b = find(node(j.b));
-    if (a == b) loop = true;
-    else parent[static_cast<size_t>(a)] = b;
-  }
+  for (const Joint& j : model.joints)
+    if (!sets.unite(node(j.a), node(j.b))) loop = true;
   f |= loop ? kLoops : kTrees;
   if (!model.joints.empty()) {
     const JointError e = max_joint_error(model, initial_state(model));

@@ -9,6 +9,7 @@
 #include <Eigen/CholmodSupport>
 #include <fmt/format.h>
 
+#include "core/disjoint_sets.hpp"
 #include "core/error.hpp"
 #include "methods/contacts/contacts.hpp"
 #include "methods/reduced/ball_kernels.hpp"
@@ -398,48 +399,75 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       if (it != kept_.end()) apply_row(3 * m + k, std::max(0.0, it->second(0)));
     }
   }
-  int sweep = 0;
-  double change = 0;
-  for (; sweep < opt_.iterations; ++sweep) {
-    change = 0;
-    for (int k = 0; k < m; ++k) {
-      const Vec3 uk = u.segment<3>(3 * k);
-      const Vec3 lk = lambda_.segment<3>(3 * k);
-      // normal first, then the tangential rows for the velocity left after it (ContactSet::project)
-      const double ln = std::max(0.0, lk(0) + (target(k) - uk(0)) * inv_nn[k]);
-      const double dn = ln - lk(0);
-      const Eigen::Vector2d ut = uk.tail<2>() + Wd[k].block<2, 1>(1, 0) * dn;
-      Eigen::Vector2d lt = lk.tail<2>() - inv_tt[k] * ut;
-      if (lt.norm() > mat[k].mu_static * ln) lt = slide_friction(eig_tt[k], lt, mat[k].mu_dynamic * ln);
-      const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
-      if (d.isZero(0)) continue;
-      change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
-      apply_contact(k, d);
+  // islands: rows coupled through W (contacts sharing a moving tree) are one problem, solved to
+  // the tolerance on its own; the others are independent, so a pile's sweeps leave a box at rest
+  // alone. Islands in the order of their first row, each's rows in ascending order.
+  DisjointSets sets(m + nl);
+  auto node = [&](int row) { return row < 3 * m ? row / 3 : row - 2 * m; };
+  for (int k = 0; k < m; ++k)
+    for (int p = cstart[static_cast<size_t>(k)]; p < cstart[static_cast<size_t>(k) + 1]; ++p) sets.unite(k, node(crow[static_cast<size_t>(p)]));
+  for (int k = 0; k < nl; ++k)
+    for (RowMajor::InnerIterator it(W, 3 * m + k); it; ++it) sets.unite(m + k, node(static_cast<int>(it.index())));
+  std::vector<int> island(static_cast<size_t>(m + nl), -1), first(static_cast<size_t>(m + nl) + 1, 0), members(static_cast<size_t>(m + nl));
+  int islands = 0;
+  for (int k = 0; k < m + nl; ++k) {
+    int& i = island[static_cast<size_t>(sets.find(k))];
+    if (i < 0) i = islands++;
+    ++first[static_cast<size_t>(i) + 1];
+  }
+  for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+  std::vector<int> next(first.begin(), first.end() - 1);
+  for (int k = 0; k < m + nl; ++k) members[static_cast<size_t>(next[static_cast<size_t>(island[static_cast<size_t>(sets.find(k))])]++)] = k;
+  int sweeps = 0;
+  double residual = 0;
+  for (int is = 0; is < islands; ++is) {
+    int sweep = 0;
+    double change = 0;
+    for (; sweep < opt_.iterations; ++sweep) {
+      change = 0;
+      for (int p = first[static_cast<size_t>(is)]; p < first[static_cast<size_t>(is) + 1]; ++p) {
+        const int k = members[static_cast<size_t>(p)];
+        if (k < m) {
+          const Vec3 uk = u.segment<3>(3 * k);
+          const Vec3 lk = lambda_.segment<3>(3 * k);
+          // normal first, then the tangential rows for the velocity left after it (ContactSet::project)
+          const double ln = std::max(0.0, lk(0) + (target(k) - uk(0)) * inv_nn[k]);
+          const double dn = ln - lk(0);
+          const Eigen::Vector2d ut = uk.tail<2>() + Wd[k].block<2, 1>(1, 0) * dn;
+          Eigen::Vector2d lt = lk.tail<2>() - inv_tt[k] * ut;
+          if (lt.norm() > mat[k].mu_static * ln) lt = slide_friction(eig_tt[k], lt, mat[k].mu_dynamic * ln);
+          const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
+          if (d.isZero(0)) continue;
+          change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
+          apply_contact(k, d);
+        } else {
+          const int row = 3 * m + (k - m);
+          const double w = W.coeff(row, row);
+          const double d = std::max(0.0, lambda_(row) + (target(k) - u(row)) / w) - lambda_(row);
+          if (d == 0) continue;
+          change = std::max(change, std::abs(w * d));
+          apply_row(row, d);
+        }
+      }
+      if (change < opt_.tol) {
+        ++sweep;
+        break;
+      }
     }
-    for (int k = 0; k < nl; ++k) {
-      const int row = 3 * m + k;
-      const double w = W.coeff(row, row);
-      const double d = std::max(0.0, lambda_(row) + (target(m + k) - u(row)) / w) - lambda_(row);
-      if (d == 0) continue;
-      change = std::max(change, std::abs(w * d));
-      apply_row(row, d);
-    }
-    if (change < opt_.tol) {
-      ++sweep;
-      break;
-    }
+    sweeps = std::max(sweeps, sweep);
+    residual = std::max(residual, change);
   }
   kept_.clear();
   for (int k = 0; k < m; ++k)
     kept_[key[k]] = contact_frame(contacts_[k].normal).transpose() * Vec3(lambda_.segment<3>(3 * k));
   for (int k = 0; k < nl; ++k) kept_[key[m + k]] = Vec3(lambda_(3 * m + k), 0, 0);
-  stats.vel_iterations += sweep;
-  stats.vel_residual = std::max(stats.vel_residual, change);
+  stats.vel_iterations += sweeps;
+  stats.vel_residual = std::max(stats.vel_residual, residual);
   // v+ = v* + (H + h D)^-1 J^T lambda
   const Eigen::VectorXd dv = factor_->llt.solve(Eigen::VectorXd(J_.transpose() * lambda_));
   Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar + dv;
   stats.t_contact += since(t0);
-  return sweep;
+  return sweeps;
 }
 
 void GcContact::do_step(const Model& model, State& state, double h, StepStats& stats) {

@@ -8,29 +8,12 @@
 
 #include <fmt/format.h>
 
+#include "core/disjoint_sets.hpp"
 #include "core/error.hpp"
 
 namespace mb {
 
 namespace {
-
-// union-find with path halving over n elements
-struct DisjointSets {
-  std::vector<int> up;
-  explicit DisjointSets(int n) : up(n) { std::iota(up.begin(), up.end(), 0); }
-  int find(int v) {
-    while (up[v] != v) v = up[v] = up[up[v]];
-    return v;
-  }
-  // false if u and v were already connected
-  bool unite(int u, int v) {
-    u = find(u);
-    v = find(v);
-    if (u == v) return false;
-    up[u] = v;
-    return true;
-  }
-};
 
 template <class M>
 bool nonzero(const M& B) {
