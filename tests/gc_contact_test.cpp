@@ -300,3 +300,20 @@ TEST_CASE("gc-contact: a body spinning fast flies straight - its COM keeps its v
     if (round) CHECK((s.w - mb::Vec3(10, 20, 30)).norm() < 1e-11);
   }
 }
+
+TEST_CASE("gc-contact: an island's W dense or as sparse rows gives one motion - auto takes the sparse rows past 128", "[gc-contact]") {
+  if (!mb::mjcf_supported()) return;
+  // the snake lies on the floor with 48 contacts in one tree: one island of 144 rows
+  const mb::Model snake = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/mjcf/snake.xml");
+  const Run dense = run(snake, "gc-contact:delassus=dense", 0.002, 150);
+  const Run sparse = run(snake, "gc-contact:delassus=sparse", 0.002, 150);
+  const Run automatic = run(snake, "gc-contact", 0.002, 150);
+  CHECK(automatic.most_contacts >= 43);  // over 128 rows
+  CHECK(mbtest::max_position_difference(dense.s, sparse.s) < 1e-12);
+  CHECK(mbtest::max_position_difference(automatic.s, sparse.s) == 0);
+  CHECK(automatic.max_penetration < 1e-6);
+  // the quadruped's island (its four feet) stays dense under auto
+  if (!mb::urdf_supported()) return;
+  const mb::Model q = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/robots/quadruped.urdf:base=free,floor=on");
+  CHECK(mbtest::max_position_difference(run(q, "gc-contact", 0.002, 100).s, run(q, "gc-contact:delassus=dense", 0.002, 100).s) == 0);
+}

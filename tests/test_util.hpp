@@ -43,6 +43,7 @@ inline mb::State simulate(const mb::Model& model, const std::string& method, dou
 struct ContactRun {
   mb::State s;
   double max_penetration = 0;
+  long most_contacts = 0;  // the method's contacts of a step (StepStats::contacts), at most
 };
 inline ContactRun run_contacts(const mb::Model& m, const std::string& method, double h, long steps) {
   auto meth = mb::make_method(method);
@@ -53,6 +54,7 @@ inline ContactRun run_contacts(const mb::Model& m, const std::string& method, do
   for (long i = 0; i < steps; ++i) {
     mb::StepStats st;
     meth->step(m, r.s, h, st);
+    r.most_contacts = std::max(r.most_contacts, st.contacts);
     det.detect(m, r.s, cs);
     for (const mb::Contact& c : cs) r.max_penetration = std::max(r.max_penetration, c.depth);
   }

@@ -120,7 +120,10 @@ MethodInfo GcContact::describe() {
                OptionInfo::number("erp", "0.2", "fraction of a contact's depth beyond slop removed per step", 0, 1),
                OptionInfo::number("slop", "1e-4", "m: the depth a contact keeps without correction", 0, 1),
                OptionInfo::number("margin", "0.005", "m: shape pairs closer than this become speculative contacts", 0, 1),
-               OptionInfo::choice("warm", "on", "start each contact's impulses from its last step's", {"on", "off"})};
+               OptionInfo::choice("warm", "on", "start each contact's impulses from its last step's", {"on", "off"}),
+               OptionInfo::choice("delassus", "auto",
+                                  "an island's W: dense, sparse rows, or auto (dense up to 128 rows)",
+                                  {"auto", "dense", "sparse"})};
   i.orders = {{"position", "chain:n=3,body=box", 1, 0.00025, 0.002, 1, "", "semi-implicit Euler"}};
   i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits;
   i.fixed_step = true;
@@ -135,6 +138,8 @@ std::unique_ptr<Method> GcContact::make(const MethodOptions& options) {
   o.slop = options.number("slop");
   o.margin = options.number("margin");
   o.warm = options.choice("warm") == "on";
+  const std::string d = options.choice("delassus");
+  o.delassus = d == "dense" ? Delassus::Dense : d == "sparse" ? Delassus::Sparse : Delassus::Auto;
   return std::make_unique<GcContact>(o);
 }
 
@@ -301,12 +306,115 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   J_.setFromTriplets(entries_.begin(), entries_.end());
   const Eigen::SparseMatrix<double> Jt = J_.transpose();
   Eigen::SparseMatrix<double> Z;
-  factor_->sparse_lsolve(Jt, Z);                                    // L^-1 P J^T
-  // J (H + h D)^-1 J^T, symmetric: its row r (an inner vector of the row-major form) is its column r
-  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor>;
-  const RowMajor W = Z.transpose() * Z;
-  Eigen::VectorXd u = J_ * vstar;                                  // velocities without impulses
+  factor_->sparse_lsolve(Jt, Z);  // L^-1 P J^T: W = Z^T Z = J (H + h D)^-1 J^T
+  Eigen::VectorXd u = J_ * vstar;  // velocities without impulses
   const Eigen::VectorXd u0 = J_ * vstart;
+  // islands: the nodes (a contact's three rows, a limit's row) whose columns of Z share a
+  // coordinate (a moving tree) are one problem, solved to the tolerance on its own; the others are
+  // independent, so a pile's sweeps leave a box at rest alone. Islands in the order of their first
+  // node, each's nodes (contacts, then limits) in ascending order.
+  const int nodes = m + nl;
+  auto node = [&](int row) { return row < 3 * m ? row / 3 : row - 2 * m; };
+  auto node_rows = [&](int k) { return k < m ? 3 : 1; };
+  auto first_row = [&](int k) { return k < m ? 3 * k : 2 * m + k; };
+  DisjointSets sets(nodes);
+  std::vector<int> owner(static_cast<size_t>(tree.nv), -1);
+  Eigen::VectorXd diag(rows);  // W's diagonal: |Z e_r|^2
+  for (int r = 0; r < rows; ++r) {
+    diag(r) = Z.col(r).squaredNorm();
+    for (Eigen::SparseMatrix<double>::InnerIterator it(Z, r); it; ++it) {
+      int& o = owner[static_cast<size_t>(it.index())];
+      if (o < 0) o = node(r);
+      else sets.unite(o, node(r));
+    }
+  }
+  std::vector<int> island(static_cast<size_t>(nodes), -1), first(static_cast<size_t>(nodes) + 1, 0), members(static_cast<size_t>(nodes));
+  std::vector<int> island_rows;
+  int islands = 0;
+  for (int k = 0; k < nodes; ++k) {
+    int& i = island[static_cast<size_t>(sets.find(k))];
+    if (i < 0) {
+      i = islands++;
+      island_rows.push_back(0);
+    }
+    ++first[static_cast<size_t>(i) + 1];
+    island_rows[static_cast<size_t>(i)] += node_rows(k);
+  }
+  for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
+  {
+    std::vector<int> next(first.begin(), first.end() - 1);
+    for (int k = 0; k < nodes; ++k) members[static_cast<size_t>(next[static_cast<size_t>(island[static_cast<size_t>(sets.find(k))])]++)] = k;
+  }
+  // an island of up to kDenseRows rows keeps W dense over its rows (Z_I^T Z_I over its
+  // coordinates: contiguous, vectorized sweeps); a larger one, a pile, W's sparse rows
+  constexpr int kDenseRows = 128;
+  std::vector<char> sparse_island(static_cast<size_t>(islands));
+  for (int is = 0; is < islands; ++is)
+    sparse_island[static_cast<size_t>(is)] = opt_.delassus == Delassus::Sparse ||
+                                             (opt_.delassus == Delassus::Auto && island_rows[static_cast<size_t>(is)] > kDenseRows);
+  std::vector<int> loc(static_cast<size_t>(nodes));  // a node's first row in its island's dense W
+  std::vector<Eigen::MatrixXd> Wi(static_cast<size_t>(islands));
+  std::vector<int> lc(static_cast<size_t>(tree.nv), -1), seen(static_cast<size_t>(tree.nv), -1);
+  bool sparse = false;
+  for (int is = 0; is < islands; ++is) {
+    if (sparse_island[static_cast<size_t>(is)]) {
+      sparse = true;
+      continue;
+    }
+    int nr = 0, nc = 0;
+    for (int p = first[static_cast<size_t>(is)]; p < first[static_cast<size_t>(is) + 1]; ++p) {
+      const int k = members[static_cast<size_t>(p)];
+      loc[static_cast<size_t>(k)] = nr;
+      for (int r = first_row(k); r < first_row(k) + node_rows(k); ++r)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(Z, r); it; ++it)
+          if (seen[static_cast<size_t>(it.index())] != is) {
+            seen[static_cast<size_t>(it.index())] = is;
+            lc[static_cast<size_t>(it.index())] = nc++;
+          }
+      nr += node_rows(k);
+    }
+    Eigen::MatrixXd Zi = Eigen::MatrixXd::Zero(nc, nr);
+    for (int p = first[static_cast<size_t>(is)]; p < first[static_cast<size_t>(is) + 1]; ++p) {
+      const int k = members[static_cast<size_t>(p)];
+      for (int j = 0; j < node_rows(k); ++j)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(Z, first_row(k) + j); it; ++it)
+          Zi(lc[static_cast<size_t>(it.index())], loc[static_cast<size_t>(k)] + j) = it.value();
+    }
+    Wi[static_cast<size_t>(is)].noalias() = Zi.transpose() * Zi;
+  }
+  // W's sparse rows for the large islands: row r (an inner vector of the row-major form) is column
+  // r, W being symmetric; a contact's three merged by row (one pass over the rows it moves)
+  using RowMajor = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+  RowMajor W;
+  std::vector<int> cstart(static_cast<size_t>(m) + 1, 0), crow;
+  std::vector<Vec3> cval;
+  if (sparse) {
+    W = Z.transpose() * Z;
+    for (int k = 0; k < m; ++k) {
+      if (sparse_island[static_cast<size_t>(island[static_cast<size_t>(sets.find(k))])]) {
+        RowMajor::InnerIterator it[3] = {{W, 3 * k}, {W, 3 * k + 1}, {W, 3 * k + 2}};
+        while (it[0] || it[1] || it[2]) {
+          int r = std::numeric_limits<int>::max();
+          for (const auto& i : it)
+            if (i) r = std::min(r, static_cast<int>(i.index()));
+          Vec3 w = Vec3::Zero();
+          for (int j = 0; j < 3; ++j)
+            if (it[j] && it[j].index() == r) {
+              w(j) = it[j].value();
+              ++it[j];
+            }
+          crow.push_back(r);
+          cval.push_back(w);
+        }
+      }
+      cstart[static_cast<size_t>(k) + 1] = static_cast<int>(crow.size());
+    }
+  }
+  auto block = [&](int k) -> Eigen::Matrix3d {
+    const int is = island[static_cast<size_t>(sets.find(k))];
+    if (sparse_island[static_cast<size_t>(is)]) return Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
+    return Wi[static_cast<size_t>(is)].block<3, 3>(loc[static_cast<size_t>(k)], loc[static_cast<size_t>(k)]);
+  };
   // a normal row's target: out of a penetration by erp of its depth beyond slop a step, or no
   // further than its gap
   auto normal_target = [&](double depth) { return depth > 0 ? opt_.erp * std::max(0.0, depth - opt_.slop) / h : depth / h; };
@@ -325,9 +433,9 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   // a direction a contact's point cannot move in (its bodies' joints hold it: a hinge's link
   // along the axis) has no compliance: no impulse there (pseudo-inverses below 1e-12 of W's
   // largest diagonal entry)
-  const double floor = 1e-12 * (rows > 0 ? W.diagonal().cwiseAbs().maxCoeff() : 0.0);
+  const double floor = 1e-12 * (rows > 0 ? diag.maxCoeff() : 0.0);
   for (int k = 0; k < m; ++k) {
-    Wd[k] = Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
+    Wd[k] = block(k);
     inv_nn[k] = Wd[k](0, 0) > floor ? 1 / Wd[k](0, 0) : 0.0;
     eig_tt[k].compute(Eigen::Matrix2d(Wd[k].block<2, 2>(1, 1)));
     const Eigen::Vector2d ev = eig_tt[k].eigenvalues();
@@ -355,35 +463,6 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
     key[k] = {c.shape_a, c.shape_b, place};
   }
   for (int k = 0; k < nl; ++k) key[m + k] = {-1 - active_[static_cast<size_t>(k)].limit, active_[static_cast<size_t>(k)].side, 0};
-  auto apply_row = [&](int row, double d) {
-    if (d == 0) return;
-    for (RowMajor::InnerIterator it(W, row); it; ++it) u(it.index()) += it.value() * d;
-    lambda_(row) += d;
-  };
-  // a contact's three columns of W merged by row (one pass over the rows a contact's impulse moves)
-  std::vector<int> cstart(static_cast<size_t>(m) + 1, 0), crow;
-  std::vector<Vec3> cval;
-  for (int k = 0; k < m; ++k) {
-    RowMajor::InnerIterator it[3] = {{W, 3 * k}, {W, 3 * k + 1}, {W, 3 * k + 2}};
-    while (it[0] || it[1] || it[2]) {
-      int r = std::numeric_limits<int>::max();
-      for (const auto& i : it)
-        if (i) r = std::min(r, static_cast<int>(i.index()));
-      Vec3 w = Vec3::Zero();
-      for (int j = 0; j < 3; ++j)
-        if (it[j] && it[j].index() == r) {
-          w(j) = it[j].value();
-          ++it[j];
-        }
-      crow.push_back(r);
-      cval.push_back(w);
-    }
-    cstart[static_cast<size_t>(k) + 1] = static_cast<int>(crow.size());
-  }
-  auto apply_contact = [&](int k, const Vec3& d) {
-    for (int p = cstart[static_cast<size_t>(k)]; p < cstart[static_cast<size_t>(k) + 1]; ++p) u(crow[static_cast<size_t>(p)]) += cval[static_cast<size_t>(p)].dot(d);
-    lambda_.segment<3>(3 * k) += d;
-  };
   if (opt_.warm) {
     for (int k = 0; k < m; ++k) {
       const auto it = kept_.find(key[k]);
@@ -392,35 +471,17 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       l(0) = std::max(0.0, l(0));
       const double radius = mat[k].mu_static * l(0);
       if (l.tail<2>().norm() > radius) l.tail<2>() *= l.tail<2>().norm() > 0 ? radius / l.tail<2>().norm() : 0.0;
-      apply_contact(k, l);
+      lambda_.segment<3>(3 * k) = l;
     }
     for (int k = 0; k < nl; ++k) {
       const auto it = kept_.find(key[m + k]);
-      if (it != kept_.end()) apply_row(3 * m + k, std::max(0.0, it->second(0)));
+      if (it != kept_.end()) lambda_(3 * m + k) = std::max(0.0, it->second(0));
     }
   }
-  // islands: rows coupled through W (contacts sharing a moving tree) are one problem, solved to
-  // the tolerance on its own; the others are independent, so a pile's sweeps leave a box at rest
-  // alone. Islands in the order of their first row, each's rows in ascending order.
-  DisjointSets sets(m + nl);
-  auto node = [&](int row) { return row < 3 * m ? row / 3 : row - 2 * m; };
-  for (int k = 0; k < m; ++k)
-    for (int p = cstart[static_cast<size_t>(k)]; p < cstart[static_cast<size_t>(k) + 1]; ++p) sets.unite(k, node(crow[static_cast<size_t>(p)]));
-  for (int k = 0; k < nl; ++k)
-    for (RowMajor::InnerIterator it(W, 3 * m + k); it; ++it) sets.unite(m + k, node(static_cast<int>(it.index())));
-  std::vector<int> island(static_cast<size_t>(m + nl), -1), first(static_cast<size_t>(m + nl) + 1, 0), members(static_cast<size_t>(m + nl));
-  int islands = 0;
-  for (int k = 0; k < m + nl; ++k) {
-    int& i = island[static_cast<size_t>(sets.find(k))];
-    if (i < 0) i = islands++;
-    ++first[static_cast<size_t>(i) + 1];
-  }
-  for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
-  std::vector<int> next(first.begin(), first.end() - 1);
-  for (int k = 0; k < m + nl; ++k) members[static_cast<size_t>(next[static_cast<size_t>(island[static_cast<size_t>(sets.find(k))])]++)] = k;
-  int sweeps = 0;
-  double residual = 0;
-  for (int is = 0; is < islands; ++is) {
+  // Gauss-Seidel on one island: a contact's normal first, then its tangential rows for the
+  // velocity left after it (ContactSet::project); uc, ul read a contact's or limit's velocities,
+  // apply_c, apply_l add W's columns times an impulse change to them
+  auto solve_island = [&](int is, auto&& uc, auto&& ul, auto&& apply_c, auto&& apply_l) {
     int sweep = 0;
     double change = 0;
     for (; sweep < opt_.iterations; ++sweep) {
@@ -428,9 +489,8 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       for (int p = first[static_cast<size_t>(is)]; p < first[static_cast<size_t>(is) + 1]; ++p) {
         const int k = members[static_cast<size_t>(p)];
         if (k < m) {
-          const Vec3 uk = u.segment<3>(3 * k);
+          const Vec3 uk = uc(k);
           const Vec3 lk = lambda_.segment<3>(3 * k);
-          // normal first, then the tangential rows for the velocity left after it (ContactSet::project)
           const double ln = std::max(0.0, lk(0) + (target(k) - uk(0)) * inv_nn[k]);
           const double dn = ln - lk(0);
           const Eigen::Vector2d ut = uk.tail<2>() + Wd[k].block<2, 1>(1, 0) * dn;
@@ -439,14 +499,16 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
           const Vec3 d(dn, lt(0) - lk(1), lt(1) - lk(2));
           if (d.isZero(0)) continue;
           change = std::max(change, (Wd[k] * d).cwiseAbs().maxCoeff());
-          apply_contact(k, d);
+          apply_c(k, d);
+          lambda_.segment<3>(3 * k) += d;
         } else {
-          const int row = 3 * m + (k - m);
-          const double w = W.coeff(row, row);
-          const double d = std::max(0.0, lambda_(row) + (target(k) - u(row)) / w) - lambda_(row);
+          const int row = 2 * m + k;
+          const double w = diag(row);
+          const double d = std::max(0.0, lambda_(row) + (target(k) - ul(k)) / w) - lambda_(row);
           if (d == 0) continue;
           change = std::max(change, std::abs(w * d));
-          apply_row(row, d);
+          apply_l(k, d);
+          lambda_(row) += d;
         }
       }
       if (change < opt_.tol) {
@@ -454,8 +516,49 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
         break;
       }
     }
-    sweeps = std::max(sweeps, sweep);
-    residual = std::max(residual, change);
+    return std::make_pair(sweep, change);
+  };
+  int sweeps = 0;
+  double residual = 0;
+  Eigen::VectorXd ui;
+  for (int is = 0; is < islands; ++is) {
+    std::pair<int, double> r;
+    if (!sparse_island[static_cast<size_t>(is)]) {
+      const Eigen::MatrixXd& Wk = Wi[static_cast<size_t>(is)];
+      Eigen::VectorXd li(Wk.rows());
+      ui.resize(Wk.rows());
+      for (int p = first[static_cast<size_t>(is)]; p < first[static_cast<size_t>(is) + 1]; ++p) {
+        const int k = members[static_cast<size_t>(p)];
+        for (int j = 0; j < node_rows(k); ++j) {
+          ui(loc[static_cast<size_t>(k)] + j) = u(first_row(k) + j);
+          li(loc[static_cast<size_t>(k)] + j) = lambda_(first_row(k) + j);
+        }
+      }
+      ui.noalias() += Wk * li;  // the warm start's impulses
+      r = solve_island(
+          is, [&](int k) { return Vec3(ui.segment<3>(loc[static_cast<size_t>(k)])); },
+          [&](int k) { return ui(loc[static_cast<size_t>(k)]); },
+          [&](int k, const Vec3& d) { ui.noalias() += Wk.middleCols<3>(loc[static_cast<size_t>(k)]) * d; },
+          [&](int k, double d) { ui += Wk.col(loc[static_cast<size_t>(k)]) * d; });
+    } else {
+      // the warm start's impulses on the island's rows
+      for (int p = first[static_cast<size_t>(is)]; p < first[static_cast<size_t>(is) + 1]; ++p) {
+        const int k = members[static_cast<size_t>(p)];
+        for (int r0 = first_row(k); r0 < first_row(k) + node_rows(k); ++r0)
+          for (RowMajor::InnerIterator it(W, r0); it; ++it) u(r0) += it.value() * lambda_(it.index());
+      }
+      r = solve_island(
+          is, [&](int k) { return Vec3(u.segment<3>(3 * k)); }, [&](int k) { return u(2 * m + k); },
+          [&](int k, const Vec3& d) {
+            for (int q = cstart[static_cast<size_t>(k)]; q < cstart[static_cast<size_t>(k) + 1]; ++q)
+              u(crow[static_cast<size_t>(q)]) += cval[static_cast<size_t>(q)].dot(d);
+          },
+          [&](int k, double d) {
+            for (RowMajor::InnerIterator it(W, 2 * m + k); it; ++it) u(it.index()) += it.value() * d;
+          });
+    }
+    sweeps = std::max(sweeps, r.first);
+    residual = std::max(residual, r.second);
   }
   kept_.clear();
   for (int k = 0; k < m; ++k)

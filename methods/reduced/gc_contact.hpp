@@ -12,13 +12,15 @@
 //     J = P (J_b(p_b) - J_a(p_a)), its columns the motion subspaces of the points' ancestors;
 //  3. H, the joint-space mass matrix (CRBA, crba.hpp), with h D factored by CHOLMOD in an AMD
 //     order that keeps the tree's sparsity (no fill on a tree), and the Delassus matrix
-//     W = J (H + h D)^-1 J^T, sparse: two contacts couple only through a tree they share;
-//  4. velocity-level Signorini-Coulomb impulses lambda by projected Gauss-Seidel over the
-//     contacts: lambda_n >= 0 with the normal velocity after the step u_n >= target, the Coulomb
+//     W = J (H + h D)^-1 J^T = Z^T Z, Z = L^-1 P J^T: two contacts couple only through a tree they
+//     share, and the contacts so coupled are an island, its W dense over its rows (or sparse rows
+//     for a large one);
+//  4. velocity-level Signorini-Coulomb impulses lambda by projected Gauss-Seidel over each
+//     island's contacts, to its own tolerance: lambda_n >= 0 with the normal velocity after the step u_n >= target, the Coulomb
 //     disk |lambda_t| <= mu_static lambda_n, a slide at mu_dynamic lambda_n with maximal
 //     dissipation (slide_friction, contacts.hpp); the previous step's impulses start it (warm);
 //  5. v+ = v* + (H + h D)^-1 J^T lambda, then q+ = q + h q'(q, v+) (semi-implicit Euler; quaternions
-//     renormalized).
+//     turn by exp(h w); a free joint's COM moves with its velocity v_c, which flight keeps).
 // Position handling: a penetrating contact's gap after the step is to grow by erp (depth - slop)
 // (Baumgarte at the velocity level: it drives a depth beyond `slop` out by the fraction erp a step),
 // a speculative one's to stay >= 0 (it may close its gap within the step, no further); the gap
@@ -53,6 +55,7 @@ void contact_jacobian(const TreeModel& tree, const std::vector<TreeView::Mat6X>&
 
 class GcContact final : public Method {
  public:
+  enum class Delassus { Auto, Dense, Sparse };  // an island's W: dense up to 128 rows, or as given
   struct Options {
     int iterations = 100;   // Gauss-Seidel sweeps at most
     double tol = 1e-8;      // m/s: a sweep whose largest velocity change is below ends the solve
@@ -60,6 +63,7 @@ class GcContact final : public Method {
     double slop = 1e-4;     // m: depth left alone
     double margin = 0.005;  // m: speculative contacts
     bool warm = true;
+    Delassus delassus = Delassus::Auto;
   };
   explicit GcContact(Options o) : opt_(o) {}
   static MethodInfo describe();
