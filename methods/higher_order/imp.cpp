@@ -38,8 +38,8 @@ MethodInfo describe_imp(int k) {
   if (k == 1) i.orders = {{"position", "pendulum90", 2, 0.000625, 0.01, 1, "", "middle-step procedure"}};
   else
     i.orders = {{"position", "pendulum90", 3, k == 5 ? 0.005 : 0.0025, 0.04, 1, "",
-                 fmt::format("measured; the paper claims {} (exact for a force given in time, tests/imp_test.cpp), constraint "
-                             "impulses that depend on the state leave a global O(h^3) term",
+                 fmt::format("measured; the paper claims {} (exact for a force given in time); state-dependent constraint "
+                             "impulses leave a global O(h^3) term",
                              2 * k)}};
   if (k > 1) i.stated_order = 2 * k;
   i.supports = kActuators | kParticles | kRigidBodies | kTrees | kLoops | kAppliedTorques | kAppliedForces | kForces | kJointDampers | kMotors;
