@@ -2,8 +2,8 @@
 // bullet-float64) as a method (docs/peers.md). Reduced coordinates: one btMultiBody per root of the
 // joint tree (peer_tree): a floating root is the base, a body jointed to the world a link of a
 // fixed base at the origin; ball joints are spherical links, hinges revolute, sliders prismatic,
-// fixed joints fixed links, and a rod to a point mass a spherical link at the pivot (the point mass
-// its centre of mass, with point_inertia). A link's frame is its principal axes (Bullet takes a
+// fixed joints fixed links, planar joints planar links, and a rod to a point mass a spherical link
+// at the pivot (the point mass its centre of mass, with point_inertia). A link's frame is its principal axes (Bullet takes a
 // diagonal inertia). A step is btMultiBodyDynamicsWorld::stepSimulation(h, 0): one step of h, the
 // articulated-body algorithm and semi-implicit Euler (order 1). A ball joint or hinge that closes a
 // loop is a btMultiBodyPoint2Point constraint (close_loops). A motor on a tree joint is a
@@ -135,7 +135,7 @@ class Bullet final : public Method {
   }
 
   void do_init(const Model& model, const State& state) override {
-    require_joint_types(model, "bullet", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider});
+    require_joint_types(model, "bullet", {JointType::Distance, JointType::Ball, JointType::Hinge, JointType::Fixed, JointType::Slider, JointType::Planar});
     for (const Shape& sh : model.shapes) {
       if (sh.type == ShapeType::Ellipsoid) throw UnsupportedModel(fmt::format("bullet: shape '{}' is an ellipsoid, which Bullet does not have", sh.name));
       if (sh.type == ShapeType::HalfSpace && sh.body != kWorld && !model.bodies[static_cast<size_t>(sh.body)].is_static)
@@ -199,7 +199,7 @@ class Bullet final : public Method {
       long long dofs = floating ? 6 : 0;
       for (size_t k = floating ? 1 : 0; k < g.size(); ++k) {
         const JointType t = joints[static_cast<size_t>(tree.joint[static_cast<size_t>(g[k])])].type;
-        dofs += t == JointType::Ball || t == JointType::Distance ? 3 : t == JointType::Fixed ? 0 : 1;
+        dofs += t == JointType::Ball || t == JointType::Distance || t == JointType::Planar ? 3 : t == JointType::Fixed ? 0 : 1;
       }
       if (12 + 2 * dofs + dofs * dofs > std::numeric_limits<int>::max())
         throw UnsupportedModel(fmt::format("bullet: a btMultiBody of {} degrees of freedom: Bullet sizes a buffer of d^2 + 2 d + 12 "
@@ -268,6 +268,21 @@ class Bullet final : public Method {
             break;
           }
           case JointType::Fixed: mbp->setupFixed(p.link, m, inertia, parent_link, rot, parent_to_pivot, pivot_to_com); break;
+          case JointType::Planar: {
+            // Bullet's planar link turns about the axis through its centre of mass and slides in the
+            // plane normal to it: the same relative motions as ours about the anchor, other
+            // coordinates. Its rates: the turn, then the COM's velocity relative to the parent along
+            // the two plane axes Bullet picks, in the link's frame
+            mbp->setupPlanar(p.link, m, inertia, parent_link, rot, bt(p.frame.conjugate() * ax_parent),
+                             bt(parent_frame.conjugate() * (x - parent_com)), true);
+            const Vec3 vl = p.frame.conjugate() * (state.bodies[u].v - peer_point_velocity(state, frames, parent, x));
+            velocities.push_back([m = mbp.get(), link = p.link, turn = ax_parent.dot(wr), vl] {
+              const btMultibodyLink& L = m->getLink(link);
+              const double qd[3] = {turn, L.getAxisBottom(1).dot(bt(vl)), L.getAxisBottom(2).dot(bt(vl))};
+              m->setJointVelMultiDof(link, qd);
+            });
+            break;
+          }
           default: throw UnsupportedModel("bullet: unexpected joint type");
         }
       }
