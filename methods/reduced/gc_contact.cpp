@@ -125,7 +125,8 @@ MethodInfo GcContact::describe() {
                                   "an island's W: dense, sparse rows, or auto (dense up to 128 rows)",
                                   {"auto", "dense", "sparse"})};
   i.orders = {{"position", "chain:n=3,body=box", 1, 0.00025, 0.002, 1, "", "semi-implicit Euler"}};
-  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits;
+  i.supports = kActuators | kRigidBodies | kTrees | kContacts | kAppliedTorques | kMasslessFrames | kSingularInertia | kJointDampers | kJointLimits |
+                kCoupledJoints;
   i.fixed_step = true;
   return i;
 }
@@ -182,6 +183,7 @@ void GcContact::do_init(const Model& model, const State& state) {
   analyzed_ = false;
   kept_.clear();
   sys_.read(state, x_);
+  sys_.check_couplings(model, x_);
   // the joint rates' damping: a damper's coefficient plus an actuator's velocity gain, -gear^2 bias[2]
   damping_.assign(static_cast<size_t>(tree.nv), 0.0);
   for (int i = 0; i < tree.links(); ++i) {
@@ -294,13 +296,20 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
                           StepStats& stats) {
   const TreeModel& tree = sys_.tree();
   const auto t0 = Clock::now();
-  const int m = static_cast<int>(contacts_.size()), nl = static_cast<int>(active_.size());
-  const int rows = 3 * m + nl;
-  // the rows: 3 per contact (n, t1, t2), then 1 per active limit (+-e_i: the coordinate's rate)
+  const int m = static_cast<int>(contacts_.size()), nl = static_cast<int>(active_.size()), nk = static_cast<int>(tree.couplings.size());
+  const int rows = 3 * m + nl + nk;
+  // the rows: 3 per contact (n, t1, t2), 1 per active limit (+-e_i: the coordinate's rate), then 1
+  // per coupling (e_a - multiplier e_b: bilateral, held at 0 like GC4's, so the linear invariant
+  // q_a - multiplier q_b stays)
   contact_jacobian(tree, S_, link_of_, state, contacts_, entries_);
   for (int k = 0; k < nl; ++k) {
     const Active& a = active_[static_cast<size_t>(k)];
     entries_.emplace_back(3 * m + k, tree.link[static_cast<size_t>(tree.limits[static_cast<size_t>(a.limit)].link)].iv, a.side == 0 ? 1.0 : -1.0);
+  }
+  for (int k = 0; k < nk; ++k) {
+    const TreeCoupling& c = tree.couplings[static_cast<size_t>(k)];
+    entries_.emplace_back(3 * m + nl + k, tree.link[static_cast<size_t>(c.a)].iv, 1.0);
+    entries_.emplace_back(3 * m + nl + k, tree.link[static_cast<size_t>(c.b)].iv, -c.multiplier);
   }
   J_.resize(rows, tree.nv);
   J_.setFromTriplets(entries_.begin(), entries_.end());
@@ -313,7 +322,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   // coordinate (a moving tree) are one problem, solved to the tolerance on its own; the others are
   // independent, so a pile's sweeps leave a box at rest alone. Islands in the order of their first
   // node, each's nodes (contacts, then limits) in ascending order.
-  const int nodes = m + nl;
+  const int nodes = m + nl + nk;
   auto node = [&](int row) { return row < 3 * m ? row / 3 : row - 2 * m; };
   auto node_rows = [&](int k) { return k < m ? 3 : 1; };
   auto first_row = [&](int k) { return k < m ? 3 * k : 2 * m + k; };
@@ -429,7 +438,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   std::vector<Eigen::Matrix2d> inv_tt(static_cast<size_t>(m));
   std::vector<Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>> eig_tt(static_cast<size_t>(m));
   std::vector<Material> mat(static_cast<size_t>(m));
-  Eigen::VectorXd target(m + nl);
+  Eigen::VectorXd target = Eigen::VectorXd::Zero(m + nl + nk);
   // a direction a contact's point cannot move in (its bodies' joints hold it: a hinge's link
   // along the axis) has no compliance: no impulse there (pseudo-inverses below 1e-12 of W's
   // largest diagonal entry)
@@ -456,13 +465,14 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   // warm start keys: a contact's shape pair and its place among the pair's contacts; a limit's
   // index and side (negative first entry)
   lambda_.setZero(rows);
-  std::vector<std::tuple<int, int, int>> key(static_cast<size_t>(m + nl));
+  std::vector<std::tuple<int, int, int>> key(static_cast<size_t>(nodes));
   for (int k = 0, place = 0; k < m; ++k) {
     const Contact& c = contacts_[static_cast<size_t>(k)];
     place = k > 0 && contacts_[k - 1].shape_a == c.shape_a && contacts_[k - 1].shape_b == c.shape_b ? place + 1 : 0;
     key[k] = {c.shape_a, c.shape_b, place};
   }
   for (int k = 0; k < nl; ++k) key[m + k] = {-1 - active_[static_cast<size_t>(k)].limit, active_[static_cast<size_t>(k)].side, 0};
+  for (int k = 0; k < nk; ++k) key[m + nl + k] = {-1 - k, 2, 0};
   if (opt_.warm) {
     for (int k = 0; k < m; ++k) {
       const auto it = kept_.find(key[k]);
@@ -473,9 +483,9 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       if (l.tail<2>().norm() > radius) l.tail<2>() *= l.tail<2>().norm() > 0 ? radius / l.tail<2>().norm() : 0.0;
       lambda_.segment<3>(3 * k) = l;
     }
-    for (int k = 0; k < nl; ++k) {
+    for (int k = 0; k < nl + nk; ++k) {
       const auto it = kept_.find(key[m + k]);
-      if (it != kept_.end()) lambda_(3 * m + k) = std::max(0.0, it->second(0));
+      if (it != kept_.end()) lambda_(3 * m + k) = k < nl ? std::max(0.0, it->second(0)) : it->second(0);
     }
   }
   // Gauss-Seidel on one island: a contact's normal first, then its tangential rows for the
@@ -502,9 +512,11 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
           apply_c(k, d);
           lambda_.segment<3>(3 * k) += d;
         } else {
+          // a limit's impulse pushes only; a coupling's either way
           const int row = 2 * m + k;
           const double w = diag(row);
-          const double d = std::max(0.0, lambda_(row) + (target(k) - ul(k)) / w) - lambda_(row);
+          const double l = lambda_(row) + (target(k) - ul(k)) / w;
+          const double d = (k < m + nl ? std::max(0.0, l) : l) - lambda_(row);
           if (d == 0) continue;
           change = std::max(change, std::abs(w * d));
           apply_l(k, d);
@@ -563,7 +575,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   kept_.clear();
   for (int k = 0; k < m; ++k)
     kept_[key[k]] = contact_frame(contacts_[k].normal).transpose() * Vec3(lambda_.segment<3>(3 * k));
-  for (int k = 0; k < nl; ++k) kept_[key[m + k]] = Vec3(lambda_(3 * m + k), 0, 0);
+  for (int k = 0; k < nl + nk; ++k) kept_[key[m + k]] = Vec3(lambda_(3 * m + k), 0, 0);
   stats.vel_iterations += sweeps;
   stats.vel_residual = std::max(stats.vel_residual, residual);
   // v+ = v* + (H + h D)^-1 J^T lambda
@@ -617,7 +629,7 @@ void GcContact::do_step(const Model& model, State& state, double h, StepStats& s
   }
   stats.contacts += static_cast<long>(contacts_.size());
   find_limits(h, vstar);
-  if (contacts_.empty() && active_.empty()) {
+  if (contacts_.empty() && active_.empty() && tree.couplings.empty()) {
     Eigen::Map<Eigen::VectorXd>(x_.data() + tree.nq, tree.nv) = vstar;
     kept_.clear();
   } else {

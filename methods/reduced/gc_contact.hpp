@@ -30,7 +30,8 @@
 // u_n >= -e u_n(start). First order.
 // Joint limits are rows like contacts: a side within `margin` of the coordinate, or that the free
 // velocity would cross in the step, is a row +-e_i (lambda >= 0, the same targets; no friction;
-// margin and slop read in rad on a hinge).
+// margin and slop read in rad on a hinge). A coupling (q_a = multiplier q_b) is a bilateral row
+// e_a - multiplier e_b held at 0, as GC4 holds it.
 // Trees of rigid bodies only (the joints GC4 takes, massless frames included); no motors.
 #pragma once
 #include <map>
