@@ -318,10 +318,10 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   factor_->sparse_lsolve(Jt, Z);  // L^-1 P J^T: W = Z^T Z = J (H + h D)^-1 J^T
   Eigen::VectorXd u = J_ * vstar;  // velocities without impulses
   const Eigen::VectorXd u0 = J_ * vstart;
-  // islands: the nodes (a contact's three rows, a limit's row) whose columns of Z share a
-  // coordinate (a moving tree) are one problem, solved to the tolerance on its own; the others are
-  // independent, so a pile's sweeps leave a box at rest alone. Islands in the order of their first
-  // node, each's nodes (contacts, then limits) in ascending order.
+  // islands: the nodes (a contact's three rows, a limit's or a coupling's row) whose columns of Z
+  // share a coordinate (a moving tree) are one problem, solved to the tolerance on its own; the
+  // others are independent, so a pile's sweeps leave a box at rest alone. Islands in the order of
+  // their first node, each's nodes (contacts, limits, couplings) in ascending order.
   const int nodes = m + nl + nk;
   auto node = [&](int row) { return row < 3 * m ? row / 3 : row - 2 * m; };
   auto node_rows = [&](int k) { return k < m ? 3 : 1; };
@@ -489,8 +489,8 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
     }
   }
   // Gauss-Seidel on one island: a contact's normal first, then its tangential rows for the
-  // velocity left after it (ContactSet::project); uc, ul read a contact's or limit's velocities,
-  // apply_c, apply_l add W's columns times an impulse change to them
+  // velocity left after it (ContactSet::project); uc, ul read a contact's or a one-row node's
+  // velocities, apply_c, apply_l add W's columns times an impulse change to them
   auto solve_island = [&](int is, auto&& uc, auto&& ul, auto&& apply_c, auto&& apply_l) {
     int sweep = 0;
     double change = 0;
