@@ -337,22 +337,24 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
       else sets.unite(o, node(r));
     }
   }
-  std::vector<int> island(static_cast<size_t>(nodes), -1), first(static_cast<size_t>(nodes) + 1, 0), members(static_cast<size_t>(nodes));
-  std::vector<int> island_rows;
+  // island[k]: node k's island; first, members: each island's nodes
+  std::vector<int> by_root(static_cast<size_t>(nodes), -1), island(static_cast<size_t>(nodes));
+  std::vector<int> first(static_cast<size_t>(nodes) + 1, 0), members(static_cast<size_t>(nodes)), island_rows;
   int islands = 0;
   for (int k = 0; k < nodes; ++k) {
-    int& i = island[static_cast<size_t>(sets.find(k))];
+    int& i = by_root[static_cast<size_t>(sets.find(k))];
     if (i < 0) {
       i = islands++;
       island_rows.push_back(0);
     }
+    island[static_cast<size_t>(k)] = i;
     ++first[static_cast<size_t>(i) + 1];
     island_rows[static_cast<size_t>(i)] += node_rows(k);
   }
   for (size_t i = 1; i < first.size(); ++i) first[i] += first[i - 1];
   {
     std::vector<int> next(first.begin(), first.end() - 1);
-    for (int k = 0; k < nodes; ++k) members[static_cast<size_t>(next[static_cast<size_t>(island[static_cast<size_t>(sets.find(k))])]++)] = k;
+    for (int k = 0; k < nodes; ++k) members[static_cast<size_t>(next[static_cast<size_t>(island[static_cast<size_t>(k)])]++)] = k;
   }
   // an island of up to kDenseRows rows keeps W dense over its rows (Z_I^T Z_I over its
   // coordinates: contiguous, vectorized sweeps); a larger one, a pile, W's sparse rows
@@ -400,7 +402,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
   if (sparse) {
     W = Z.transpose() * Z;
     for (int k = 0; k < m; ++k) {
-      if (sparse_island[static_cast<size_t>(island[static_cast<size_t>(sets.find(k))])]) {
+      if (sparse_island[static_cast<size_t>(island[static_cast<size_t>(k)])]) {
         RowMajor::InnerIterator it[3] = {{W, 3 * k}, {W, 3 * k + 1}, {W, 3 * k + 2}};
         while (it[0] || it[1] || it[2]) {
           int r = std::numeric_limits<int>::max();
@@ -420,7 +422,7 @@ int GcContact::solve_rows(const Model& model, const State& state, double h, cons
     }
   }
   auto block = [&](int k) -> Eigen::Matrix3d {
-    const int is = island[static_cast<size_t>(sets.find(k))];
+    const int is = island[static_cast<size_t>(k)];
     if (sparse_island[static_cast<size_t>(is)]) return Eigen::Matrix3d(W.block(3 * k, 3 * k, 3, 3));
     return Wi[static_cast<size_t>(is)].block<3, 3>(loc[static_cast<size_t>(k)], loc[static_cast<size_t>(k)]);
   };
