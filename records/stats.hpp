@@ -38,6 +38,9 @@ struct StepStats {
   // the velocity floor (ImpulseOptions::velocity_floor): velocity phases ended above tol_v at the
   // floor of redundant rows, their error kept
   long floor_stops = 0;
+  // contacts (an impulse method's `contact_iterations`): correction phases whose contacts stopped
+  // sweeping at their limit, the joints then corrected alone
+  long contact_stops = 0;
   // adaptive step (an impulse method's `adaptive`): the smallest and largest internal step taken, s
   double h_min = 0, h_max = 0;
 };
@@ -88,6 +91,7 @@ struct StatsSummary {
   long contacts_max = 0;  // the most contacts found in one step
   long budget_stops = 0;   // correction phases ended by an anytime budget (their residual kept)
   long floor_stops = 0;    // velocity phases ended at the floor of redundant rows (their residual kept)
+  long contact_stops = 0;  // correction phases whose contacts stopped at their sweep limit
   double h_min = 0, h_max = 0;  // the smallest and largest internal step of an adaptive step, s
 
   // The linear-system statistics are written only where a method reports them.
@@ -110,6 +114,7 @@ struct StatsSummary {
     v(summary_field("contacts_max", &S::contacts_max, &StepStats::contacts, M::Max, P::IfSet));
     v(summary_field("budget_stops", &S::budget_stops, &StepStats::budget_stops, M::Sum, P::IfSet));
     v(summary_field("floor_stops", &S::floor_stops, &StepStats::floor_stops, M::Sum, P::IfSet));
+    v(summary_field("contact_stops", &S::contact_stops, &StepStats::contact_stops, M::Sum, P::IfSet));
     v(summary_field("h_min", &S::h_min, &StepStats::h_min, M::MinPositive, P::IfSet));
     v(summary_field("h_max", &S::h_max, &StepStats::h_max, M::Max, P::IfSet, "h_min"));
   }

@@ -63,6 +63,13 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
   std::cout << fmt::format("constraint drift: position mean {} max {}; velocity mean {} max {}\n",
                            fmt_metric(m, metric::CD_pos_mean), fmt_metric(m, metric::CD_pos_max),
                            fmt_metric(m, metric::CD_vel_mean), fmt_metric(m, metric::CD_vel_max));
+  // correction phases a method ended above its tolerance, by an option or a limit (stats.hpp)
+  std::vector<std::string> stops;
+  if (r.stats.contact_stops) stops.push_back(fmt::format("{} with their contacts at the sweep limit (contact_iterations)", r.stats.contact_stops));
+  if (r.stats.budget_stops) stops.push_back(fmt::format("{} at the budget", r.stats.budget_stops));
+  if (r.stats.floor_stops) stops.push_back(fmt::format("{} at the velocity floor", r.stats.floor_stops));
+  if (!stops.empty())
+    std::cout << fmt::format("correction phases ended above the tolerance: {} (the residual kept)\n", fmt::join(stops, "; "));
   if (m.get(metric::ref_error_max))
     std::cout << "max position error against the reference at the samples: " << fmt_metric(m, metric::ref_error_max) << "\n";
   else if (const std::string* why = m.note_of(metric::ref_error_max))

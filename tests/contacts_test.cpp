@@ -363,32 +363,39 @@ TEST_CASE("contacts: the sledge pendulum stops and goes with high friction and s
 
 TEST_CASE("contacts: the 7.5 t block stays on the 50 kg rod - coupled contacts converge in fewer sweeps (tomcin2014 Fig. 1d)", "[contacts]") {
   const mb::Model m = mb::build_model("heavy-rod");
-  // the most position sweeps of a step (max_iter + 1 when a correction does not converge)
+  // the most position sweeps of a step; the contacts that stop at the sweep limit (contact_stops)
+  // let the block sink into the rod
+  struct Sweeps {
+    long most = 0, stops = 0;
+    double sunk = 0;  // the largest displacement of a body from its start, m
+  };
   auto sweeps = [&](const std::string& method, double h, long steps) {
     auto meth = mb::make_method(method);
     mb::State s = mb::initial_state(m);
     meth->init(m, s);
-    long most = 0;
+    Sweeps r;
     for (long i = 0; i < steps; ++i) {
       mb::StepStats st;
-      try {
-        meth->step(m, s, h, st);
-      } catch (const mb::SimulationError&) {
-        return 1000000L;  // did not converge
-      }
-      most = std::max(most, st.pos_iterations);
+      meth->step(m, s, h, st);
+      r.most = std::max(r.most, st.pos_iterations);
+      r.stops += st.contact_stops;
     }
-    for (size_t k = 0; k < m.bodies.size(); ++k) {
-      INFO(method << " body " << m.bodies[k].name);
-      CHECK((s.bodies[k].x - m.bodies[k].position).norm() < 1e-3);  // at rest up to the contacts' creep at tol_p = 1e-6
-    }
-    return most;
+    for (size_t k = 0; k < m.bodies.size(); ++k) r.sunk = std::max(r.sunk, (s.bodies[k].x - m.bodies[k].position).norm());
+    return r;
   };
   for (const char* method : {"sle", "tomcin"}) {
-    const long coupled = sweeps(std::string(method) + ":coupling=on", 0.01, 200);
-    const long alternating = sweeps(std::string(method) + ":coupling=off", 0.01, 200);
-    INFO(method << ": at most " << coupled << " position sweeps per step coupled, " << alternating << " alternating");
-    CHECK(coupled < alternating);
+    const Sweeps coupled = sweeps(std::string(method) + ":coupling=on", 0.01, 200);
+    const Sweeps alternating = sweeps(std::string(method) + ":coupling=off", 0.01, 200);
+    INFO(method << ": at most " << coupled.most << " position sweeps per step coupled, " << alternating.most << " alternating ("
+                << alternating.stops << " phases stopped at the limit); bodies moved " << coupled.sunk << ", " << alternating.sunk << " m");
+    CHECK(coupled.stops == 0);
+    CHECK(coupled.sunk < 1e-3);  // at rest up to the contacts' creep at tol_p = 1e-6
+    CHECK(coupled.most < alternating.most);
+    // alternating, the sweeps reach the limit and the block creeps into the rod (tomcin2014 s.1;
+    // measured 1.6, 2.0 mm in 2 s)
+    CHECK(alternating.stops > 0);
+    CHECK(alternating.sunk > 1e-4);
+    CHECK(alternating.sunk < 1e-2);
   }
 }
 

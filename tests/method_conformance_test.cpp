@@ -29,12 +29,6 @@ const KnownFailure kKnownFailures[] = {
     // `iterative` misses its 1e-6 velocity tolerance likewise ("flyball-governor" in findings.md)
     {"Imp", "flyball-governor", "did not converge in 1000 sweeps"},
     {"iterative", "flyball-governor", "did not converge in 1000 sweeps"},
-    // the 7.5 t block on the 50 kg rod: joint-by-joint sweeps with the contacts alternating do not
-    // converge at the mass ratio 150 (tomcin2014 s.1; "Heavy rod" in findings.md)
-    {"iterative", "heavy-rod", "did not converge in 1000 sweeps"},
-    // `linear` splits the loop the hanger closes into two acyclic groups, so its contacts alternate
-    // with the joints as with coupling=off (docs/contacts.md, "Coupling to the articulation")
-    {"linear", "heavy-rod", "did not converge in 1000 sweeps"},
     // the Strandbeest's 15 redundant rows beside its motor: sle's corrections on A's range stall
     // where tomcin's regularized ones converge ("Redundant rows in sle" in findings.md)
     {"sle", "strandbeest:legs=1", "did not converge in 1000 sweeps"},

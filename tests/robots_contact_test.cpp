@@ -6,15 +6,19 @@
 // so `mujoco` runs with contact_timeconst = 2 h, the stiffest it takes; its default is reported.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "methods/method.hpp"
 #include "models/catalog.hpp"
+#include "models/collision.hpp"
 #include "models/formats/mjcf.hpp"
 #include "models/formats/urdf.hpp"
+#include "models/kinematics.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -101,5 +105,57 @@ TEST_CASE("robots: the ant-like walker lands and lies 1 s on the floor in every 
     WARN(i.name << ": the ant's torso height change max " << r.drop << " m" << (r.failure.empty() ? "" : ", failed: " + r.failure));
     CHECK(r.failure.empty());
     CHECK(r.drop < 0.55);  // it falls 0.27 m onto its limp legs; the torso (0.25 m) stays above the floor
+  }
+}
+
+TEST_CASE("robots: the impulse methods at their defaults run the ant 1 s under noise controls", "[robots][full]") {
+  // sticking feet under noise: the velocity sweeps of contacts and joints stop converging in some
+  // steps; at max_iter the contacts keep their impulses and the joints alone finish the phase
+  // (stats contact_stops), where the step used to fail at t = 0.36 s
+  if (!mb::mjcf_supported()) return;
+  const mb::Model m = mb::load_model(std::string(MBBENCH_TEST_DATA) + "/mjcf/ant.xml:ctrl=noise:1,0.2");
+  for (const char* method : {"sle", "linear", "tomcin", "iterative"}) {
+    auto meth = mb::make_method(method);
+    mb::State s = mb::initial_state(m);
+    meth->init(m, s);
+    mb::CollisionDetector det(m);
+    std::vector<mb::Contact> cs;
+    long stops = 0;
+    double pen = 0;
+    std::string failure;
+    try {
+      for (long i = 0; i < 500; ++i) {
+        mb::StepStats st;
+        meth->step(m, s, 2e-3, st);
+        stops += st.contact_stops;
+        det.detect(m, s, cs);
+        for (const mb::Contact& c : cs) pen = std::max(pen, c.depth);
+      }
+    } catch (const std::exception& e) {
+      failure = e.what();
+    }
+    INFO(method << ": " << stops << " phases' contacts stopped at max_iter, PEN_max " << pen << " m" << (failure.empty() ? "" : ", failed: " + failure));
+    CHECK(failure.empty());
+    CHECK(stops > 0);    // measured 23 (sle) to 127 (tomcin)
+    CHECK(pen < 1e-4);   // measured 3.9e-6 m
+    CHECK(mb::max_joint_error(m, s).pos < 1e-5);
+  }
+}
+
+TEST_CASE("robots: humanoid.xml under noise controls runs 5 s at 2 ms with PEN_max below 5 mm - sle linear tomcin at their defaults", "[robots][full]") {
+  const std::string humanoid = "/usr/share/mujoco/model/humanoid/humanoid.xml";
+  if (!mb::mjcf_supported() || !std::filesystem::exists(humanoid)) {
+    WARN("no " << humanoid << " (libmujoco-samples): skipped");
+    return;
+  }
+  // the ankles' chains (two hinges 0.036 m apart) as light bodies, the form these methods take
+  const mb::Model m = mb::load_model(humanoid + ":frames=light,ctrl=noise:1,0.2");
+  for (const char* method : {"sle", "linear", "tomcin"}) {
+    INFO(method);
+    mbtest::ContactRun r;
+    REQUIRE_NOTHROW(r = mbtest::run_contacts(m, method, 2e-3, 2500));
+    INFO("PEN_max " << r.max_penetration << " m");
+    CHECK(r.max_penetration < 5e-3);  // measured 3.1 mm (the goal's bound: 5 mm)
+    CHECK(r.max_penetration > 1e-4);  // it fell onto the floor
   }
 }

@@ -90,9 +90,9 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
   residual = err;
 }
 
-// A correction phase whose `sweep` visits the contacts while `with_contacts`: with
-// opt.contact_iterations > 0 the sweeps with contacts end after that many, and the joints alone
-// are then iterated to the tolerance (ImpulseOptions::contact_iterations). With opt.budget > 0 the
+// A correction phase whose `sweep` visits the contacts while `with_contacts`: the sweeps with
+// contacts end after opt.contact_iterations (> 0) or, still above the tolerance, after max_iter,
+// and the joints alone are then iterated to the tolerance (ImpulseOptions::contact_iterations). With opt.budget > 0 the
 // phase ends after that many sweeps, whatever the error (ImpulseOptions::budget). With `floor`
 // (the velocity phase of ImpulseOptions::velocity_floor) an error that stops falling within
 // kFloorFactor tol ends it (its error kept as the phase's residual), though not the sweeps with
@@ -109,10 +109,11 @@ void iterate_phase(Sweep&& sweep, bool& with_contacts, double tol, const Impulse
     return;
   }
   const bool limit = with_contacts && opt.contact_iterations > 0;
-  iterate(sweep, tol, limit ? opt.contact_iterations : opt.max_iter, iterations, residual, what, who, limit ? &limited : nullptr,
-          limit ? nullptr : at_floor);
+  iterate(sweep, tol, limit ? opt.contact_iterations : opt.max_iter, iterations, residual, what, who,
+          with_contacts ? &limited : nullptr, limit ? nullptr : at_floor);
   if (limited) {
     with_contacts = false;  // the joints alone, to the tolerance
+    ++stats.contact_stops;
     iterate(sweep, tol, opt.max_iter, iterations, residual, what, who, nullptr, at_floor);
   }
   stats.floor_stops += floored;

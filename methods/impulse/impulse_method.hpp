@@ -36,7 +36,9 @@ struct ImpulseOptions {
   bool couple_contacts = true;  // contacts as the last rows of the joints' system (tomcin2014 s.7), where it is factored
   // > 0: the sweeps of a phase with contacts stop after this many (tomcin2014 s.3 and s.7: its
   // iterations end at a maximum count), the contacts keep their impulses and the joints alone are
-  // then corrected to tol_p / tol_v; 0: contacts and joints converge together or the step fails
+  // then corrected to tol_p / tol_v; 0: contacts and joints sweep together until they converge, and
+  // only a phase still above the tolerance after max_iter sweeps ends the contacts so. Either
+  // counts in StepStats::contact_stops (the contacts' residual shows as penetration and slip).
   long contact_iterations = 0;
   // contacts: pairs closer than this on the preview are found too (speculative contacts, inert
   // unless the step would close them), m; 0: only the pairs that penetrate on the preview
@@ -262,7 +264,8 @@ std::unique_ptr<Corrector> make_group_corrector(std::vector<std::vector<int>> pa
 // Both use the corrector's current Jacobians; both throw SimulationError after opt.max_iter sweeps.
 // With `contacts`, each sweep also visits the contacts (their position or velocity phase, which
 // the caller began), Gauss-Seidel with the joints (docs/contacts.md); with
-// opt.contact_iterations > 0, after that many sweeps the joints are finished alone.
+// opt.contact_iterations > 0 after that many sweeps, else after max_iter, the joints are finished
+// alone.
 // `warm` (with opt.warm_start): the phase's corrector and contact impulses begin from those of
 // the same phase of the step before (Corrector::begin_warm, ContactSet's warm start).
 void correct_positions(Corrector& c, const Model& model, const StepLoads& loads, double span, State& state,

@@ -69,9 +69,9 @@ bool parse_spring_treatment(const MethodOptions& s) { return s.choice("springs")
 
 OptionInfo contact_iterations_option() {
   return OptionInfo::integer("contact_iterations", "0",
-                             "contacts: 0 = contacts and joints converge together or the step fails; N > 0 = sweeps with "
-                             "contacts stop after N (tomcin2014 s.3, s.7), keeping the contact impulses, then the joints alone "
-                             "are corrected to the tolerance (the contacts' residual shows as penetration)",
+                             "contacts: sweeps with contacts stop after N > 0 (tomcin2014 s.3, s.7) or, with 0, after the phase's "
+                             "sweep limit when they have not converged; the contacts keep their impulses, the joints alone are "
+                             "corrected to the tolerance (the contacts' residual shows as penetration; stats contact_stops)",
                              0, 1000000);
 }
 
