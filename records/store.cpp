@@ -119,6 +119,15 @@ std::optional<OriginDifference> origin_difference(const CaseRecord& a, const Cas
   const ExperimentRef& ea = a.experiment ? *a.experiment : none;
   const ExperimentRef& eb = b.experiment ? *b.experiment : none;
   const Provenance &pa = a.provenance, &pb = b.provenance;
+  // a peer engine's record carries the engine's version among the libraries, under its method's
+  // name (sim/run_case.cpp): the build's libraries are the rest, and two records of one method
+  // that both carry it compare the engine's version too
+  auto libraries = [&](const CaseRecord& r, const CaseRecord& other) {
+    std::map<std::string, std::string> l = r.provenance.libraries;
+    const std::string& engine = r.method.name;
+    if (a.method.name != b.method.name || !other.provenance.libraries.count(engine)) l.erase(engine);
+    return l;
+  };
   const std::vector<std::tuple<const char*, std::string, std::string>> fields = {
       {"experiment.name", ea.name, eb.name},
       {"provenance.experiment_hash", pa.experiment_hash, pb.experiment_hash},
@@ -132,7 +141,7 @@ std::optional<OriginDifference> origin_difference(const CaseRecord& a, const Cas
       {"provenance.compiler", pa.compiler, pb.compiler},
       {"provenance.flags", pa.flags, pb.flags},
       {"provenance.build_type", pa.build_type, pb.build_type},
-      {"provenance.libraries", join(pa.libraries), join(pb.libraries)}};
+      {"provenance.libraries", join(libraries(a, b)), join(libraries(b, a))}};
   for (const auto& [field, x, y] : fields)
     if (x != y) return OriginDifference{field, x, y};
   return std::nullopt;

@@ -21,6 +21,7 @@
 
 #include "core/error.hpp"
 #include "core/io.hpp"
+#include "methods/method.hpp"
 #include "sim/run_case.hpp"
 
 namespace mb {
@@ -139,8 +140,13 @@ SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
       if (r.duration != planned)
         throw InputError(sum.records, 0, "", fmt::format("case '{}' was run with duration {}, the experiment now gives {}",
                                                          id, r.duration, planned));
-      // and by this build from this experiment file (the set must not mix builds: merge refuses it)
-      if (auto d = origin_difference(r, now))
+      // and by this build from this experiment file (the set must not mix builds: merge refuses it),
+      // a peer engine's with the engine's version this build has (run_case adds it)
+      CaseRecord here = now;
+      here.method.name = r.method.name;
+      if (const MethodEntry* m = find_method(r.method.name); m && !m->info.version.empty())
+        here.provenance.libraries[m->info.name] = m->info.version;
+      if (auto d = origin_difference(r, here))
         throw InputError(sum.records, 0, d->field,
                          fmt::format("case '{}' was written with {} '{}', this sweep has '{}'; finish it with that build and "
                                      "experiment file, or remove the file",

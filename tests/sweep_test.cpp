@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -269,4 +270,40 @@ TEST_CASE("a sweep's summary counts refusals by name apart from failures", "[swe
   REQUIRE(r.code == 0);
   CHECK_THAT(r.output, Catch::Contains("2 run now (0 failed, 1 unsupported)"));
   fs::remove_all(d);
+}
+
+TEST_CASE("a sweep with a peer engine resumes and merges - the engine's version is not the build's", "[sweep][resume][merge]") {
+  // a peer engine's record carries the engine's version among its libraries (run_case): resume
+  // and merge compare the build's libraries, and the engine's only between records of that engine
+  fs::path d = mbtest::temp_dir("sweep_peer_resume");
+  const fs::path exp = d / "peer.toml";
+  std::ofstream(exp) << "name = \"peer\"\nreproduces = \"tests only\"\nmodels = [\"pendulum10\"]\nmethods = [\"ode\", \"GC4\"]\n"
+                        "h = [0.01]\nduration = 0.1\nmetrics = [\"ED\"]\n";
+  auto full = mbtest::run_cli(fmt::format("sweep {} --jobs 1 --out {}", exp.string(), (d / "a").string()));
+  INFO(full.output);
+  REQUIRE(full.code == 0);
+  const fs::path records = d / "a" / "records.jsonl";
+  const auto all = mb::read_records_file(records.string()).records;
+  REQUIRE(all.size() == 2);
+  const auto peer = std::find_if(all.begin(), all.end(), [](const mb::CaseRecord& r) { return r.method.name == "ode"; });
+  REQUIRE(peer != all.end());
+  REQUIRE(peer->provenance.libraries.count("ode") == 1);
+  // merge: records of the engine and of ours in one file, the engine's first
+  mb::write_records((d / "peer_first.jsonl").string(), {*peer, all[peer == all.begin() ? 1 : 0]});
+  auto merged = mbtest::run_cli(fmt::format("merge {} --out {}", (d / "peer_first.jsonl").string(), (d / "m.jsonl").string()));
+  INFO(merged.output);
+  CHECK(merged.code == 0);
+  // resume from the engine's record alone
+  mb::write_records(records.string(), {*peer});
+  auto resumed = mbtest::run_cli(fmt::format("sweep {} --jobs 1 --resume --out {}", exp.string(), (d / "a").string()));
+  INFO(resumed.output);
+  CHECK(resumed.code == 0);
+  CHECK(mb::read_records_file(records.string()).records.size() == 2);
+  // another version of the engine in one of two records of it: another build
+  mb::CaseRecord other = *peer;
+  other.provenance.libraries["ode"] += "-other";
+  mb::write_records((d / "two.jsonl").string(), {*peer, other});
+  auto refused = mbtest::run_cli(fmt::format("merge {} --out {}", (d / "two.jsonl").string(), (d / "bad.jsonl").string()));
+  CHECK(refused.code == 2);
+  CHECK_THAT(refused.output, Catch::Contains("provenance.libraries"));
 }

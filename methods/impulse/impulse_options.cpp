@@ -69,9 +69,9 @@ bool parse_spring_treatment(const MethodOptions& s) { return s.choice("springs")
 
 OptionInfo contact_iterations_option() {
   return OptionInfo::integer("contact_iterations", "0",
-                             "contacts: sweeps with contacts stop after N > 0 (tomcin2014 s.3, s.7) or, with 0, after the phase's "
-                             "sweep limit when they have not converged; the contacts keep their impulses, the joints alone are "
-                             "corrected to the tolerance (the contacts' residual shows as penetration; stats contact_stops)",
+                             "contacts: sweeps with contacts stop after N > 0 (tomcin2014 s.3, s.7), or unconverged at the sweep "
+                             "limit with 0; the contacts keep their impulses, the joints alone go on to the tolerance (stats "
+                             "contact_stops; the rest shows as penetration)",
                              0, 1000000);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -161,6 +162,9 @@ class LagrangeMethod final : public Method {
   StepLoads loads_, no_loads_, stage_loads_;
   std::vector<Vec3> saved_v_, saved_w_;
   std::vector<int> active_;  // the joint limits' active sides (AccelerationSolver::limits() indices)
+  // stab=vd: the joint limits as inequality rows of the projection and velocity correction (the
+  // impulse family's, contacts.hpp), which take a side stopped past its bound back onto it
+  ContactSet limit_rows_;
 };
 
 // a side is at its bound within this gap (rad or m), and approaches faster than this rate (rad/s or m/s)
@@ -262,6 +266,12 @@ void LagrangeMethod::do_init(const Model& model, const State& state) {
     corrector_ = make_group_corrector({}, opt_.solver);
     corrector_->init(model, state);
   }
+  // every side is a row (an unbounded margin; the family has no shapes): one apart stays inert
+  // unless the projection would move it past its bound, as a side's impulse can move another's
+  // joint through the chain
+  limit_rows_ = corrector_ && opt_.stab == Stab::VD && !acc_.limits().empty() && model.shapes.empty()
+                    ? ContactSet(model, std::numeric_limits<double>::infinity(), false, true)
+                    : ContactSet();
 }
 
 // The joint limits' active set for the step (docs/lagrange.md, "Joint limits"): the sides at or
@@ -335,7 +345,13 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
       for (int g = 0; g < corrector_->groups(); ++g) corrector_->correct_position(g, model, no_loads_, h, state, -1, stats);
       ++stats.pos_iterations;
     }
-    correct_positions(*corrector_, model, no_loads_, h, state, opt_.imp, stats, info_.name);
+    // the limits' sides are rows: a predicted gap < 0 is closed
+    ContactSet* limits = nullptr;
+    if (limit_rows_.enabled()) {
+      limit_rows_.detect(model, state, state, stats, corrector_->coupling());
+      limits = &limit_rows_;
+    }
+    correct_positions(*corrector_, model, no_loads_, h, state, opt_.imp, stats, info_.name, limits);
     t0 = Clock::now();
     free_motion(model, no_loads_, h, state, next_);
     std::swap(state.bodies, next_.bodies);
@@ -350,7 +366,13 @@ void LagrangeMethod::do_step(const Model& model, State& state, double h, StepSta
     for (int g = 0; g < corrector_->groups(); ++g) corrector_->correct_velocity(g, state, -1, stats);
     ++stats.vel_iterations;
   }
-  correct_velocities(*corrector_, state, opt_.imp, stats, info_.name);
+  ContactSet* limits = nullptr;
+  if (limit_rows_.enabled() && limit_rows_.size() > 0) {  // the sides at their bounds: not approaching
+    limit_rows_.refresh(model, state);
+    limit_rows_.begin_velocity_phase(state, kLimitSlack);
+    limits = &limit_rows_;
+  }
+  correct_velocities(*corrector_, state, opt_.imp, stats, info_.name, limits);
 }
 
 std::string options_text(const std::map<std::string, std::string>& o) {
