@@ -8,6 +8,9 @@
 # writes our Cartesian State), the ratio to the file adds the different motion.
 # METHODS="gc-contact ..." adds our methods on the file (our contact model, the file's limits, zero
 # control): each one's time per step and its ratio to testspeed's on the file, timed in the same runs.
+# COUNT=instructions counts instead (valgrind's callgrind, once: the counts do not vary from run to
+# run, where wall time on a shared machine does): mj_step's instructions in testspeed against
+# Method::step's in `mbbench run` (the adapter's step, or a method's), per step over the same STEPS.
 #   scripts/mujoco-overhead.sh [STEPS [REPS [MODEL.xml ...]]]   (from the checkout, after a release build)
 set -euo pipefail
 steps=${1:-10000}
@@ -33,7 +36,20 @@ speed() {  # time per step and contacts per step of testspeed on $1
   mujoco-testspeed "$1" "$steps" 1 0 >"$tmp/ts.txt" || die "mujoco-testspeed failed on $1"
   awk '/Time per step/ {t = $5} /Contacts per step/ {c = $5} END {print t, c}' "$tmp/ts.txt"
 }
-printf "%-16s %6s %9s %9s %10s %10s %10s %8s %8s\n" model steps contacts "(same)" "file ms" "same ms" "adapter ms" "/same" "/file"
+if [[ ${COUNT:-} == instructions ]]; then
+  command -v valgrind >/dev/null || die "valgrind not found (Debian: apt-get install valgrind)"
+  # the instructions inside the function FN of a command, per step
+  count() {
+    local fn=$1; shift
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" --toggle-collect="$fn" "$@" >"$tmp/cg.txt" 2>&1 ||
+      { cat "$tmp/cg.txt" >&2; die "valgrind failed on: $*"; }
+    awk -v n="$steps" '/^summary:/ {printf "%.4g", $2 / n / 1e6}' "$tmp/cg.out"
+  }
+  unit="M instr"
+else
+  unit="ms"
+fi
+printf "%-16s %6s %9s %9s %10s %10s %10s %8s %8s\n" model steps contacts "(same)" "file $unit" "same $unit" "adapter $unit" "/same" "/file"
 for model in "${models[@]}"; do
   [[ -f $model ]] || die "no model file '$model'"
   h=$(grep -o 'timestep="[^"]*"' "$model" | head -1 | cut -d'"' -f2 || true)
@@ -49,6 +65,18 @@ PY
   same="$tmp/same/$(basename "$model")"
   : >"$tmp/file" >"$tmp/same.t" >"$tmp/ad"
   for m in ${METHODS:-}; do : >"$tmp/m.$m"; done
+  if [[ ${COUNT:-} == instructions ]]; then
+    reps=0
+    read -r _ c_file < <(speed "$model")
+    read -r _ c_same < <(speed "$same")
+    count mj_step mujoco-testspeed "$model" "$steps" 1 0 >"$tmp/file"
+    count mj_step mujoco-testspeed "$same" "$steps" 1 0 >"$tmp/same.t"
+    count 'mb::Method::step(*' "$mbbench" run "$model:damping=on" mujoco:contacts=file,integrator=euler --h "$h" \
+      --duration "$duration" --no-ref --out "$tmp/r.json" >"$tmp/ad"
+    for m in ${METHODS:-}; do
+      count 'mb::Method::step(*' "$mbbench" run "$model" "$m" --h "$h" --duration "$duration" --no-ref --out "$tmp/r.json" >"$tmp/m.$m"
+    done
+  fi
   for ((r = 0; r < reps; ++r)); do
     read -r t c_file < <(speed "$model") && echo "$t" >>"$tmp/file"
     read -r t c_same < <(speed "$same") && echo "$t" >>"$tmp/same.t"
@@ -67,6 +95,6 @@ PY
     "$(python3 -c "print($ad / $tsame)")" "$(python3 -c "print($ad / $tf)")"
   for m in ${METHODS:-}; do
     t=$(best "$tmp/m.$m")
-    printf "%-16s %6s %-30s %10s ms %7.3fx testspeed\n" "" "" "$m" "$t" "$(python3 -c "print($t / $tf)")"
+    printf "%-16s %6s %-30s %10s %s %7.3fx testspeed\n" "" "" "$m" "$t" "$unit" "$(python3 -c "print($t / $tf)")"
   done
 done

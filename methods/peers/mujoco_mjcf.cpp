@@ -169,8 +169,15 @@ struct Writer {
       } else {
         // a singular inertia (a point mass, a thin rod) as a particle's: plus point_inertia x mass
         const Mat3 I = is_spd(b.inertia) ? b.inertia : Mat3(b.inertia + Mat3::Identity() * point_inertia_ * b.mass);
-        x += fmt::format("<inertial pos=\"0 0 0\" mass=\"{}\" fullinertia=\"{} {} {} {} {} {}\"/>\n", num(b.mass), num(I(0, 0)), num(I(1, 1)),
-                         num(I(2, 2)), num(I(0, 1)), num(I(0, 2)), num(I(1, 2)));
+        // principal axes (a diagonal I) as diaginertia: MuJoCo's inertial frame is then the body's
+        // exactly, where fullinertia's eigendecomposition may turn it by round-off, and a body that
+        // MuJoCo can treat as simple (a diagonal mass matrix block) is
+        if (I(0, 1) == 0 && I(0, 2) == 0 && I(1, 2) == 0)
+          x += fmt::format("<inertial pos=\"0 0 0\" mass=\"{}\" diaginertia=\"{} {} {}\"/>\n", num(b.mass), num(I(0, 0)), num(I(1, 1)),
+                           num(I(2, 2)));
+        else
+          x += fmt::format("<inertial pos=\"0 0 0\" mass=\"{}\" fullinertia=\"{} {} {} {} {} {}\"/>\n", num(b.mass), num(I(0, 0)),
+                           num(I(1, 1)), num(I(2, 2)), num(I(0, 1)), num(I(0, 2)), num(I(1, 2)));
       }
       for (int c : chain) {
         joint_xml(c, f);
