@@ -65,7 +65,8 @@ void print_summary(const mb::CaseRecord& r, const std::string& model_arg) {
                            fmt_metric(m, metric::CD_vel_mean), fmt_metric(m, metric::CD_vel_max));
   // correction phases a method ended above its tolerance, by an option or a limit (stats.hpp)
   std::vector<std::string> stops;
-  if (r.stats.contact_stops) stops.push_back(fmt::format("{} with their contacts at the sweep limit (contact_iterations)", r.stats.contact_stops));
+  if (r.stats.contact_stops)
+    stops.push_back(fmt::format("{} with their contacts at the sweep limit (contact_iterations)", r.stats.contact_stops));
   if (r.stats.budget_stops) stops.push_back(fmt::format("{} at the budget", r.stats.budget_stops));
   if (r.stats.floor_stops) stops.push_back(fmt::format("{} at the velocity floor", r.stats.floor_stops));
   if (!stops.empty())

@@ -58,6 +58,20 @@ TEST_CASE("mbbench list prints models, methods with options and metrics", "[cli]
   CHECK(json::parse(j.output)["methods"].size() >= 2);
 }
 
+TEST_CASE("mbbench run states the correction phases whose contacts stopped at the sweep limit", "[cli]") {
+  // heavy-rod with the contacts alternating with the joints: the sweeps reach max_iter in every
+  // step, the contacts keep their impulses (stats.contact_stops) and the run goes on
+  fs::path d = temp_dir();
+  auto r = run("run heavy-rod sle:coupling=off --h 0.01 --duration 0.05 --no-ref --out " + (d / "rec.json").string());
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.output, Catch::Contains("status: ok") &&
+                           Catch::Contains("correction phases ended above the tolerance: 9 with their contacts at the sweep limit"));
+  json rec = read_json(d / "rec.json");
+  CHECK(rec["stats"]["contact_stops"] == 9);
+  auto quiet = run("run pendulum90 GC4 --h 0.01 --duration 0.1 --no-ref");
+  CHECK_THAT(quiet.output, !Catch::Contains("correction phases ended"));
+}
+
 TEST_CASE("mbbench run prints the metrics and writes the record", "[cli]") {
   fs::path d = temp_dir();
   auto r = run("run pendulum90 GC4 --h 0.005 --duration 6 --out " + (d / "rec.json").string());

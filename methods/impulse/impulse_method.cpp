@@ -92,8 +92,9 @@ void iterate(Sweep&& sweep, double tol, long max_iter, long& iterations, double&
 
 // A correction phase whose `sweep` visits the contacts while `with_contacts`: the sweeps with
 // contacts end after opt.contact_iterations (> 0) or, still above the tolerance, after max_iter,
-// and the joints alone are then iterated to the tolerance (ImpulseOptions::contact_iterations). With opt.budget > 0 the
-// phase ends after that many sweeps, whatever the error (ImpulseOptions::budget). With `floor`
+// and the joints alone are then iterated to the tolerance (ImpulseOptions::contact_iterations).
+// With opt.budget > 0 the phase ends after that many sweeps, whatever the error
+// (ImpulseOptions::budget). With `floor`
 // (the velocity phase of ImpulseOptions::velocity_floor) an error that stops falling within
 // kFloorFactor tol ends it (its error kept as the phase's residual), though not the sweeps with
 // contacts that contact_iterations limits: their joints are finished alone.
