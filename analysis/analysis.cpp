@@ -356,6 +356,7 @@ ReportData analyse(std::vector<CaseRecord> records, const std::optional<Paper>& 
         p.h_nominal = r->h_requested;
         p.h = r->h;
         p.failed = !r->ok();
+        p.unsupported = r->status == Status::Unsupported;
         if (auto w = r->metrics.get(metric)) {
           p.w = *w;
           any = true;

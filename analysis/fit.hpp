@@ -24,6 +24,7 @@ struct SeriesPoint {
   double h_nominal = 0;    // the grid's step (requested)
   double h = 0;            // the step simulated (T/k for models with a period)
   bool failed = false;     // the case failed: excluded from fits, counted
+  bool unsupported = false;  // of the failed: the method refused the model (Status::Unsupported)
   std::optional<double> w; // the metric; absent or <= 0: not usable in a log fit
 };
 

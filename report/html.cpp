@@ -154,6 +154,7 @@ std::string report_html(const ReportData& d, const std::vector<Figure>& figures,
 <style>
 body{{font-family:sans-serif;max-width:1400px;margin:1em auto;padding:0 1em;color:#222;line-height:1.35}}
 h2{{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:1.6em}}
+h3{{overflow-wrap:anywhere}}
 nav.toc{{background:#f6f6f6;padding:.4em 1em;font-size:14px}}
 nav.toc ul{{margin:.2em 0;padding-left:1.4em}}
 nav.toc > ul > li{{display:inline;margin-right:1.2em}}

@@ -323,13 +323,14 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     // the values of each metric by method; a column without any value, and a method failed in
     // every metric, are said in the caption rather than drawn as cells
     struct Value {
-      bool failed = false;
+      bool failed = false, unsupported = false;
       std::optional<double> w;
     };
     std::map<std::pair<std::string, std::string>, Value> at;  // (method, metric)
     for (const auto& s : d.series)
-      if (s.primary && s.model == model && !s.points.empty()) at[{s.method, s.metric}] = {s.points.front().failed, s.points.front().w};
-    std::vector<std::string> shown, failed;
+      if (s.primary && s.model == model && !s.points.empty())
+        at[{s.method, s.metric}] = {s.points.front().failed, s.points.front().unsupported, s.points.front().w};
+    std::vector<std::string> shown, failed, refused;
     for (const auto& m : metrics) {
       bool any = false;
       for (const auto& method : methods) {
@@ -340,15 +341,17 @@ std::vector<Figure> write_plots(const ReportData& d, const std::string& dir) {
     }
     std::vector<std::string> rows_of;
     for (const auto& method : methods) {
-      bool all_failed = true;
+      bool all_failed = true, all_refused = true;
       for (const auto& m : shown) {
         const auto it = at.find({method, m});
         all_failed = all_failed && it != at.end() && it->second.failed;
+        all_refused = all_refused && it != at.end() && it->second.unsupported;
       }
-      (all_failed ? failed : rows_of).push_back(method);
+      (all_refused ? refused : all_failed ? failed : rows_of).push_back(method);
     }
     if (shown.empty()) continue;
     if (!failed.empty()) f.table.caption += fmt::format(" Failed: {}.", fmt::join(failed, ", "));
+    if (!refused.empty()) f.table.caption += fmt::format(" Unsupported (refused by the method): {}.", fmt::join(refused, ", "));
     f.table.header = {"Method"};
     for (const auto& m : shown) f.table.header.push_back(axis_label(m));
     for (const auto& method : rows_of) {

@@ -12,6 +12,7 @@
 #include "analysis/analysis.hpp"
 #include "analysis/timing.hpp"
 #include "report/report.hpp"
+#include "cli_util.hpp"
 
 using nlohmann::json;
 
@@ -93,6 +94,27 @@ TEST_CASE("report summary: a recorded refusal counts as unsupported and not as f
   CHECK(d.provenance.unsupported == 1);
   const std::string html = mb::report_html(d, {}, "");
   CHECK_THAT(html, Catch::Contains("4 records, 2 failed, 1 unsupported"));
+}
+
+TEST_CASE("report figures: at one h a method that refused the model is named unsupported, not failed", "[report]") {
+  std::vector<mb::CaseRecord> recs = {record("pendulum10", "GC4", 0.01, false, 2.0), record("pendulum10", "LM4", 0.01, true, 2.0),
+                                      record("pendulum10", "ode", 0.01, false, 2.0)};
+  for (auto& r : recs) r.metrics = mb::Metrics{};
+  recs[0].metrics.set("ED", 1e-6);
+  recs[2].status = mb::Status::Unsupported;
+  recs[2].reason = "ode: the model has massless frames";
+  const mb::ReportData d = mb::analyse(recs, std::nullopt);
+  const std::string dir = mbtest::temp_dir("report_one_h").string();
+  bool found = false;
+  for (const mb::Figure& f : mb::write_plots(d, dir)) {
+    if (f.table.title.find("every metric at its one step") == std::string::npos) continue;
+    found = true;
+    INFO(f.table.caption);
+    CHECK_THAT(f.table.caption, Catch::Contains("Failed: LM4.") && Catch::Contains("Unsupported (refused by the method): ode."));
+    REQUIRE(f.table.rows.size() == 1);
+    CHECK(f.table.rows[0][0].text == "GC4");
+  }
+  CHECK(found);
 }
 
 TEST_CASE("timing analysis: the paper's times and claims beside ours, as data - tables without '-'", "[report][timing]") {
