@@ -278,8 +278,7 @@ CaseRecord run_case(const Model& given, const std::string& method_spec, const Ru
   r.stats = out.stats;
   r.timing = out.timing;
   r.provenance = current_provenance();
-  // a peer engine's version beside the libraries (docs/peers.md)
-  if (!info.version.empty()) r.provenance.libraries[info.name] = info.version;
+  add_engine_version(info.name, info.version, r.provenance);
   // a plugin's method: the shared library and its version (the registry's entry carries them; the
   // method's own info() is what the plugin compiled)
   if (const MethodEntry* e = find_method(info.name); e && !e->info.plugin.empty()) {
@@ -289,6 +288,10 @@ CaseRecord run_case(const Model& given, const std::string& method_spec, const Ru
   r.samples = recorder.samples();
   r.step_series = out.series;
   return r;
+}
+
+void add_engine_version(const std::string& method, const std::string& version, Provenance& p) {
+  if (!version.empty()) p.libraries[method] = version;
 }
 
 }  // namespace mb

@@ -18,4 +18,8 @@ namespace mb {
 CaseRecord run_case(const Model& model, const std::string& method_spec, const RunConfig& cfg,
                     const std::string& source = "command line", int line = 0);
 
+// The provenance of a record of `method`: a peer engine's version beside the build's libraries,
+// under the method's name (docs/peers.md); nothing for a method without a version.
+void add_engine_version(const std::string& method, const std::string& version, Provenance& p);
+
 }  // namespace mb

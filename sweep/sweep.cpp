@@ -144,8 +144,7 @@ SweepPlan plan_sweep(const Experiment& e, const SweepOptions& opt) {
       // a peer engine's with the engine's version this build has (run_case adds it)
       CaseRecord here = now;
       here.method.name = r.method.name;
-      if (const MethodEntry* m = find_method(r.method.name); m && !m->info.version.empty())
-        here.provenance.libraries[m->info.name] = m->info.version;
+      if (const MethodEntry* m = find_method(r.method.name)) add_engine_version(m->info.name, m->info.version, here.provenance);
       if (auto d = origin_difference(r, here))
         throw InputError(sum.records, 0, d->field,
                          fmt::format("case '{}' was written with {} '{}', this sweep has '{}'; finish it with that build and "
